@@ -1,0 +1,106 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The layout mirrors the architecture: Core (pure) <- Adapters (IO) <- Apps (composition roots).
+// btcctl and WireProtocol depend on nothing beyond the standard library and Glibc, so the
+// client starts as fast as a C program.
+let package = Package(
+    name: "btcpriced",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "btcpriced", targets: ["btcpriced"]),
+        .executable(name: "btcctl", targets: ["btcctl"]),
+        .executable(name: "fake-exchange", targets: ["fake-exchange"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+    ],
+    targets: [
+        // Core: domain types, ports and use cases. No IO; clocks are injected.
+        .target(name: "PriceCore", path: "Sources/Core/PriceCore"),
+
+        // Shared, Foundation-free building blocks.
+        .target(name: "JSONText", path: "Sources/Shared/JSONText"),
+        .target(name: "WireProtocol", dependencies: ["JSONText"], path: "Sources/Shared/WireProtocol"),
+
+        // Adapters: each one implements a port of the core against the outside world.
+        .target(
+            name: "Exchanges",
+            dependencies: [
+                "PriceCore", "JSONText",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/Exchanges"
+        ),
+        .target(name: "FileStore", dependencies: ["PriceCore", "JSONText"], path: "Sources/Adapters/FileStore"),
+        .target(
+            name: "SocketServer",
+            dependencies: [
+                "PriceCore", "WireProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/SocketServer"
+        ),
+        .target(
+            name: "DaemonConfig",
+            dependencies: [
+                "PriceCore",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            path: "Sources/Adapters/DaemonConfig"
+        ),
+
+        // Composition roots. The daemon's wiring lives in a library so tests can run it in-process.
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "PriceCore", "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/Apps/Daemon"
+        ),
+        .executableTarget(name: "btcpriced", dependencies: ["Daemon"], path: "Sources/Apps/btcpriced"),
+        .target(name: "ClientKit", dependencies: ["WireProtocol", "JSONText"], path: "Sources/Apps/ClientKit"),
+        .executableTarget(
+            name: "btcctl",
+            dependencies: ["ClientKit"],
+            path: "Sources/Apps/btcctl",
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux]))]
+        ),
+
+        // Test support that is also shipped as a tool: a misbehaving exchange on 127.0.0.1.
+        .target(
+            name: "FakeExchange",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/Testing/FakeExchange"
+        ),
+        .executableTarget(name: "fake-exchange", dependencies: ["FakeExchange"], path: "Sources/Testing/fake-exchange"),
+        .target(name: "TestClocks", dependencies: ["PriceCore"], path: "Sources/Testing/TestClocks"),
+
+        .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
+        .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
+        .testTarget(name: "AdapterTests", dependencies: [
+            "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,89 @@
+/// One `KEY=value` assignment and where it was written.
+public struct ConfigAssignment: Sendable, Equatable {
+    public let key: String
+    public let value: String
+    public let line: Int
+}
+
+/// A problem in the configuration, with where it is, in words an operator can act on.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Parses the systemd EnvironmentFile syntax strictly: `KEY=value`, `#`/`;` comments, blank
+/// lines, values optionally in single or double quotes. Anything else is an error naming file:line.
+public enum ConfigFile {
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> [ConfigAssignment] {
+        var assignments: [ConfigAssignment] = []
+        var firstLine: [String: Int] = [:]
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, rawLine) in lines.enumerated() {
+            let number = index + 1
+            let where_ = "\(path):\(number)"
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            line = line.trimmingWhitespace
+            if line.isEmpty || line.first == "#" || line.first == ";" { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigError("\(where_): expected KEY=value, found \(String(line.prefix(60)).debugDescription)")
+            }
+            let key = String(line[..<equals].trimmingWhitespace)
+            guard isValidName(key) else {
+                throw ConfigError("\(where_): \(key.debugDescription) is not a valid setting name (letters, digits and _)")
+            }
+            guard key.hasPrefix(SettingKey.prefix) else {
+                throw ConfigError("\(where_): \(key) is not a btcpriced setting; every key starts with \(SettingKey.prefix)")
+            }
+            guard SettingKey(rawValue: key) != nil else {
+                let hint = SettingKey.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? ""
+                throw ConfigError("\(where_): unknown setting \(key)\(hint)")
+            }
+            if let first = firstLine[key] {
+                throw ConfigError("\(where_): \(key) is already set on line \(first); keep one of them")
+            }
+            firstLine[key] = number
+            let value = try unquote(line[line.index(after: equals)...].trimmingWhitespace, at: where_)
+            assignments.append(ConfigAssignment(key: key, value: value, line: number))
+        }
+        return assignments
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
+        return name.utf8.allSatisfy { (65...90).contains($0) || (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
+    }
+
+    static func unquote(_ value: Substring, at where_: String) throws(ConfigError) -> String {
+        guard let quote = value.first, quote == "\"" || quote == "'" else {
+            guard value.last != "\\" else { throw ConfigError("\(where_): line continuations (trailing \\) are not supported") }
+            return String(value)
+        }
+        guard value.count >= 2, value.last == quote else {
+            throw ConfigError("\(where_): the value starts with \(quote) but does not end with it")
+        }
+        let inner = value.dropFirst().dropLast()
+        guard quote == "\"" else { return String(inner) }
+        var result = ""
+        var escaped = false
+        for character in inner {
+            if escaped {
+                result.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+extension Substring {
+    var trimmingWhitespace: Substring {
+        let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
+        let end = lastIndex { $0 != " " && $0 != "\t" }.map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
+    }
+}

@@ -1,0 +1,84 @@
+/// What `btcpriced` was asked to do.
+public enum DaemonCommand: Sendable, Equatable {
+    case run(DaemonOptions)
+    case checkConfig(DaemonOptions)
+    case version
+    case help
+}
+
+public struct DaemonOptions: Sendable, Equatable {
+    /// `--config`; nil means the default path, which may be missing.
+    public var configPath: String?
+    public var flags: [SettingKey: String]
+
+    public init(configPath: String? = nil, flags: [SettingKey: String] = [:]) {
+        self.configPath = configPath
+        self.flags = flags
+    }
+}
+
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+}
+
+public enum DaemonCommandLine {
+    static let settingFlags: [String: SettingKey] = [
+        "state-dir": .stateDirectory, "socket": .socket, "interval": .interval, "log-level": .logLevel,
+    ]
+
+    public static let usage = """
+    Usage: btcpriced [options]
+
+    Keeps the BTC/USD price fresh and serves it on a Unix socket.
+
+    Options:
+      --config PATH          config file (default \(DaemonSettings.defaultConfigPath); must exist if given)
+      --state-dir DIR        where quote.json is kept (BTCPRICED_STATE_DIR)
+      --socket PATH          Unix socket to serve on (BTCPRICED_SOCKET)
+      --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL)
+      --log-level LEVEL      trace, debug, info, notice, warning, error, critical (BTCPRICED_LOG_LEVEL)
+      --check-config         validate the configuration and exit (0 valid, 78 invalid)
+      --version              print the version and exit
+      --help                 print this help and exit
+
+    Settings come from flags, then the environment, then the config file, then defaults.
+    See btcpriced.conf(5) or the shipped config file for every BTCPRICED_* key.
+    """
+
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommand {
+        var options = DaemonOptions()
+        var checkOnly = false
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                throw UsageError(description: "unexpected argument \(argument.debugDescription); see --help")
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            func takeValue() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw UsageError(description: "--\(name) needs a value; see --help") }
+                index += 1
+                return arguments[index - 1]
+            }
+            switch name {
+            case "help": return .help
+            case "version": return .version
+            case "check-config": checkOnly = true
+            case "config": options.configPath = try takeValue()
+            default:
+                guard let key = settingFlags[name] else {
+                    throw UsageError(description: "unknown option --\(name); see --help")
+                }
+                options.flags[key] = try takeValue()
+            }
+        }
+        return checkOnly ? .checkConfig(options) : .run(options)
+    }
+}

@@ -1,0 +1,84 @@
+import Configuration
+import PriceCore
+
+/// Resolves settings from flags > environment > config file > defaults, and validates them.
+public enum SettingsLoader {
+    public struct Sources: Sendable {
+        /// Values given as command-line flags, keyed by setting.
+        public var flags: [SettingKey: String]
+        public var environment: [String: String]
+        /// The config file's text and path, if it exists.
+        public var file: (path: String, text: String)?
+
+        public init(flags: [SettingKey: String] = [:], environment: [String: String] = [:], file: (path: String, text: String)? = nil) {
+            self.flags = flags
+            self.environment = environment
+            self.file = file
+        }
+    }
+
+    public static func load(_ input: Sources) throws(ConfigError) -> DaemonSettings {
+        let assignments = try input.file.map { file throws(ConfigError) in try ConfigFile.parse(file.text, path: file.path) } ?? []
+        // Empty environment variables count as unset, as most tools treat them.
+        let environment = input.environment.filter { $0.key.hasPrefix(SettingKey.prefix) && !$0.value.isEmpty }
+        let reader = ConfigReader(providers: [
+            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: input.flags.map { ($0.key.rawValue, $0.value) })),
+            EnvironmentVariablesProvider(environmentVariables: environment),
+            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: assignments.map { ($0.key, $0.value) })),
+        ])
+
+        func origin(of key: SettingKey) -> String {
+            if input.flags[key] != nil { return "--\(flagName(for: key) ?? key.rawValue)" }
+            if environment[key.rawValue] != nil { return "environment variable \(key.rawValue)" }
+            if let file = input.file, let line = assignments.first(where: { $0.key == key.rawValue })?.line {
+                return "\(file.path):\(line): \(key.rawValue)"
+            }
+            return "default \(key.rawValue)"
+        }
+        func value<T>(_ key: SettingKey, _ parse: (String) -> Result<T, InvalidValue>) throws(ConfigError) -> T {
+            let text = reader.string(forKey: ConfigKey(key.configKey)) ?? DaemonSettings.defaultValue(for: key, environment: input.environment)
+            switch parse(text) {
+            case .success(let value): return value
+            case .failure(let reason): throw ConfigError("\(origin(of: key)): \(reason.reason)")
+            }
+        }
+        func positive(_ key: SettingKey, allowZero: Bool = false, atMost limit: Duration) throws(ConfigError) -> Duration {
+            try value(key) { text in
+                ValueParsers.duration(text).flatMap { duration in
+                    if duration == .zero && !allowZero { return .failure("must be greater than zero, got \(text.debugDescription)") }
+                    if duration > limit { return .failure("\(text.debugDescription) is longer than the maximum of \(limit.humanReadable)") }
+                    return .success(duration)
+                }
+            }
+        }
+        func nonEmpty(_ key: SettingKey) throws(ConfigError) -> String {
+            try value(key) { $0.isEmpty ? .failure("must not be empty") : .success($0) }
+        }
+
+        return DaemonSettings(
+            sources: try value(.sources, ValueParsers.sources),
+            interval: try positive(.interval, atMost: .seconds(3600)),
+            timeout: try positive(.timeout, atMost: .seconds(60)),
+            staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
+            persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
+            binanceURL: try value(.binanceURL, ValueParsers.baseURL),
+            binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
+            cryptoCompareURL: try value(.cryptoCompareURL, ValueParsers.baseURL),
+            stateDirectory: try nonEmpty(.stateDirectory),
+            socketPath: try nonEmpty(.socket),
+            logLevel: try value(.logLevel) { text in
+                LogLevel(rawValue: text.lowercased()).map { .success($0) }
+                    ?? .failure("unknown log level \(text.debugDescription); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        )
+    }
+
+    /// `BTCPRICED_*` variables in the environment that are not settings: likely typos.
+    public static func unknownEnvironmentKeys(_ environment: [String: String]) -> [String] {
+        environment.keys.filter { $0.hasPrefix(SettingKey.prefix) && SettingKey(rawValue: $0) == nil }.sorted()
+    }
+
+    static func flagName(for key: SettingKey) -> String? {
+        DaemonCommandLine.settingFlags.first { $0.value == key }?.key
+    }
+}

@@ -1,0 +1,107 @@
+import PriceCore
+
+/// Parsers for the value types settings use. Each returns a reason on failure; the caller adds
+/// where the value came from.
+enum ValueParsers {
+    /// `250ms`, `1s`, `2m`, `1h`, or plain (possibly fractional) seconds such as `1.5`.
+    static func duration(_ text: String) -> Result<Duration, InvalidValue> {
+        let units: [(suffix: String, milliseconds: Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        var number = Substring(text)
+        var scale: Int64 = 1000
+        for unit in units where text.hasSuffix(unit.suffix) {
+            number = text.dropLast(unit.suffix.count)
+            scale = unit.milliseconds
+            break
+        }
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !number.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts[0].count <= 9, let whole = Int64(parts[0]) else {
+            return .failure("\(text.debugDescription) is not a duration; use e.g. 250ms, 1s, 2m or plain seconds")
+        }
+        var milliseconds = whole * scale
+        if parts.count == 2 {
+            let fraction = parts[1].prefix(6)
+            guard let digits = Int64(fraction) else { return .failure("\(text.debugDescription) is not a duration") }
+            var denominator: Int64 = 1
+            for _ in 0..<fraction.count { denominator *= 10 }
+            let extra = digits * scale
+            guard extra % denominator == 0 else {
+                return .failure("\(text.debugDescription) is finer than a millisecond")
+            }
+            milliseconds += extra / denominator
+        }
+        return .success(.milliseconds(milliseconds))
+    }
+
+    /// An absolute http(s) URL with no query or fragment; plain http only to loopback.
+    static func baseURL(_ text: String) -> Result<String, InvalidValue> {
+        let lower = text.lowercased()
+        let scheme: String
+        if lower.hasPrefix("https://") {
+            scheme = "https"
+        } else if lower.hasPrefix("http://") {
+            scheme = "http"
+        } else {
+            return .failure("\(text.debugDescription) is not an http(s) URL; expected e.g. https://api.binance.com")
+        }
+        let rest = text.dropFirst(scheme.count + 3)
+        guard !rest.contains("?"), !rest.contains("#"), !rest.contains(where: { $0 == " " || $0.isNewline }) else {
+            return .failure("\(text.debugDescription) must be a base URL without spaces, query or fragment")
+        }
+        let authority = rest.prefix { $0 != "/" }
+        let hostAndPort = authority.split(separator: "@").last.map(String.init) ?? ""
+        let host: String
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return .failure("\(text.debugDescription) has an unclosed IPv6 bracket") }
+            host = String(hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close])
+        } else {
+            let parts = hostAndPort.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count <= 2 else { return .failure("\(text.debugDescription) has a malformed host") }
+            if parts.count == 2, !(parts[1].allSatisfy(\.isNumber) && UInt16(parts[1]) != nil) {
+                return .failure("\(text.debugDescription) has an invalid port")
+            }
+            host = String(parts[0])
+        }
+        guard !host.isEmpty else { return .failure("\(text.debugDescription) has no host") }
+        if scheme == "http" && !isLoopback(host) {
+            return .failure("\(text.debugDescription) uses plain http; only https is allowed (http only for loopback test servers)")
+        }
+        return .success(text)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        if lower == "localhost" || lower == "::1" { return true }
+        let octets = lower.split(separator: ".")
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    static func sources(_ text: String) -> Result<[SourceName], InvalidValue> {
+        let known: [SourceName] = [.binance, .cryptoCompare]
+        let names = text.split(separator: ",").map { String($0.trimmingWhitespace).lowercased() }
+        guard !names.isEmpty, !names.contains("") else {
+            return .failure("\(text.debugDescription) names no sources; use e.g. binance,cryptocompare")
+        }
+        var result: [SourceName] = []
+        for name in names {
+            guard known.contains(SourceName(name)) else {
+                return .failure("unknown source \(name.debugDescription); known sources: binance, cryptocompare")
+            }
+            guard !result.contains(SourceName(name)) else { return .failure("source \(name) is listed twice") }
+            result.append(SourceName(name))
+        }
+        return .success(result)
+    }
+
+    static func symbol(_ text: String) -> Result<String, InvalidValue> {
+        let valid = (2...20).contains(text.utf8.count) && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }
+        return valid ? .success(text) : .failure("\(text.debugDescription) is not a market symbol like BTCUSDT (A–Z, 0–9)")
+    }
+}
+
+/// Why a value was rejected, without where it came from.
+struct InvalidValue: Error, ExpressibleByStringInterpolation {
+    let reason: String
+    init(stringLiteral value: String) { self.reason = value }
+    init(stringInterpolation: DefaultStringInterpolation) { self.reason = String(stringInterpolation: stringInterpolation) }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PriceCore
+
+/// Keeps `quote.json` in the state directory, replaced atomically and durably:
+/// temp file in the same directory → write → fsync → rename → fsync the directory.
+public struct FileQuoteStore: QuoteStore {
+    public static let fileName = "quote.json"
+    static let tempPrefix = ".quote.json.tmp."
+    /// Bigger than any quote we write by far; larger files are not ours.
+    static let readLimit = 64 * 1024
+
+    public let directory: String
+    public var path: String { directory + "/" + Self.fileName }
+    public var quarantinePath: String { path + ".corrupt" }
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Creates the directory if needed and removes temp files a crash left behind.
+    /// Returns the names it removed.
+    @discardableResult
+    public func prepare() throws(StoreError) -> [String] {
+        try FileSystem.makeDirectories(directory, mode: 0o755)
+        var removed: [String] = []
+        for name in try FileSystem.entries(of: directory) where name.hasPrefix(Self.tempPrefix) {
+            if unlink(directory + "/" + name) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    public func load() throws -> StoredQuote {
+        let bytes: [UInt8]
+        switch try FileSystem.read(path, limit: Self.readLimit) {
+        case .missing: return .none
+        case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024) KiB")
+        case .contents(let contents): bytes = contents
+        }
+        do {
+            return .quote(try QuoteDocument.decode(bytes))
+        } catch {
+            return try quarantine(reason: error.description)
+        }
+    }
+
+    public func save(_ quote: Quote) throws {
+        let temp = directory + "/" + Self.tempPrefix + String(getpid())
+        try FileSystem.writeDurably(Array(QuoteDocument.encode(quote).utf8), to: path, via: temp, mode: 0o644)
+    }
+
+    private func quarantine(reason: String) throws(StoreError) -> StoredQuote {
+        guard rename(path, quarantinePath) == 0 else {
+            throw StoreError(operation: "move the unreadable quote aside to", path: quarantinePath, errno: errno)
+        }
+        return .quarantined(reason: reason, movedTo: quarantinePath)
+    }
+}

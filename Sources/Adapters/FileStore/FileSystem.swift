@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed file-system call, phrased for an operator: what, where, and the system's reason.
+public struct StoreError: Error, Equatable, CustomStringConvertible {
+    public let operation: String
+    public let path: String
+    public let errno: Int32
+
+    public var description: String {
+        let reason = String(cString: strerror(errno))
+        var hint = ""
+        if errno == EACCES || errno == EPERM || errno == EROFS {
+            hint = " (check the owner and mode of the state directory, or set BTCPRICED_STATE_DIR)"
+        } else if errno == ENOSPC {
+            hint = " (the disk is full)"
+        }
+        return "cannot \(operation) \(path): \(reason)\(hint)"
+    }
+}
+
+enum ReadResult {
+    case missing
+    case tooLarge
+    case contents([UInt8])
+}
+
+enum FileSystem {
+    static func makeDirectories(_ path: String, mode: mode_t) throws(StoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, mode) != 0 && errno != EEXIST {
+                throw StoreError(operation: "create directory", path: prefix, errno: errno)
+            }
+        }
+    }
+
+    static func entries(of directory: String) throws(StoreError) -> [String] {
+        guard let dir = opendir(directory) else { throw StoreError(operation: "list", path: directory, errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func read(_ path: String, limit: Int) throws(StoreError) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return .missing }
+            throw StoreError(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { return .contents(bytes) }
+            bytes += chunk[0..<count]
+            if bytes.count > limit { return .tooLarge }
+        }
+    }
+
+    /// The whole durable-replace dance. A crash at any point leaves either the old or the new
+    /// file under `path`, complete; at worst a temp file remains, which `prepare()` removes.
+    static func writeDurably(_ bytes: [UInt8], to path: String, via temp: String, mode: mode_t) throws(StoreError) {
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StoreError(operation: "create", path: temp, errno: errno) }
+        var closed = false
+        defer { if !closed { close(fd); unlink(temp) } }
+        // The umask may have narrowed the mode; readers of the state directory expect 0644.
+        guard fchmod(fd, mode) == 0 else { throw StoreError(operation: "set the mode of", path: temp, errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(operation: "write", path: temp, errno: errno)
+            }
+            written += count
+        }
+        guard fsync(fd) == 0 else { throw StoreError(operation: "fsync", path: temp, errno: errno) }
+        closed = true
+        guard close(fd) == 0 else {
+            unlink(temp)
+            throw StoreError(operation: "close", path: temp, errno: errno)
+        }
+        guard rename(temp, path) == 0 else {
+            let error = errno
+            unlink(temp)
+            throw StoreError(operation: "rename a new quote into", path: path, errno: error)
+        }
+        try syncDirectory(containing: path)
+    }
+
+    static func syncDirectory(containing path: String) throws(StoreError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(operation: "open directory", path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError(operation: "fsync directory", path: directory, errno: errno) }
+    }
+}
+
+/// Reads small text files (the config file) with the same careful error reporting.
+public enum SmallTextFile {
+    /// nil when the file does not exist.
+    public static func read(_ path: String, limit: Int = 1024 * 1024) throws(StoreError) -> String? {
+        switch try FileSystem.read(path, limit: limit) {
+        case .missing: return nil
+        case .tooLarge: throw StoreError(operation: "read (larger than \(limit / 1024) KiB)", path: path, errno: EFBIG)
+        case .contents(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import WireProtocol
+
+/// One client connection: read one request line, answer, close (or keep streaming for `watch`).
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let context: ServerContext
+    private var pending: [UInt8] = []
+    private var answered = false
+    private var counted = false
+    private var deadline: Scheduled<Void>?
+
+    init(context: ServerContext) {
+        self.context = context
+    }
+
+    func channelActive(context channelContext: ChannelHandlerContext) {
+        guard self.context.admitConnection() else {
+            reply(ErrorReply.busy("too many connections (limit \(self.context.limits.maximumConnections)); try again").line, context: channelContext)
+            return
+        }
+        counted = true
+        let channel = channelContext.channel
+        deadline = channelContext.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(self.context.limits.requestTimeout)) { [weak self] in
+            guard let self, !self.answered else { return }
+            self.answered = true
+            let line = ErrorReply.badRequest("no complete request line within \(self.context.limits.requestTimeout.humanSeconds)").line
+            channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        channelContext.fireChannelActive()
+    }
+
+    func channelInactive(context channelContext: ChannelHandlerContext) {
+        deadline?.cancel()
+        if counted { self.context.releaseConnection() }
+        self.context.watchers.remove(channelContext.channel)
+        channelContext.fireChannelInactive()
+    }
+
+    func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }  // After the request, input is ignored (and not buffered).
+        var buffer = unwrapInboundIn(data)
+        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
+        if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            handle(pending[..<newline], context: channelContext)
+        } else if pending.count >= WireProtocol.maximumRequestLength {
+            handle(pending[...], context: channelContext)
+        }
+    }
+
+    func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
+        // `printf status | nc -N -U …` sends no newline, then shuts down its side: serve that too.
+        if event as? ChannelEvent == .inputClosed, !answered {
+            if pending.isEmpty {
+                answered = true
+                channelContext.close(promise: nil)
+            } else {
+                handle(pending[...], context: channelContext)
+            }
+        }
+        channelContext.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context channelContext: ChannelHandlerContext, error: any Error) {
+        channelContext.close(promise: nil)
+    }
+
+    private func handle(_ line: ArraySlice<UInt8>, context channelContext: ChannelHandlerContext) {
+        answered = true
+        deadline?.cancel()
+        pending = []
+        switch Request.parse(line) {
+        case .failure(let error):
+            reply(error.line, context: channelContext)
+        case .success(.ping):
+            reply(PingReply.line, context: channelContext)
+        case .success(.version):
+            reply(VersionReply(version: context.version).line, context: channelContext)
+        case .success(.status):
+            reply(context.status.currentStatus().json, context: channelContext)
+        case .success(.price):
+            let status = context.status.currentStatus()
+            reply(status.price.map { $0 + "\n" } ?? ErrorReply.noData.line, context: channelContext)
+        case .success(.watch):
+            startWatching(context: channelContext)
+        }
+    }
+
+    private func startWatching(context channelContext: ChannelHandlerContext) {
+        let channel = channelContext.channel
+        // Register before the first line so no update can fall between the snapshot and the stream.
+        guard context.watchers.add(channel) else {
+            reply(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
+            return
+        }
+        let line = context.status.currentStatus().json
+        channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line)), promise: nil)
+    }
+
+    private func reply(_ line: String, context channelContext: ChannelHandlerContext) {
+        answered = true
+        let channel = channelContext.channel
+        channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}
+
+/// State shared by all connections of one server.
+final class ServerContext: Sendable {
+    let status: any StatusProvider
+    let version: String
+    let limits: ServerLimits
+    let watchers = WatchHub()
+    private let connections = NIOLockedValueBox(0)
+
+    init(status: any StatusProvider, version: String, limits: ServerLimits) {
+        self.status = status
+        self.version = version
+        self.limits = limits
+    }
+
+    func admitConnection() -> Bool {
+        connections.withLockedValue { count in
+            guard count < limits.maximumConnections else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func releaseConnection() {
+        connections.withLockedValue { $0 -= 1 }
+    }
+
+    var openConnections: Int { connections.withLockedValue { $0 } }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+extension Duration {
+    var humanSeconds: String {
+        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
+    }
+}

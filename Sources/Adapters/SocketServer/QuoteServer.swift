@@ -1,0 +1,71 @@
+import Logging
+import NIOCore
+import NIOPosix
+import WireProtocol
+
+/// Serves wire protocol v1 on a Unix stream socket: either one it binds itself or one inherited
+/// from systemd socket activation (which it then must not unlink).
+public final class QuoteServer: Sendable {
+    public enum Listener: Sendable, Equatable {
+        case path(String)
+        case inheritedDescriptor(Int32)
+    }
+
+    private let context: ServerContext
+    private let group: any EventLoopGroup
+    private let channel: any Channel
+    private let ownedPath: String?
+
+    private init(context: ServerContext, group: any EventLoopGroup, channel: any Channel, ownedPath: String?) {
+        self.context = context
+        self.group = group
+        self.channel = channel
+        self.ownedPath = ownedPath
+    }
+
+    /// Binds (or adopts) the listening socket. When this returns, clients can connect.
+    public static func start(listener: Listener, status: any StatusProvider, version: String,
+                             limits: ServerLimits = ServerLimits(), group: any EventLoopGroup) async throws -> QuoteServer {
+        let context = ServerContext(status: status, version: version, limits: limits)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context))
+                }
+            }
+        switch listener {
+        case .path(let path):
+            try SocketFile.prepare(path)
+            let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            do {
+                try SocketFile.setWorldReadable(path)
+            } catch {
+                try? await channel.close()
+                SocketFile.remove(path)
+                throw error
+            }
+            return QuoteServer(context: context, group: group, channel: channel, ownedPath: path)
+        case .inheritedDescriptor(let descriptor):
+            let channel = try await bootstrap.withBoundSocket(descriptor).get()
+            return QuoteServer(context: context, group: group, channel: channel, ownedPath: nil)
+        }
+    }
+
+    /// Sends a status line to every `watch` client.
+    public func broadcast(_ line: String) {
+        context.watchers.broadcast(line)
+    }
+
+    public var watcherCount: Int { context.watchers.count }
+    public var openConnections: Int { context.openConnections }
+
+    /// Stops accepting, ends `watch` streams and removes the socket file if we created it.
+    public func shutdown() async {
+        try? await channel.close()
+        await context.watchers.closeAll()
+        if let ownedPath { SocketFile.remove(ownedPath) }
+    }
+}

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONText
+import WireProtocol
+
+public enum CtlExit {
+    public static let ok: Int32 = 0
+    public static let unreachable: Int32 = 1
+    public static let usage: Int32 = 2
+    public static let staleOrNoData: Int32 = 3
+}
+
+/// `btcctl`: a thin client, deliberately free of Foundation and NIO so it starts in about a
+/// millisecond — it runs on every shell prompt.
+public enum CtlMain {
+    public static func run(arguments: [String], socketFromEnvironment: String?) -> Int32 {
+        let invocation: CtlInvocation
+        switch CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment) {
+        case .success(let parsed): invocation = parsed
+        case .failure(let error):
+            Output.error("btcctl: \(error.message)\nTry 'btcctl --help'.")
+            return CtlExit.usage
+        }
+        do throws(ClientError) {
+            switch invocation.action {
+            case .help:
+                Output.line(CtlCommandLine.usage)
+                return CtlExit.ok
+            case .version:
+                Output.line("btcctl \(ProductVersion.current) (protocol \(WireProtocol.version))")
+                return CtlExit.ok
+            case .ping:
+                let reply = try query(.ping, invocation)
+                guard reply == "pong" else { throw ClientError(message: "unexpected reply to ping: \(reply.prefix(80))") }
+                Output.line("pong")
+                return CtlExit.ok
+            case .status(let json):
+                let line = try query(.status, invocation)
+                let status = try decodeStatus(line)
+                Output.write(json ? line + "\n" : HumanFormat.status(status))
+                return exitStatus(for: status)
+            case .price:
+                let status = try decodeStatus(try query(.status, invocation))
+                guard let price = status.price else {
+                    Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
+                    return CtlExit.staleOrNoData
+                }
+                Output.line(price)
+                return exitStatus(for: status)
+            case .watch(let json):
+                return try watch(invocation, json: json)
+            }
+        } catch {
+            Output.error("btcctl: \(error.message)")
+            return CtlExit.unreachable
+        }
+    }
+
+    static func query(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> String {
+        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(request.line)
+        guard let line = try client.readLine() else {
+            throw ClientError(message: "\(invocation.socketPath) closed the connection without answering")
+        }
+        return line
+    }
+
+    static func watch(_ invocation: CtlInvocation, json: Bool) throws(ClientError) -> Int32 {
+        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(Request.watch.line)
+        var first = true
+        while let line = try client.readLine(unbounded: !first) {
+            first = false
+            let status = try decodeStatus(line)
+            Output.line(json ? line : HumanFormat.watchLine(status))
+        }
+        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering" : "the daemon closed the stream (stopped or restarting)")
+    }
+
+    static func decodeStatus(_ line: String) throws(ClientError) -> StatusMessage {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: line) } catch {
+            throw ClientError(message: "protocol error: reply is not JSON (\(error))")
+        }
+        if let reply = ErrorReply(json: json) { throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)") }
+        do { return try StatusMessage(json: json) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
+    }
+
+    static func exitStatus(for status: StatusMessage) -> Int32 {
+        status.state == .fresh ? CtlExit.ok : CtlExit.staleOrNoData
+    }
+}
+
+/// Unbuffered writes: `watch` output must reach a pipe line by line.
+enum Output {
+    static func line(_ text: String) { write(text + "\n", to: 1) }
+    static func write(_ text: String) { write(text, to: 1) }
+    static func error(_ text: String) { write(text + "\n", to: 2) }
+
+    static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}

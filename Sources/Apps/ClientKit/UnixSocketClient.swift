@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a query failed, phrased for a person at a prompt.
+public struct ClientError: Error, Equatable, Sendable {
+    public let message: String
+}
+
+/// A blocking Unix-socket client whose every step is bounded by one deadline.
+struct UnixSocketClient {
+    private let fd: Int32
+    private let path: String
+    private let deadline: Int64
+    private var buffer: [UInt8] = []
+
+    /// Connects, failing fast with the OS's reason when nothing listens.
+    init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
+        self.path = path
+        self.deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        var address = sockaddr_un()
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else {
+            throw ClientError(message: "socket path \(path) is longer than \(capacity - 1) bytes")
+        }
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ClientError(message: "cannot create a socket: \(errorText(errno))") }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            var i = 0
+            for byte in path.utf8 { raw[i] = byte; i += 1 }
+            raw[i] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            // A full accept queue on a non-blocking Unix socket says EAGAIN: the daemon is alive but swamped.
+            if code == EAGAIN || code == EINPROGRESS {
+                try? waitUntil(POLLOUT)
+                close(fd)
+                throw ClientError(message: "\(path) is not accepting connections (btcpriced overloaded or stuck?)")
+            }
+            close(fd)
+            let hint = code == ENOENT || code == ECONNREFUSED ? " (is btcpriced running?)" : code == EACCES ? " (check the socket's permissions)" : ""
+            throw ClientError(message: "cannot connect to \(path): \(errorText(code))\(hint)")
+        }
+    }
+
+    func closeConnection() { close(fd) }
+
+    func send(_ text: String) throws(ClientError) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { try waitUntil(POLLOUT); continue }
+                throw ClientError(message: "cannot send to \(path): \(errorText(errno))")
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// The next line without its newline, or nil at end of stream. With `unbounded`, waits
+    /// forever (for `watch`); otherwise until the deadline.
+    mutating func readLine(unbounded: Bool = false) throws(ClientError) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer += chunk[..<count]
+                if buffer.count > 1 << 20 { throw ClientError(message: "reply from \(path) is unreasonably long") }
+            } else if count == 0 {
+                if buffer.isEmpty { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            } else if errno == EAGAIN {
+                try waitUntil(POLLIN, unbounded: unbounded)
+            } else if errno != EINTR {
+                throw ClientError(message: "cannot read from \(path): \(errorText(errno))")
+            }
+        }
+    }
+
+    private func waitUntil(_ event: Int32, unbounded: Bool = false) throws(ClientError) {
+        while true {
+            let remaining = unbounded ? -1 : Int32(clamping: max(0, deadline - monotonicMilliseconds()))
+            var descriptor = pollfd(fd: fd, events: Int16(event), revents: 0)
+            let ready = poll(&descriptor, 1, remaining)
+            if ready > 0 { return }
+            if ready < 0 && errno == EINTR { continue }
+            throw ClientError(message: "no answer from \(path) within the timeout (is btcpriced stuck? try --timeout)")
+        }
+    }
+}
+
+func monotonicMilliseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}
+
+func errorText(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

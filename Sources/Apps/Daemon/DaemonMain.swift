@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AsyncHTTPClient
+import DaemonConfig
+import Exchanges
+import FileStore
+import Logging
+import NIOCore
+import NIOPosix
+import PriceCore
+import ServiceLifecycle
+import SocketServer
+import WireProtocol
+
+/// Exit statuses from sysexits(3), which systemd and shell scripts understand.
+public enum ExitStatus {
+    public static let ok: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+    public static let config: Int32 = 78
+}
+
+/// The daemon's composition root: parses the command line, loads settings, wires adapters
+/// to the core and runs until SIGTERM/SIGINT.
+public enum DaemonMain {
+    public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        let command: DaemonCommand
+        do {
+            command = try DaemonCommandLine.parse(arguments)
+        } catch {
+            printError("\(error)")
+            return ExitStatus.usage
+        }
+        switch command {
+        case .help:
+            print(DaemonCommandLine.usage)
+            return ExitStatus.ok
+        case .version:
+            print("btcpriced \(ProductVersion.current)")
+            return ExitStatus.ok
+        case .checkConfig(let options):
+            do {
+                let settings = try loadSettings(options, environment: environment)
+                print("configuration OK: sources \(settings.sources.map(\.rawValue).joined(separator: ",")), interval \(settings.interval.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+                return ExitStatus.ok
+            } catch {
+                printError("\(error)")
+                return ExitStatus.config
+            }
+        case .run(let options):
+            let settings: DaemonSettings
+            do {
+                settings = try loadSettings(options, environment: environment)
+            } catch {
+                printError("\(error)")
+                return ExitStatus.config
+            }
+            var logger = Logger(label: "btcpriced") { _ in ConsoleLogHandler(logLevel: Logger.Level(settings.logLevel)) }
+            logger.logLevel = Logger.Level(settings.logLevel)
+            for key in SettingsLoader.unknownEnvironmentKeys(environment) {
+                logger.warning("ignoring unknown environment variable \(key); see btcpriced.conf(5) for valid keys")
+            }
+            return await DaemonRuntime(settings: settings, logger: logger).run()
+        }
+    }
+
+    static func loadSettings(_ options: DaemonOptions, environment: [String: String]) throws -> DaemonSettings {
+        let path = options.configPath ?? DaemonSettings.defaultConfigPath
+        let text: String?
+        do {
+            text = try SmallTextFile.read(path)
+        } catch {
+            throw ConfigError("cannot read config file: \(error)")
+        }
+        if text == nil, options.configPath != nil {
+            throw ConfigError("config file \(path) does not exist (named by --config)")
+        }
+        return try SettingsLoader.load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
+    }
+
+    static func printError(_ message: String) {
+        StandardError.write("btcpriced: \(message)\n")
+    }
+}
+
+extension Logger.Level {
+    init(_ level: LogLevel) {
+        self = Logger.Level(rawValue: level.rawValue) ?? .info
+    }
+}

@@ -1,0 +1,59 @@
+/// Why one attempt at one source produced no quote. Short descriptions: they end up in
+/// `last_error`, STATUS= and the log.
+public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    case timeout(after: Duration)
+    case transport(String)
+    case httpStatus(Int)
+    /// 429/418 or an API-level rate limit. `retryAfter` is honoured as a cool-down.
+    case rateLimited(retryAfter: Duration?)
+    /// HTTP 451: the exchange refuses this machine's location.
+    case geoRestricted
+    case bodyTooLarge(limit: Int)
+    case notJSON(String)
+    case missingField(String)
+    case wrongSymbol(expected: String, got: String)
+    case invalidPrice(PriceError)
+    /// The exchange answered with its own error object (CryptoCompare does so with HTTP 200).
+    case exchangeError(String)
+
+    public var description: String {
+        switch self {
+        case .timeout(let after): "timeout after \(after.humanReadable)"
+        case .transport(let reason): reason
+        case .httpStatus(let code): "HTTP \(code)"
+        case .rateLimited(let retryAfter?): "rate-limited, retry after \(retryAfter.humanReadable)"
+        case .rateLimited(nil): "rate-limited"
+        case .geoRestricted: "HTTP 451 (geo-restricted)"
+        case .bodyTooLarge(let limit): "response larger than \(limit / 1024) KiB"
+        case .notJSON(let what): "response is not JSON (\(what))"
+        case .missingField(let field): "response has no \(field) field"
+        case .wrongSymbol(let expected, let got): "wrong symbol \(got.debugDescription.prefix(40)), expected \(expected)"
+        case .invalidPrice(let error): error.description
+        case .exchangeError(let message): "exchange error: \(message.prefix(120))"
+        }
+    }
+
+    /// How long the source should be left alone because it asked for it, if at all.
+    public var cooldown: Duration? {
+        switch self {
+        case .rateLimited(let retryAfter): retryAfter
+        case .geoRestricted: .seconds(300)
+        default: nil
+        }
+    }
+}
+
+extension Duration {
+    /// `800ms`, `1.5s`, `2m`: the same spelling the config file uses.
+    public var humanReadable: String {
+        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        if ms < 1000 { return "\(ms)ms" }
+        if ms % 60_000 == 0 { return "\(ms / 60_000)m" }
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        return "\(ms / 1000).\(String(ms % 1000 + 1000).dropFirst().reversed().drop { $0 == "0" }.reversed().map(String.init).joined())s"
+    }
+
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

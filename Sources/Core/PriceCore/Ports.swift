@@ -1,0 +1,35 @@
+/// A market that can be asked for the current BTC price.
+public protocol PriceSource: Sendable {
+    var name: SourceName { get }
+    /// Throws `FetchFailure`; anything else is reported as a transport failure.
+    func fetchQuote() async throws -> SourceQuote
+}
+
+/// Where the latest quote survives restarts.
+public protocol QuoteStore: Sendable {
+    func load() throws -> StoredQuote
+    func save(_ quote: Quote) throws
+}
+
+public enum StoredQuote: Sendable, Equatable {
+    case none
+    case quote(Quote)
+    /// The file was unreadable as a quote and has been moved aside; the reason says why.
+    case quarantined(reason: String, movedTo: String)
+}
+
+/// The wall clock that stamps quotes. Injected so tests control time.
+public protocol WallClock: Sendable {
+    func now() -> Timestamp
+}
+
+/// Randomness for jitter, injected so backoff is testable.
+public protocol JitterSource: Sendable {
+    /// A value in 0...1 exclusive of nothing in particular; only its distribution matters.
+    func unitInterval() -> Double
+}
+
+public struct SystemJitter: JitterSource {
+    public init() {}
+    public func unitInterval() -> Double { Double.random(in: 0...1) }
+}

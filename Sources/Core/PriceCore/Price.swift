@@ -1,0 +1,79 @@
+import FoundationEssentials
+
+/// An exact, validated BTC price. Built only from decimal text, so no binary floating point
+/// ever rounds it.
+public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let value: Decimal
+
+    /// Anything at or above this is a broken feed, not a market.
+    public static let absurdBound = Decimal(1_000_000_000_000)
+    /// `Decimal` keeps 38 significant digits; more would be silently rounded.
+    static let maximumSignificantDigits = 38
+
+    /// Parses a JSON-number-shaped literal (`68901.23`, `1.5e3`) exactly.
+    public init(parsing text: some StringProtocol) throws(PriceError) {
+        let literal = String(text)
+        guard let digits = Price.significantDigitCount(ofLiteral: literal) else {
+            throw .notANumber(literal)
+        }
+        guard digits <= Price.maximumSignificantDigits else { throw .tooPrecise(literal) }
+        guard let value = Decimal(string: literal), value.isFinite else { throw .notANumber(literal) }
+        guard value > 0 else { throw .notPositive(literal) }
+        guard value < Price.absurdBound else { throw .absurd(literal) }
+        self.value = value
+    }
+
+    /// Canonical exact text: no exponent, no trailing zeros (`114459.8`).
+    public var description: String { value.description }
+
+    public static func < (lhs: Price, rhs: Price) -> Bool { lhs.value < rhs.value }
+
+    /// Checks the JSON number grammar strictly (Decimal(string:) accepts `1.5x`) and counts
+    /// significant digits. Returns nil when the text is not a number literal.
+    static func significantDigitCount(ofLiteral text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func digitRun() -> ArraySlice<UInt8> {
+            let start = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            return bytes[start..<index]
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integer = digitRun()
+        guard !integer.isEmpty else { return nil }
+        var fraction: ArraySlice<UInt8> = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            fraction = digitRun()
+            guard !fraction.isEmpty else { return nil }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let exponent = digitRun()
+            guard !exponent.isEmpty, exponent.count <= 4 else { return nil }
+        }
+        guard index == bytes.count else { return nil }
+        let significant = (Array(integer) + Array(fraction)).drop { $0 == UInt8(ascii: "0") }
+        let trimmed = significant.reversed().drop { $0 == UInt8(ascii: "0") }
+        return max(trimmed.count, 1)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
+
+public enum PriceError: Error, Hashable, Sendable, CustomStringConvertible {
+    case notANumber(String)
+    case tooPrecise(String)
+    case notPositive(String)
+    case absurd(String)
+
+    public var description: String {
+        switch self {
+        case .notANumber(let text): "price \(text.debugDescription.prefix(40)) is not a decimal number"
+        case .tooPrecise(let text): "price \(text.prefix(40)) has more than \(Price.maximumSignificantDigits) significant digits"
+        case .notPositive(let text): "price \(text) is not greater than zero"
+        case .absurd(let text): "price \(text) is absurdly high"
+        }
+    }
+}

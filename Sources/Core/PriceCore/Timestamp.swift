@@ -1,0 +1,119 @@
+/// A wall-clock instant in whole milliseconds since the Unix epoch, UTC.
+/// Quotes carry this: it is what humans and the persisted file see.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let millisecondsSinceEpoch: Int64
+
+    public init(millisecondsSinceEpoch: Int64) { self.millisecondsSinceEpoch = millisecondsSinceEpoch }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
+    }
+
+    public func milliseconds(since earlier: Timestamp) -> Int64 {
+        millisecondsSinceEpoch - earlier.millisecondsSinceEpoch
+    }
+
+    public func adding(milliseconds: Int64) -> Timestamp {
+        Timestamp(millisecondsSinceEpoch: millisecondsSinceEpoch + milliseconds)
+    }
+
+    /// RFC 3339, UTC, milliseconds: `2026-11-21T16:00:00.123Z`.
+    public var description: String { rfc3339 }
+
+    public var rfc3339: String {
+        let (days, msOfDay) = millisecondsSinceEpoch.floorDivided(by: 86_400_000)
+        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
+        let hour = msOfDay / 3_600_000, minute = msOfDay / 60_000 % 60
+        let second = msOfDay / 1000 % 60, millis = msOfDay % 1000
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))Z"
+    }
+
+    /// Accepts RFC 3339 with `Z` or a numeric offset and 0–9 fraction digits (kept to ms).
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= b.count else { return nil }
+            var value: Int64 = 0
+            for i in range {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                value = value * 10 + Int64(b[i] - 48)
+            }
+            return value
+        }
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
+        if b[index] == 46 {
+            index += 1
+            let start = index
+            while index < b.count, b[index] >= 48, b[index] <= 57 { index += 1 }
+            let count = index - start
+            guard (1...9).contains(count), let fraction = number(start..<min(start + 3, index)) else { return nil }
+            millis = fraction * [100, 10, 1][min(count, 3) - 1]
+        }
+        guard index < b.count else { return nil }
+        var offsetMinutes: Int64 = 0
+        if b[index] == 90 || b[index] == 122 {
+            index += 1
+        } else if b[index] == 43 || b[index] == 45, index + 6 == b.count, b[index + 3] == 58,
+                  let oh = number(index + 1..<index + 3), let om = number(index + 4..<index + 6), oh < 24, om < 60 {
+            offsetMinutes = (oh * 60 + om) * (b[index] == 45 ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == b.count else { return nil }
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
+        self.init(millisecondsSinceEpoch: seconds * 1000 + millis)
+    }
+}
+
+private func pad(_ value: Int64, _ width: Int) -> String {
+    let digits = String(value)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
+}
+
+extension Int64 {
+    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let q = self / divisor, r = self % divisor
+        return r < 0 ? (q - 1, r + divisor) : (q, r)
+    }
+}
+
+/// Howard Hinnant's days-from-civil algorithms: exact proleptic Gregorian, no tables, no Foundation.
+enum CivilDate {
+    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import JSONText
+
+/// The `status` reply and each `watch` line. Field names and types are a public contract.
+public struct StatusMessage: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable { case fresh, stale, nodata }
+
+    /// Exact decimal text.
+    public var price: String?
+    public var currency: String
+    public var symbol: String?
+    public var source: String?
+    /// RFC 3339 UTC with milliseconds.
+    public var timestamp: String?
+    /// Kept in whole milliseconds; on the wire it is seconds with three decimals.
+    public var ageMilliseconds: Int64?
+    public var state: State
+    public var lastError: String?
+    public var version: String
+
+    public init(price: String?, currency: String = "USD", symbol: String?, source: String?, timestamp: String?,
+                ageMilliseconds: Int64?, state: State, lastError: String?, version: String) {
+        self.price = price
+        self.currency = currency
+        self.symbol = symbol
+        self.source = source
+        self.timestamp = timestamp
+        self.ageMilliseconds = ageMilliseconds
+        self.state = state
+        self.lastError = lastError
+        self.version = version
+    }
+
+    public var isStale: Bool { state != .fresh }
+
+    public var json: JSONValue {
+        .object([
+            ("price", .string(orNull: price)),
+            ("currency", .string(currency)),
+            ("symbol", .string(orNull: symbol)),
+            ("source", .string(orNull: source)),
+            ("timestamp", .string(orNull: timestamp)),
+            ("age", ageMilliseconds.map { .number(Self.secondsLiteral(milliseconds: $0)) } ?? .null),
+            ("state", .string(state.rawValue)),
+            ("stale", .bool(state == .stale)),
+            ("last_error", .string(orNull: lastError)),
+            ("version", .string(version)),
+        ])
+    }
+
+    public var line: String { json.encoded + "\n" }
+
+    public init(json: JSONValue) throws(ErrorReply) {
+        func optionalString(_ key: String) throws(ErrorReply) -> String? {
+            guard let value = json[key] else { throw .badRequest("status reply has no \(key) field") }
+            if value.isNull { return nil }
+            guard let text = value.stringValue else { throw .badRequest("status field \(key) is not a string") }
+            return text
+        }
+        guard case .object = json else { throw .badRequest("status reply is not a JSON object") }
+        guard let stateText = json["state"]?.stringValue, let state = State(rawValue: stateText) else {
+            throw .badRequest("status reply has no valid state")
+        }
+        var age: Int64?
+        if let ageValue = json["age"], !ageValue.isNull {
+            guard let literal = ageValue.numberLiteral, let ms = Self.milliseconds(secondsLiteral: literal) else {
+                throw .badRequest("status field age is not a number")
+            }
+            age = ms
+        }
+        self.init(price: try optionalString("price"), currency: try optionalString("currency") ?? "USD",
+                  symbol: try optionalString("symbol"), source: try optionalString("source"),
+                  timestamp: try optionalString("timestamp"), ageMilliseconds: age, state: state,
+                  lastError: try optionalString("last_error"), version: try optionalString("version") ?? "")
+    }
+
+    /// `1234` ms → `1.234`.
+    static func secondsLiteral(milliseconds: Int64) -> String {
+        let ms = max(0, milliseconds)
+        let fraction = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// `1.2345` → 1234 ms; exponents are not expected from our own daemon and are refused.
+    static func milliseconds(secondsLiteral text: String) -> Int64? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = Int64(parts[0]), whole >= 0 else { return nil }
+        var fractionMs: Int64 = 0
+        if parts.count == 2 {
+            let digits = parts[1].prefix(3)
+            guard !parts[1].isEmpty, parts[1].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isNumber),
+                  let value = Int64(digits + String(repeating: "0", count: 3 - digits.count)) else { return nil }
+            fractionMs = value
+        }
+        return whole * 1000 + fractionMs
+    }
+}
