@@ -25,6 +25,16 @@ public struct FetchSchedule: Sendable, Hashable {
         let capped = min(grown, maximumBackoff)
         return capped / 2 + (capped / 2) * min(max(unit, 0), 1)
     }
+
+    /// The next slot on the fixed grid; slots already missed by a slow cycle are skipped, not replayed.
+    public func nextTick<I: InstantProtocol>(after deadline: I, now: I) -> I where I.Duration == Duration {
+        var next = deadline.advanced(by: interval)
+        if next <= now {
+            let missed = Int(next.duration(to: now) / interval) + 1
+            next = next.advanced(by: interval * missed)
+        }
+        return next
+    }
 }
 
 /// Runs fetch cycles at a fixed rate (no drift, no overlap) and backs off while every source fails.
@@ -60,7 +70,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
 
             if quote != nil {
                 consecutiveFailures = 0
-                deadline = nextTick(after: deadline, now: now)
+                deadline = schedule.nextTick(after: deadline, now: now)
             } else {
                 consecutiveFailures += 1
                 var wait = schedule.backoff(afterConsecutiveFailures: consecutiveFailures, jitter: jitter.unitInterval())
@@ -73,17 +83,6 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                                      failureSummary: health.failureSummary, nextCycleIn: now.duration(to: deadline)))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
-    }
-
-    /// The next slot on the fixed grid; slots already missed by a slow cycle are skipped, not replayed.
-    func nextTick(after deadline: C.Instant, now: C.Instant) -> C.Instant {
-        var next = deadline.advanced(by: schedule.interval)
-        if next <= now {
-            let behind = next.duration(to: now)
-            let missed = Int(behind / schedule.interval) + 1
-            next = next.advanced(by: schedule.interval * missed)
-        }
-        return next
     }
 }
 

@@ -1,0 +1,62 @@
+import PriceCore
+import TestClocks
+import Testing
+
+@Suite("Fallback: sources in order, each under a timeout")
+struct FallbackFetcherTests {
+    @Test func primaryWinsWhenHealthy() async throws {
+        let binance = StubSource(.binance, [.quote("68901.23")])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900")])
+        let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
+        let attempts = await fetcher.fetch { _ in false }
+        #expect(attempts == [.succeeded(.binance, SourceQuote(price: try Price(parsing: "68901.23"), symbol: "BTCUSDT"))])
+        #expect(cryptoCompare.callCount == 0)
+    }
+
+    @Test func fallsBackOnFailureInOrder() async throws {
+        let binance = StubSource(.binance, [.fail(.httpStatus(503))])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900.5")])
+        let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
+        let attempts = await fetcher.fetch { _ in false }
+        #expect(attempts == [.failed(.binance, .httpStatus(503)),
+                             .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD"))])
+    }
+
+    @Test func slowPrimaryTimesOutOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.hang])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900.5")])
+        let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: clock)
+        let task = Task { await fetcher.fetch { _ in false } }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(799))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(1))
+        let attempts = await task.value
+        #expect(attempts.first == .failed(.binance, .timeout(after: .milliseconds(800))))
+        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD")))
+    }
+
+    @Test func coolingDownSourcesAreSkipped() async {
+        let binance = StubSource(.binance, [.quote("1")])
+        let cryptoCompare = StubSource(.cryptoCompare, [.fail(.exchangeError("down"))])
+        let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .seconds(1), clock: ManualClock())
+        let attempts = await fetcher.fetch { $0 == .binance }
+        #expect(attempts == [.coolingDown(.binance), .failed(.cryptoCompare, .exchangeError("down"))])
+        #expect(binance.callCount == 0)
+    }
+
+    @Test func unknownErrorsBecomeTransportFailures() async {
+        struct Weird: Error {}
+        final class Throwing: PriceSource {
+            let name: SourceName = .binance
+            func fetchQuote() async throws -> SourceQuote { throw Weird() }
+        }
+        let attempts = await FallbackFetcher(sources: [Throwing()], timeout: .seconds(1), clock: ManualClock()).fetch { _ in false }
+        guard case .failed(.binance, .transport(let reason)) = attempts.first else {
+            Issue.record("expected a transport failure, got \(attempts)")
+            return
+        }
+        #expect(reason.contains("Weird"))
+    }
+}

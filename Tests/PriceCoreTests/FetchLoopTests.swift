@@ -1,0 +1,126 @@
+import PriceCore
+import Synchronization
+import TestClocks
+import Testing
+
+/// Collects the loop's reports for assertions.
+final class ReportLog: Sendable {
+    private let reports = Mutex<[CycleReport]>([])
+    func append(_ report: CycleReport) { reports.withLock { $0.append(report) } }
+    var all: [CycleReport] { reports.withLock { $0 } }
+    var count: Int { reports.withLock { $0.count } }
+}
+
+/// Yields until the condition holds; false if it never does.
+func eventually(_ condition: () -> Bool, maximumYields: Int = 100_000) async -> Bool {
+    for _ in 0..<maximumYields {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+@Suite("Fetch loop: fixed rate, backoff, cool-downs, transitions")
+struct FetchLoopTests {
+    func makeLoop(_ sources: [StubSource], clock: ManualClock, interval: Duration = .seconds(1), jitter: Double = 1) -> FetchLoop<ManualClock> {
+        FetchLoop(fetcher: FallbackFetcher(sources: sources, timeout: .milliseconds(800), clock: clock),
+                  schedule: FetchSchedule(interval: interval), wallClock: ManualWallClock(), jitter: FixedJitter(jitter))
+    }
+
+    /// Runs the loop for `cycles` reports. After each report the loop's only sleeper is its wait
+    /// for the next cycle, so the test advances the clock by exactly what the loop asked for.
+    func run(_ loop: FetchLoop<ManualClock>, clock: ManualClock, cycles: Int) async -> [CycleReport] {
+        let log = ReportLog()
+        let task = Task { await loop.run { log.append($0) } }
+        var seen = 0
+        while seen < cycles {
+            guard await eventually({ log.count > seen }) else { break }
+            seen = log.count
+            guard seen < cycles, await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
+            clock.advance(by: wait)
+        }
+        task.cancel()
+        await task.value
+        return Array(log.all.prefix(cycles))
+    }
+
+    @Test func healthyLoopRunsOnAFixedGrid() async {
+        let clock = ManualClock()
+        let reports = await run(makeLoop([StubSource(.binance, [.quote("1")])], clock: clock), clock: clock, cycles: 5)
+        #expect(reports.count == 5)
+        #expect(reports.allSatisfy { $0.quote != nil && $0.nextCycleIn == .seconds(1) })
+        #expect(clock.now.offset == .seconds(4))
+    }
+
+    @Test func slowCycleSkipsMissedTicksInsteadOfOverlapping() {
+        let schedule = FetchSchedule(interval: .seconds(1))
+        let start = ManualClock.Instant(offset: .zero)
+        #expect(schedule.nextTick(after: start, now: start.advanced(by: .milliseconds(300))) == start.advanced(by: .seconds(1)))
+        #expect(schedule.nextTick(after: start, now: start.advanced(by: .milliseconds(2500))) == start.advanced(by: .seconds(3)))
+    }
+
+    @Test func backoffGrowsWithJitterAndIsCapped() {
+        let schedule = FetchSchedule(interval: .seconds(1))
+        #expect(schedule.backoff(afterConsecutiveFailures: 1, jitter: 1) == .seconds(2))
+        #expect(schedule.backoff(afterConsecutiveFailures: 1, jitter: 0) == .seconds(1))
+        #expect(schedule.backoff(afterConsecutiveFailures: 3, jitter: 1) == .seconds(8))
+        #expect(schedule.backoff(afterConsecutiveFailures: 10, jitter: 1) == .seconds(30))
+        #expect(schedule.backoff(afterConsecutiveFailures: 10, jitter: 0) == .seconds(15))
+        #expect(schedule.backoff(afterConsecutiveFailures: 1000, jitter: 0.5) == .milliseconds(22_500))
+    }
+
+    @Test func totalOutageBacksOffAndLogsOnceThenRecovers() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.transport("connection refused")), .fail(.transport("connection refused")),
+                                            .fail(.transport("connection refused")), .quote("2")])
+        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 4)
+        #expect(reports.map(\.nextCycleIn) == [.seconds(2), .seconds(4), .seconds(8), .seconds(1)])
+        let events = reports.flatMap(\.events)
+        #expect(events == [.sourceFailing(.binance, .transport("connection refused")), .allSourcesFailing,
+                           .sourceRecovered(.binance, failedCycles: 3), .quotesFlowingAgain])
+        #expect(reports[2].failureSummary == "binance: connection refused")
+        #expect(reports[3].failureSummary == nil)
+    }
+
+    @Test func retryAfterIsHonouredAsACooldown() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.rateLimited(retryAfter: .seconds(5))), .quote("3")])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("4")])
+        let reports = await run(makeLoop([binance, cryptoCompare], clock: clock), clock: clock, cycles: 6)
+        // Cycle 1 is refused by binance; cycles at t=1…4 skip it; at t=5 it is asked again.
+        #expect(binance.callCount == 2)
+        #expect(reports[1].attempts.first == .coolingDown(.binance))
+        #expect(reports[4].attempts.first == .coolingDown(.binance))
+        #expect(reports[5].quote?.source == .binance)
+        #expect(reports[1].failureSummary == "binance: rate-limited, retry after 5s")
+    }
+
+    @Test func whenEverySourceCoolsDownTheLoopWaitsForTheEarliest() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.geoRestricted), .quote("5")])
+        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 3)
+        #expect(reports[1].attempts == [.coolingDown(.binance)])
+        #expect(reports[1].nextCycleIn == .seconds(298))
+        #expect(reports[2].quote?.price.description == "5")
+        #expect(clock.now.offset == .seconds(300))
+    }
+
+    @Test func persistentFailureIsReportedOnce() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.httpStatus(500))])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("6")])
+        let reports = await run(makeLoop([binance, cryptoCompare], clock: clock), clock: clock, cycles: 10)
+        #expect(reports.flatMap(\.events) == [.sourceFailing(.binance, .httpStatus(500))])
+        #expect(reports.allSatisfy { $0.quote?.source == .cryptoCompare })
+    }
+
+    @Test func quotesAreStampedWithTheWallClock() async {
+        let clock = ManualClock()
+        let wall = ManualWallClock(Timestamp(millisecondsSinceEpoch: 42))
+        let loop = FetchLoop(fetcher: FallbackFetcher(sources: [StubSource(.binance, [.quote("7")])], timeout: .seconds(1), clock: clock),
+                             schedule: FetchSchedule(interval: .seconds(1)), wallClock: wall)
+        let reports = await run(loop, clock: clock, cycles: 1)
+        #expect(reports.first?.quote == Quote(price: try! Price(parsing: "7"), symbol: "BTCUSDT", source: .binance,
+                                                timestamp: Timestamp(millisecondsSinceEpoch: 42)))
+    }
+}

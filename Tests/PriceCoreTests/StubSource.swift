@@ -1,0 +1,38 @@
+import PriceCore
+import Synchronization
+
+/// A scripted source for core tests: the core is pure, so its ports are all it talks to.
+final class StubSource: PriceSource, Sendable {
+    enum Step: Sendable {
+        case quote(String)
+        case fail(FetchFailure)
+        /// Never answers until cancelled.
+        case hang
+    }
+
+    let name: SourceName
+    private let steps: Mutex<[Step]>
+    private let calls = Mutex(0)
+
+    init(_ name: SourceName, _ steps: [Step]) {
+        self.name = name
+        self.steps = Mutex(steps)
+    }
+
+    var callCount: Int { calls.withLock { $0 } }
+
+    func fetchQuote() async throws -> SourceQuote {
+        calls.withLock { $0 += 1 }
+        // The last step repeats forever.
+        let step = steps.withLock { steps in steps.count > 1 ? steps.removeFirst() : steps[0] }
+        switch step {
+        case .quote(let text):
+            return SourceQuote(price: try Price(parsing: text), symbol: name == .binance ? "BTCUSDT" : "BTCUSD")
+        case .fail(let failure):
+            throw failure
+        case .hang:
+            try await Task.sleep(for: .seconds(86_400))
+            throw CancellationError()
+        }
+    }
+}
