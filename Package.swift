@@ -95,12 +95,12 @@ let package = Package(
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
-            "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks",
+            "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText", "ClientKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

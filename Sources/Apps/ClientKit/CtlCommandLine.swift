@@ -12,6 +12,12 @@ public struct CtlInvocation: Equatable, Sendable {
     public var action: CtlAction
     public var socketPath: String
     public var timeoutMilliseconds: Int
+
+    public init(action: CtlAction, socketPath: String, timeoutMilliseconds: Int) {
+        self.action = action
+        self.socketPath = socketPath
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
 }
 
 public struct CtlUsageError: Error, Equatable, Sendable {

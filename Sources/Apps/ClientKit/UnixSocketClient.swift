@@ -10,14 +10,14 @@ public struct ClientError: Error, Equatable, Sendable {
 }
 
 /// A blocking Unix-socket client whose every step is bounded by one deadline.
-struct UnixSocketClient {
+public struct UnixSocketClient {
     private let fd: Int32
     private let path: String
     private let deadline: Int64
     private var buffer: [UInt8] = []
 
     /// Connects, failing fast with the OS's reason when nothing listens.
-    init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
+    public init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
         self.path = path
         self.deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
         var address = sockaddr_un()
@@ -50,9 +50,9 @@ struct UnixSocketClient {
         }
     }
 
-    func closeConnection() { close(fd) }
+    public func closeConnection() { close(fd) }
 
-    func send(_ text: String) throws(ClientError) {
+    public func send(_ text: String) throws(ClientError) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -67,7 +67,7 @@ struct UnixSocketClient {
 
     /// The next line without its newline, or nil at end of stream. With `unbounded`, waits
     /// forever (for `watch`); otherwise until the deadline.
-    mutating func readLine(unbounded: Bool = false) throws(ClientError) -> String? {
+    public mutating func readLine(unbounded: Bool = false) throws(ClientError) -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)

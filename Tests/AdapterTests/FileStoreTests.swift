@@ -1,0 +1,102 @@
+import FileStore
+import Foundation
+import PriceCore
+import Testing
+
+/// A fresh directory per test, removed afterwards.
+struct TemporaryDirectory: ~Copyable {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("btcpriced-test-\(UUID().uuidString.prefix(8))").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+@Suite("File store: durable writes, restore, quarantine")
+struct FileStoreTests {
+    let quote = Quote(price: try! Price(parsing: "68901.23"), symbol: "BTCUSDT", source: .binance,
+                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+
+    @Test func roundTripKeepsEveryFieldExactly() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        try store.prepare()
+        try store.save(quote)
+        #expect(try store.load() == .quote(quote))
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text == #"{"version":1,"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z"}"# + "\n")
+    }
+
+    @Test func fileModeIs0644EvenUnderATightUmask() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        let old = umask(0o077)
+        defer { umask(old) }
+        try store.save(quote)
+        let mode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+    }
+
+    @Test func missingFileMeansNoData() throws {
+        let dir = TemporaryDirectory()
+        #expect(try FileQuoteStore(directory: dir.path).load() == StoredQuote.none)
+    }
+
+    @Test("corrupt files are moved aside", arguments: ["", "{\"price\":\"6890", "<html>", "{\"version\":2,\"price\":\"1\"}",
+                                                        "[1,2]", "{\"price\":\"-1\",\"currency\":\"USD\",\"symbol\":\"X\",\"source\":\"y\",\"timestamp\":\"2026-11-21T16:00:00.000Z\"}",
+                                                        "{\"price\":\"1\",\"currency\":\"USD\",\"symbol\":\"X\",\"source\":\"y\",\"timestamp\":\"yesterday\"}"])
+    func quarantinesCorruptFiles(contents: String) throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        try contents.write(toFile: store.path, atomically: false, encoding: .utf8)
+        guard case .quarantined(let reason, let movedTo) = try store.load() else {
+            Issue.record("\(contents.debugDescription) was not quarantined")
+            return
+        }
+        #expect(!reason.isEmpty)
+        #expect(movedTo == store.path + ".corrupt")
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+        #expect(try String(contentsOfFile: movedTo, encoding: .utf8) == contents)
+        #expect(try store.load() == StoredQuote.none)
+    }
+
+    @Test func oversizedFileIsQuarantined() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: store.path))
+        guard case .quarantined = try store.load() else {
+            Issue.record("oversized file was not quarantined")
+            return
+        }
+    }
+
+    @Test func prepareRemovesLeftoverTempFilesOnly() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path + "/nested/state")
+        try store.prepare()
+        try store.save(quote)
+        for name in [".quote.json.tmp.123", ".quote.json.tmp.99999", "unrelated.txt"] {
+            FileManager.default.createFile(atPath: store.directory + "/" + name, contents: Data("x".utf8))
+        }
+        #expect(try store.prepare().sorted() == [".quote.json.tmp.123", ".quote.json.tmp.99999"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).sorted() == ["quote.json", "unrelated.txt"])
+        #expect(try store.load() == .quote(quote))
+    }
+
+    @Test func unwritableDirectoryGivesAnActionableError() throws {
+        guard getuid() != 0 else { return }  // root ignores directory permissions
+        let dir = TemporaryDirectory()
+        chmod(dir.path, 0o500)
+        defer { chmod(dir.path, 0o755) }
+        #expect { try FileQuoteStore(directory: dir.path).save(quote) } throws: { error in
+            "\(error)".contains("BTCPRICED_STATE_DIR")
+        }
+    }
+
+    @Test func unusableDirectoryPathIsAnError() throws {
+        let dir = TemporaryDirectory()
+        FileManager.default.createFile(atPath: dir.path + "/file", contents: nil)
+        #expect(throws: StoreError.self) { try FileQuoteStore(directory: dir.path + "/file/state").prepare() }
+    }
+}

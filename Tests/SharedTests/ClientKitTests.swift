@@ -1,0 +1,71 @@
+import ClientKit
+import Testing
+import WireProtocol
+
+@Suite("btcctl: arguments and human output")
+struct ClientKitTests {
+    func parse(_ arguments: [String], env: String? = nil) -> Result<CtlInvocation, CtlUsageError> {
+        CtlCommandLine.parse(arguments, socketFromEnvironment: env)
+    }
+
+    @Test func defaults() throws {
+        let invocation = try parse(["price"]).get()
+        #expect(invocation == CtlInvocation(action: .price, socketPath: "/run/btcpriced/btcpriced.sock", timeoutMilliseconds: 1000))
+    }
+
+    @Test func socketPrecedenceIsFlagThenEnvironment() throws {
+        #expect(try parse(["status"], env: "/tmp/env.sock").get().socketPath == "/tmp/env.sock")
+        #expect(try parse(["--socket", "/tmp/flag.sock", "status"], env: "/tmp/env.sock").get().socketPath == "/tmp/flag.sock")
+        #expect(try parse(["status", "--socket=/tmp/eq.sock"]).get().socketPath == "/tmp/eq.sock")
+    }
+
+    @Test func subcommandsAndFlags() throws {
+        #expect(try parse(["status", "--json"]).get().action == .status(json: true))
+        #expect(try parse(["watch", "--json"]).get().action == .watch(json: true))
+        #expect(try parse(["watch"]).get().action == .watch(json: false))
+        #expect(try parse(["ping"]).get().action == .ping)
+        #expect(try parse(["--version"]).get().action == .version)
+        #expect(try parse(["--help"]).get().action == .help)
+        #expect(try parse(["--timeout", "250ms", "price"]).get().timeoutMilliseconds == 250)
+        #expect(try parse(["--timeout=2", "price"]).get().timeoutMilliseconds == 2000)
+    }
+
+    @Test("usage errors", arguments: [[], ["frobnicate"], ["price", "--json"], ["status", "extra"], ["--bogus", "status"],
+                                      ["--timeout", "0", "price"], ["--timeout", "fast", "price"], ["--socket"], ["price", "--timeout"]])
+    func usageErrors(arguments: [String]) {
+        guard case .failure(let error) = parse(arguments) else {
+            Issue.record("\(arguments) was accepted")
+            return
+        }
+        #expect(!error.message.isEmpty)
+    }
+
+    @Test func groupsThousandsOnTheExactText() {
+        #expect(HumanFormat.groupedPrice("114459.8") == "114,459.80")
+        #expect(HumanFormat.groupedPrice("999999999999.99999999") == "999,999,999,999.99999999")
+        #expect(HumanFormat.groupedPrice("0.00000001") == "0.00000001")
+        #expect(HumanFormat.groupedPrice("100") == "100.00")
+        #expect(HumanFormat.groupedPrice("1000") == "1,000.00")
+    }
+
+    @Test func humanAges() {
+        #expect(HumanFormat.age(milliseconds: 412) == "0.4s")
+        #expect(HumanFormat.age(milliseconds: 42_000) == "42s")
+        #expect(HumanFormat.age(milliseconds: 192_000) == "3m 12s")
+        #expect(HumanFormat.age(milliseconds: 7_500_000) == "2h 05m")
+        #expect(HumanFormat.age(milliseconds: 273_600_000) == "3d 04h")
+    }
+
+    @Test func statusReportMarksStaleAndNoData() {
+        let stale = StatusMessage(price: "68901.23", symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
+                                  ageMilliseconds: 42_000, state: .stale, lastError: "binance: HTTP 451 (geo-restricted)", version: "0.1.0")
+        let report = HumanFormat.status(stale)
+        #expect(report.hasPrefix("BTC/USD  68,901.23  STALE\n"))
+        #expect(report.contains("binance (BTCUSDT)"))
+        #expect(report.contains("42s"))
+        #expect(report.contains("last error: binance: HTTP 451 (geo-restricted)"))
+        let none = StatusMessage(price: nil, symbol: nil, source: nil, timestamp: nil, ageMilliseconds: nil, state: .nodata, lastError: nil, version: "0.1.0")
+        #expect(HumanFormat.status(none).contains("NO DATA"))
+        #expect(!HumanFormat.status(.init(price: "1", symbol: "BTCUSD", source: "cryptocompare", timestamp: nil, ageMilliseconds: 1, state: .fresh, lastError: nil, version: "")).contains("STALE"))
+    }
+}
