@@ -17,7 +17,8 @@ public enum ConfigFile {
     public static func parse(_ text: String, path: String) throws(ConfigError) -> [ConfigAssignment] {
         var assignments: [ConfigAssignment] = []
         var firstLine: [String: Int] = [:]
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift, so split on both.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             let where_ = "\(path):\(number)"

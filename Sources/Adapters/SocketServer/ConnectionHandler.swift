@@ -19,7 +19,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelActive(context channelContext: ChannelHandlerContext) {
         guard self.context.admitConnection() else {
-            reply(ErrorReply.busy("too many connections (limit \(self.context.limits.maximumConnections)); try again").line, context: channelContext)
+            turnAway(context: channelContext)
             return
         }
         counted = true
@@ -53,7 +53,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
         // `printf status | nc -N -U …` sends no newline, then shuts down its side: serve that too.
-        if event as? ChannelEvent == .inputClosed, !answered {
+        if event as? ChannelEvent == .inputClosed, answered, !counted {
+            channelContext.close(promise: nil)
+        } else if event as? ChannelEvent == .inputClosed, !answered {
             if pending.isEmpty {
                 answered = true
                 channelContext.close(promise: nil)
@@ -87,6 +89,18 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .success(.watch):
             startWatching(context: channelContext)
         }
+    }
+
+    /// Over the cap: say so, then half-close and drain, because closing with the client's request
+    /// still unread would reset the connection and lose the explanation.
+    private func turnAway(context channelContext: ChannelHandlerContext) {
+        answered = true
+        let channel = channelContext.channel
+        let line = ErrorReply.busy("too many connections (limit \(context.limits.maximumConnections)); try again").line
+        channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        channelContext.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
     }
 
     private func startWatching(context channelContext: ChannelHandlerContext) {

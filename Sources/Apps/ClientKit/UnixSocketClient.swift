@@ -52,6 +52,9 @@ public struct UnixSocketClient {
 
     public func closeConnection() { close(fd) }
 
+    /// Signals end of request to the server, as `nc -N` does.
+    public func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
+
     public func send(_ text: String) throws(ClientError) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {

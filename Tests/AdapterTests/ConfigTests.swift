@@ -1,0 +1,136 @@
+import DaemonConfig
+import PriceCore
+import Testing
+
+@Suite("Configuration: file syntax, precedence, validation")
+struct ConfigTests {
+    func load(flags: [SettingKey: String] = [:], env: [String: String] = [:], file: String? = nil) throws(ConfigError) -> DaemonSettings {
+        try SettingsLoader.load(.init(flags: flags, environment: env, file: file.map { ("/etc/btcpriced/btcpriced.conf", $0) }))
+    }
+
+    func error(flags: [SettingKey: String] = [:], env: [String: String] = [:], file: String? = nil) -> String {
+        do {
+            _ = try load(flags: flags, env: env, file: file)
+            return "no error"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func defaultsMatchTheDocumentedTable() throws {
+        let settings = try load()
+        #expect(settings.sources == [.binance, .cryptoCompare])
+        #expect(settings.interval == .seconds(1))
+        #expect(settings.timeout == .milliseconds(800))
+        #expect(settings.staleAfter == .seconds(10))
+        #expect(settings.persistInterval == .zero)
+        #expect(settings.binanceURL == "https://api.binance.com")
+        #expect(settings.binanceSymbol == "BTCUSDT")
+        #expect(settings.cryptoCompareURL == "https://min-api.cryptocompare.com")
+        #expect(settings.stateDirectory == "/var/lib/btcpriced")
+        #expect(settings.socketPath == "/run/btcpriced/btcpriced.sock")
+        #expect(settings.logLevel == .info)
+    }
+
+    @Test func systemdDirectoriesBecomeDefaults() throws {
+        let settings = try load(env: ["STATE_DIRECTORY": "/var/lib/private/btcpriced", "RUNTIME_DIRECTORY": "/run/x:/run/y"])
+        #expect(settings.stateDirectory == "/var/lib/private/btcpriced")
+        #expect(settings.socketPath == "/run/x/btcpriced.sock")
+    }
+
+    @Test func flagsBeatEnvironmentBeatsFileBeatsDefaults() throws {
+        let file = "BTCPRICED_INTERVAL=3s\nBTCPRICED_TIMEOUT=500ms\nBTCPRICED_STALE_AFTER=20s\n"
+        let env = ["BTCPRICED_INTERVAL": "2s", "BTCPRICED_TIMEOUT": "400ms"]
+        let settings = try load(flags: [.interval: "250ms"], env: env, file: file)
+        #expect(settings.interval == .milliseconds(250))
+        #expect(settings.timeout == .milliseconds(400))
+        #expect(settings.staleAfter == .seconds(20))
+        #expect(settings.persistInterval == .zero)
+    }
+
+    @Test func fileSyntaxAcceptsCommentsQuotesAndCRLF() throws {
+        let file = """
+        # comment
+        ; another comment
+
+          BTCPRICED_SOURCES = "cryptocompare, binance"\r
+        BTCPRICED_BINANCE_URL='http://127.0.0.1:8080/'
+        BTCPRICED_LOG_LEVEL=DEBUG
+        """
+        let settings = try load(file: file)
+        #expect(settings.sources == [.cryptoCompare, .binance])
+        #expect(settings.binanceURL == "http://127.0.0.1:8080/")
+        #expect(settings.logLevel == .debug)
+    }
+
+    @Test("durations", arguments: [("250ms", 250), ("1s", 1000), ("2m", 120_000), ("1h", 3_600_000), ("5", 5000), ("1.5", 1500), ("0.25s", 250)])
+    func durations(text: String, milliseconds: Int64) throws {
+        #expect(try load(env: ["BTCPRICED_INTERVAL": text]).interval == .milliseconds(milliseconds))
+    }
+
+    @Test("file errors name file:line", arguments: [
+        ("BTCPRICED_INTERVAL=1s\nnot a setting\n", "btcpriced.conf:2: expected KEY=value"),
+        ("BTCPRICED_INTERVALL=1s\n", "btcpriced.conf:1: unknown setting BTCPRICED_INTERVALL (did you mean BTCPRICED_INTERVAL?)"),
+        ("\n\nPATH=/bin\n", "btcpriced.conf:3: PATH is not a btcpriced setting"),
+        ("BTCPRICED_SOURCES=binance\nBTCPRICED_SOURCES=cryptocompare\n", "btcpriced.conf:2: BTCPRICED_SOURCES is already set on line 1"),
+        ("BTCPRICED_SOCKET=\"/tmp/x\n", "btcpriced.conf:1: the value starts with \" but does not end with it"),
+        ("BTC-PRICED=1\n", "btcpriced.conf:1: \"BTC-PRICED\" is not a valid setting name"),
+        ("BTCPRICED_INTERVAL=0\n", "btcpriced.conf:1: BTCPRICED_INTERVAL: must be greater than zero"),
+        ("BTCPRICED_SOURCES=binance,kraken\n", "btcpriced.conf:1: BTCPRICED_SOURCES: unknown source \"kraken\""),
+    ])
+    func fileErrors(file: String, expected: String) {
+        #expect(error(file: file).contains(expected))
+    }
+
+    @Test("bad values are rejected with their origin", arguments: [
+        (SettingKey.interval, "0s", "must be greater than zero"),
+        (.interval, "fast", "is not a duration"),
+        (.interval, "1.0001s", "finer than a millisecond"),
+        (.interval, "2h", "longer than the maximum"),
+        (.timeout, "-1s", "is not a duration"),
+        (.sources, ",", "names no sources"),
+        (.sources, "binance,binance", "listed twice"),
+        (.binanceURL, "http://api.binance.com", "only https is allowed"),
+        (.binanceURL, "ftp://x", "not an http(s) URL"),
+        (.binanceURL, "https://", "has no host"),
+        (.binanceURL, "https://x/?a=1", "without spaces, query or fragment"),
+        (.cryptoCompareURL, "https://x:99999", "invalid port"),
+        (.binanceSymbol, "btc-usdt", "not a market symbol"),
+        (.logLevel, "loud", "unknown log level"),
+    ])
+    func badValues(key: SettingKey, value: String, expected: String) {
+        let message = error(env: [key.rawValue: value])
+        #expect(message.contains("environment variable \(key.rawValue)"))
+        #expect(message.contains(expected))
+    }
+
+    @Test func loopbackMayUsePlainHTTP() throws {
+        for url in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9000", "https://api.binance.us"] {
+            #expect(try load(env: ["BTCPRICED_BINANCE_URL": url]).binanceURL == url)
+        }
+    }
+
+    @Test func flagErrorsNameTheFlag() {
+        #expect(error(flags: [.interval: "0"]).hasPrefix("--interval: "))
+    }
+
+    @Test func emptyEnvironmentValuesCountAsUnset() throws {
+        #expect(try load(env: ["BTCPRICED_INTERVAL": ""]).interval == .seconds(1))
+    }
+
+    @Test func unknownEnvironmentKeysAreReported() {
+        #expect(SettingsLoader.unknownEnvironmentKeys(["BTCPRICED_INTERVAL": "1s", "BTCPRICED_INTERVALL": "2s", "HOME": "/"]) == ["BTCPRICED_INTERVALL"])
+    }
+
+    @Test func commandLine() throws {
+        #expect(try DaemonCommandLine.parse([]) == .run(DaemonOptions()))
+        #expect(try DaemonCommandLine.parse(["--version"]) == .version)
+        #expect(try DaemonCommandLine.parse(["--help"]) == .help)
+        #expect(try DaemonCommandLine.parse(["--check-config", "--config", "/x.conf"]) == .checkConfig(DaemonOptions(configPath: "/x.conf")))
+        #expect(try DaemonCommandLine.parse(["--state-dir=/s", "--socket", "/p", "--interval", "2s", "--log-level", "debug"])
+            == .run(DaemonOptions(flags: [.stateDirectory: "/s", .socket: "/p", .interval: "2s", .logLevel: "debug"])))
+        #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--bogus"]) }
+        #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--socket"]) }
+        #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["stray"]) }
+    }
+}

@@ -1,0 +1,185 @@
+import ClientKit
+import Foundation
+import NIOPosix
+import SocketServer
+import Synchronization
+import Testing
+import WireProtocol
+
+/// A status provider the test controls.
+final class FixedStatus: StatusProvider {
+    let line = Mutex(StatusLine(json: #"{"state":"nodata"}"# + "\n", price: nil))
+    func currentStatus() -> StatusLine { line.withLock { $0 } }
+}
+
+/// Serves on a real Unix socket in a temp directory.
+struct RunningServer: ~Copyable {
+    let directory = TemporaryDirectory()
+    let status = FixedStatus()
+    let server: QuoteServer
+    var path: String { directory.path + "/btcpriced.sock" }
+
+    init(limits: ServerLimits = ServerLimits()) async throws {
+        let path = directory.path + "/btcpriced.sock"
+        server = try await QuoteServer.start(listener: .path(path), status: status, version: "9.9.9", limits: limits,
+                                             group: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    func ask(_ request: String, timeoutMilliseconds: Int = 2000) throws -> [String] {
+        var client = try UnixSocketClient(path: path, timeoutMilliseconds: timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(request)
+        var lines: [String] = []
+        while let line = try client.readLine() { lines.append(line) }
+        return lines
+    }
+}
+
+@Suite("Socket server: protocol over a real Unix socket")
+struct SocketServerTests {
+    @Test func answersEachRequestAndCloses() async throws {
+        let running = try await RunningServer()
+        running.status.line.withLock { $0 = StatusLine(json: #"{"price":"68901.23","state":"fresh"}"# + "\n", price: "68901.23") }
+        #expect(try running.ask("ping\n") == ["pong"])
+        #expect(try running.ask("version\r\n") == [#"{"version":"9.9.9","protocol":1}"#])
+        #expect(try running.ask("status\n") == [#"{"price":"68901.23","state":"fresh"}"#])
+        #expect(try running.ask("price\n") == ["68901.23"])
+        await running.server.shutdown()
+    }
+
+    @Test func priceWithoutDataIsAnErrorObject() async throws {
+        let running = try await RunningServer()
+        #expect(try running.ask("price\n").first?.hasPrefix(#"{"error":"nodata","message":"#) == true)
+        await running.server.shutdown()
+    }
+
+    @Test func socketIsWorldReadableAndRemovedOnShutdown() async throws {
+        let running = try await RunningServer()
+        let mode = try FileManager.default.attributesOfItem(atPath: running.path)[.posixPermissions] as? Int
+        #expect(mode == 0o666)
+        await running.server.shutdown()
+        #expect(!FileManager.default.fileExists(atPath: running.path))
+    }
+
+    @Test("junk gets a bad-request line and the server keeps serving", arguments: [
+        "hello\n", "STATUS\n", String(repeating: "A", count: 1000), "\u{FF}\u{FE}\n", "\n",
+    ])
+    func junk(request: String) async throws {
+        let running = try await RunningServer()
+        let reply = try running.ask(request)
+        #expect(reply.count == 1)
+        #expect(reply.first?.hasPrefix(#"{"error":"bad-request""#) == true)
+        #expect(try running.ask("ping\n") == ["pong"])
+        await running.server.shutdown()
+    }
+
+    @Test func requestWithoutNewlineIsServedAtEndOfInput() async throws {
+        let running = try await RunningServer()
+        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("ping")
+        shutdownWrite(of: client)
+        var reader = client
+        #expect(try reader.readLine() == "pong")
+        client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    @Test func silentClientIsClosedAfterTheRequestTimeout() async throws {
+        let running = try await RunningServer(limits: ServerLimits(requestTimeout: .milliseconds(200)))
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("sta")
+        let started = ContinuousClock.now
+        let line = try client.readLine()
+        #expect(line?.contains("no complete request line") == true)
+        #expect(try client.readLine() == nil)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    @Test func connectionsOverTheCapAreTurnedAway() async throws {
+        let running = try await RunningServer(limits: ServerLimits(maximumConnections: 2))
+        let held = try (0..<2).map { _ in try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000) }
+        try await waitFor { running.server.openConnections == 2 }
+        let reply = try running.ask("ping\n")
+        #expect(reply.first?.hasPrefix(#"{"error":"busy""#) == true)
+        held.forEach { $0.closeConnection() }
+        try await waitFor { running.server.openConnections == 0 }
+        #expect(try running.ask("ping\n") == ["pong"])
+        await running.server.shutdown()
+    }
+
+    @Test func watchStreamsBroadcastsAndEndsAtShutdown() async throws {
+        let running = try await RunningServer()
+        running.status.line.withLock { $0 = StatusLine(json: "first\n", price: nil) }
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("watch\n")
+        #expect(try client.readLine() == "first")
+        try await waitFor { running.server.watcherCount == 1 }
+        running.server.broadcast("second\n")
+        running.server.broadcast("third\n")
+        #expect(try client.readLine() == "second")
+        #expect(try client.readLine() == "third")
+        await running.server.shutdown()
+        #expect(try client.readLine() == nil)
+        client.closeConnection()
+    }
+
+    @Test func watcherThatStopsReadingIsDropped() async throws {
+        let running = try await RunningServer(limits: ServerLimits(watchBacklogLimit: 16 * 1024))
+        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("watch\n")
+        try await waitFor { running.server.watcherCount == 1 }
+        let line = String(repeating: "x", count: 4096) + "\n"
+        // Never read: the kernel buffers fill, then our bounded queue, then the server gives up.
+        for _ in 0..<2000 where running.server.watcherCount > 0 {
+            running.server.broadcast(line)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try await waitFor { running.server.watcherCount == 0 }
+        #expect(try running.ask("ping\n") == ["pong"])
+        client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    @Test func refusesToStealALiveSocketButReplacesAStaleOne() async throws {
+        let running = try await RunningServer()
+        await #expect { _ = try await QuoteServer.start(listener: .path(running.path), status: running.status, version: "x",
+                                                        group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
+            "\(error)".contains("another btcpriced is already listening")
+        }
+        // A crashed daemon leaves the socket file behind with no listener.
+        let stale = running.directory.path + "/stale.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(stale.utf8) + [0]) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: stale))
+        let replacement = try await QuoteServer.start(listener: .path(stale), status: running.status, version: "x", group: MultiThreadedEventLoopGroup.singleton)
+        await replacement.shutdown()
+        FileManager.default.createFile(atPath: running.directory.path + "/regular", contents: nil)
+        await #expect { _ = try await QuoteServer.start(listener: .path(running.directory.path + "/regular"), status: running.status, version: "x",
+                                                        group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
+            "\(error)".contains("is not a socket")
+        }
+        await running.server.shutdown()
+    }
+}
+
+func shutdownWrite(of client: UnixSocketClient) {
+    client.shutdownWriting()
+}
+
+/// Polls a condition every few milliseconds, for state that changes on an event loop.
+func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
