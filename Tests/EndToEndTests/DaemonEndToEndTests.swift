@@ -1,0 +1,172 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+@Suite("btcpriced and btcctl, as built, against the fake exchange", .serialized)
+struct DaemonEndToEndTests {
+    @Test func fetchesPersistsAndServesTheExactPrice() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("68901.23000000"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a quote is persisted") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
+
+        let saved = try JSONValue(parsing: String(contentsOfFile: daemon.quoteFile, encoding: .utf8))
+        #expect(saved["price"] == .string("68901.23"))
+        #expect(saved["symbol"] == .string("BTCUSDT"))
+        #expect(saved["source"] == .string("binance"))
+
+        let price = try daemon.ctl("price")
+        #expect(price.status == 0)
+        #expect(price.stdout == "68901.23\n")
+
+        let status = try daemon.ctl("status", "--json")
+        #expect(status.status == 0)
+        let json = try JSONValue(parsing: status.stdout)
+        for key in ["price", "currency", "symbol", "source", "timestamp", "age", "state", "stale", "last_error", "version"] {
+            #expect(json[key] != nil, "status lacks \(key)")
+        }
+        #expect(json["state"] == .string("fresh"))
+
+        let human = try daemon.ctl("status")
+        #expect(human.stdout.hasPrefix("BTC/USD  68,901.23\n"))
+
+        var watch = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000)
+        try watch.send("watch\n")
+        let first = try watch.readLine()
+        let second = try watch.readLine()
+        #expect(first?.contains("\"price\":\"68901.23\"") == true)
+        #expect(second?.contains("\"state\":\"fresh\"") == true)
+        watch.closeConnection()
+        await exchange.shutdown()
+    }
+
+    @Test func hungPrimaryFallsBackWithinTheTimeout() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .hang)
+        exchange.set(.cryptocompare, .price("68000.5"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_TIMEOUT": "500ms"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try daemon.process.run()
+        var client: UnixSocketClient?
+        try await until("the socket exists") {
+            client = try? UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000)
+            return client != nil
+        }
+        guard var watch = client else { return }
+        try watch.send("watch\n")
+        let initial = try watch.readLine()
+        let connectedAt = ContinuousClock.now
+        var line = initial
+        while let current = line, !current.contains("cryptocompare") { line = try watch.readLine() }
+        let elapsed = ContinuousClock.now - connectedAt
+        #expect(line?.contains("\"price\":\"68000.5\"") == true)
+        #expect(elapsed < .milliseconds(600), "fallback took \(elapsed)")
+        #expect(line?.contains("binance: timeout after 500ms") == true)
+        watch.closeConnection()
+        await exchange.shutdown()
+    }
+
+    @Test func restartOfflineServesThePersistedQuoteThenGoesStale() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("70123.45"))
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { first.removeFiles() }
+        try await first.start()
+        try await until("a quote is persisted") { FileManager.default.fileExists(atPath: first.quoteFile) }
+        first.stop()
+        await exchange.shutdown()
+
+        let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory,
+                                       settings: ["BTCPRICED_STALE_AFTER": "1s"])
+        defer { second.stop() }
+        try await second.start()
+        let served = try second.ctl("price")
+        #expect(served.stdout == "70123.45\n")
+        try await until("the quote turns stale") { try second.ctl("price").status == 3 }
+        let status = try second.ctl("status", "--json")
+        #expect(status.status == 3)
+        #expect(status.stdout.contains("\"state\":\"stale\""))
+        #expect(status.stdout.contains("\"price\":\"70123.45\""))
+        #expect(try second.ctl("status").stdout.contains("STALE"))
+    }
+
+    @Test func sigtermExitsCleanlyAndRemovesTheSocket() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a quote is persisted") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
+        let started = ContinuousClock.now
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(daemon.process.terminationReason == .exit)
+        #expect(daemon.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+        #expect(FileManager.default.fileExists(atPath: daemon.quoteFile))
+        await exchange.shutdown()
+    }
+
+    @Test func junkOnTheSocketDoesNotDisturbTheDaemon() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        for junk in ["GET / HTTP/1.1\r\n\r\n", String(repeating: "\u{1}", count: 5000), "\u{FF}\n", "status status\n"] {
+            var client = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 2000)
+            try? client.send(junk)
+            #expect(try client.readLine()?.hasPrefix("{\"error\":\"bad-request\"") == true)
+            client.closeConnection()
+        }
+        #expect(try daemon.ctl("ping").stdout == "pong\n")
+        #expect(daemon.process.isRunning)
+        await exchange.shutdown()
+    }
+
+    @Test func configErrorsExitWith78AndNameTheProblem() throws {
+        let bad = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--interval", "0"])
+        #expect(bad.status == 78)
+        #expect(bad.stderr == "btcpriced: --interval: must be greater than zero, got \"0\"\n")
+        let missing = try runCommand(Binaries.daemon, ["--config", "/nonexistent/btcpriced.conf", "--check-config"])
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("/nonexistent/btcpriced.conf does not exist"))
+        let file = NSTemporaryDirectory() + "btcpriced-bad-\(UUID().uuidString.prefix(6)).conf"
+        try "# ok\nBTCPRICED_TIMEOUT=fast\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let invalid = try runCommand(Binaries.daemon, ["--config", file, "--check-config"])
+        #expect(invalid.status == 78)
+        #expect(invalid.stderr.contains("\(file):2: BTCPRICED_TIMEOUT"))
+        #expect(try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"]).status == 0)
+        #expect(try runCommand(Binaries.daemon, ["--bogus"]).status == 64)
+        #expect(try runCommand(Binaries.daemon, ["--version"]).stdout.hasPrefix("btcpriced "))
+    }
+
+    @Test func btcctlExitCodesAndErrors() throws {
+        let missing = try runCommand(Binaries.ctl, ["--socket", "/nonexistent/btcpriced.sock", "price"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "btcctl: cannot connect to /nonexistent/btcpriced.sock: No such file or directory (is btcpriced running?)\n")
+        #expect(try runCommand(Binaries.ctl, ["frobnicate"]).status == 2)
+        #expect(try runCommand(Binaries.ctl, ["--help"]).stdout.contains("Exit status"))
+    }
+
+    @Test func btcctlGivesUpOnAStuckDaemon() throws {
+        // A listener that never answers: btcctl must time out, not hang.
+        let path = NSTemporaryDirectory() + "stuck-\(UUID().uuidString.prefix(6)).sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        listen(fd, 4)
+        defer { close(fd); unlink(path) }
+        let started = ContinuousClock.now
+        let result = try runCommand(Binaries.ctl, ["--socket", path, "--timeout", "300ms", "status"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no answer"))
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+}

@@ -1,0 +1,101 @@
+import FakeExchange
+import Foundation
+import Testing
+
+/// Locates the built executables next to the test bundle (or in $BTCPRICED_BIN_DIR).
+enum Binaries {
+    static let directory: String = {
+        if let dir = ProcessInfo.processInfo.environment["BTCPRICED_BIN_DIR"] { return dir }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().path
+    }()
+    static var daemon: String { directory + "/btcpriced" }
+    static var ctl: String { directory + "/btcctl" }
+}
+
+struct CommandResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs a command to completion with a hard time limit.
+func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(5)) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning && ContinuousClock.now < deadline { usleep(2000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                         stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+}
+
+/// A btcpriced process with its own temp state dir and socket, pointed at a fake exchange.
+final class DaemonProcess {
+    let directory: String
+    let process = Process()
+    let logFile: String
+    var socket: String { directory + "/btcpriced.sock" }
+    var stateDirectory: String { directory + "/state" }
+    var quoteFile: String { stateDirectory + "/quote.json" }
+
+    init(exchangeURL: String, directory: String? = nil, settings: [String: String] = [:]) throws {
+        self.directory = directory ?? NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+        logFile = self.directory + "/daemon.log"
+        FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Binaries.daemon)
+        process.arguments = ["--config", "/dev/null", "--socket", socket, "--state-dir", stateDirectory]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
+        environment["BTCPRICED_BINANCE_URL"] = exchangeURL
+        environment["BTCPRICED_CRYPTOCOMPARE_URL"] = exchangeURL
+        environment.merge(settings) { $1 }
+        process.environment = environment
+        let log = FileHandle(forWritingAtPath: logFile)
+        process.standardOutput = log
+        process.standardError = log
+    }
+
+    /// Starts the daemon and waits until its socket answers.
+    func start() async throws {
+        try process.run()
+        try await until("the socket answers") { (try? runCommand(Binaries.ctl, ["--socket", socket, "ping"]).status) == 0 }
+    }
+
+    func ctl(_ arguments: String...) throws -> CommandResult {
+        try runCommand(Binaries.ctl, ["--socket", socket] + arguments)
+    }
+
+    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Polls until the condition holds, failing the test (with a description) after a time limit.
+func until(_ what: String, timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting for \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
