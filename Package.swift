@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "btcpriced", targets: ["btcpriced"]),
         .executable(name: "btcctl", targets: ["btcctl"]),
         .executable(name: "fake-exchange", targets: ["fake-exchange"]),
+        .executable(name: "persist-bench", targets: ["persist-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -90,6 +91,9 @@ let package = Package(
             path: "Sources/Testing/FakeExchange"
         ),
         .executableTarget(name: "fake-exchange", dependencies: ["FakeExchange"], path: "Sources/Testing/fake-exchange"),
+        // Benchmarks (scripts/bench), kept apart from the tests.
+        .executableTarget(name: "persist-bench", dependencies: ["FileStore", "PriceCore"], path: "Benchmarks/PersistBench"),
+
         .target(name: "TestClocks", dependencies: ["PriceCore"], path: "Sources/Testing/TestClocks"),
 
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
