@@ -59,11 +59,24 @@ let package = Package(
             path: "Sources/Adapters/DaemonConfig"
         ),
 
+        // libsystemd: the C library (system target) and the small Swift wrapper over it.
+        .systemLibrary(
+            name: "CSystemd",
+            path: "Sources/Adapters/CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Adapters/Systemd"
+        ),
+
         // Composition roots. The daemon's wiring lives in a library so tests can run it in-process.
         .target(
             name: "Daemon",
             dependencies: [
-                "PriceCore", "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol",
+                "PriceCore", "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,7 +112,7 @@ let package = Package(
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
-            "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit",
+            "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

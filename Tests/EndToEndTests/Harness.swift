@@ -47,13 +47,13 @@ final class DaemonProcess {
     var stateDirectory: String { directory + "/state" }
     var quoteFile: String { stateDirectory + "/quote.json" }
 
-    init(exchangeURL: String, directory: String? = nil, settings: [String: String] = [:]) throws {
+    init(exchangeURL: String, directory: String? = nil, settings: [String: String] = [:], configPath: String = "/dev/null") throws {
         self.directory = directory ?? NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
         logFile = self.directory + "/daemon.log"
         FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: Binaries.daemon)
-        process.arguments = ["--config", "/dev/null", "--socket", socket, "--state-dir", stateDirectory]
+        process.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
         environment["BTCPRICED_BINANCE_URL"] = exchangeURL
         environment["BTCPRICED_CRYPTOCOMPARE_URL"] = exchangeURL

@@ -95,13 +95,16 @@ struct FetchLoopTests {
         #expect(reports[1].failureSummary == "binance: rate-limited, retry after 5s")
     }
 
-    @Test func whenEverySourceCoolsDownTheLoopWaitsForTheEarliest() async {
+    @Test func whenEverySourceCoolsDownTheLoopWaitsForTheEarliestButAtMostTheBackoffCap() async {
         let clock = ManualClock()
         let binance = StubSource(.binance, [.fail(.geoRestricted), .quote("5")])
-        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 3)
+        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 12)
         #expect(reports[1].attempts == [.coolingDown(.binance)])
-        #expect(reports[1].nextCycleIn == .seconds(298))
-        #expect(reports[2].quote?.price.description == "5")
+        #expect(reports[1].nextCycleIn == .seconds(30))
+        // t = 0 (refused), 2, 32, …, 272 (cooling down), then 300 when the 5 minutes are over.
+        #expect(reports[10].nextCycleIn == .seconds(28))
+        #expect(reports[11].quote?.price.description == "5")
+        #expect(binance.callCount == 2)
         #expect(clock.now.offset == .seconds(300))
     }
 

@@ -4,40 +4,38 @@ import WireProtocol
 
 @Suite("btcctl: arguments and human output")
 struct ClientKitTests {
-    func parse(_ arguments: [String], env: String? = nil) -> Result<CtlInvocation, CtlUsageError> {
-        CtlCommandLine.parse(arguments, socketFromEnvironment: env)
+    func parse(_ arguments: [String], env: String? = nil) throws(CtlUsageError) -> CtlInvocation {
+        try CtlCommandLine.parse(arguments, socketFromEnvironment: env)
     }
 
     @Test func defaults() throws {
-        let invocation = try parse(["price"]).get()
+        let invocation = try parse(["price"])
         #expect(invocation == CtlInvocation(action: .price, socketPath: "/run/btcpriced/btcpriced.sock", timeoutMilliseconds: 1000))
     }
 
     @Test func socketPrecedenceIsFlagThenEnvironment() throws {
-        #expect(try parse(["status"], env: "/tmp/env.sock").get().socketPath == "/tmp/env.sock")
-        #expect(try parse(["--socket", "/tmp/flag.sock", "status"], env: "/tmp/env.sock").get().socketPath == "/tmp/flag.sock")
-        #expect(try parse(["status", "--socket=/tmp/eq.sock"]).get().socketPath == "/tmp/eq.sock")
+        #expect(try parse(["status"], env: "/tmp/env.sock").socketPath == "/tmp/env.sock")
+        #expect(try parse(["--socket", "/tmp/flag.sock", "status"], env: "/tmp/env.sock").socketPath == "/tmp/flag.sock")
+        #expect(try parse(["status", "--socket=/tmp/eq.sock"]).socketPath == "/tmp/eq.sock")
     }
 
     @Test func subcommandsAndFlags() throws {
-        #expect(try parse(["status", "--json"]).get().action == .status(json: true))
-        #expect(try parse(["watch", "--json"]).get().action == .watch(json: true))
-        #expect(try parse(["watch"]).get().action == .watch(json: false))
-        #expect(try parse(["ping"]).get().action == .ping)
-        #expect(try parse(["--version"]).get().action == .version)
-        #expect(try parse(["--help"]).get().action == .help)
-        #expect(try parse(["--timeout", "250ms", "price"]).get().timeoutMilliseconds == 250)
-        #expect(try parse(["--timeout=2", "price"]).get().timeoutMilliseconds == 2000)
+        #expect(try parse(["status", "--json"]).action == .status(json: true))
+        #expect(try parse(["watch", "--json"]).action == .watch(json: true))
+        #expect(try parse(["watch"]).action == .watch(json: false))
+        #expect(try parse(["ping"]).action == .ping)
+        #expect(try parse(["--version"]).action == .version)
+        #expect(try parse(["--help"]).action == .help)
+        #expect(try parse(["--timeout", "250ms", "price"]).timeoutMilliseconds == 250)
+        #expect(try parse(["--timeout=2", "price"]).timeoutMilliseconds == 2000)
     }
 
     @Test("usage errors", arguments: [[], ["frobnicate"], ["price", "--json"], ["status", "extra"], ["--bogus", "status"],
                                       ["--timeout", "0", "price"], ["--timeout", "fast", "price"], ["--socket"], ["price", "--timeout"]])
     func usageErrors(arguments: [String]) {
-        guard case .failure(let error) = parse(arguments) else {
-            Issue.record("\(arguments) was accepted")
-            return
+        #expect { try parse(arguments) } throws: { error in
+            !(error as? CtlUsageError)!.message.isEmpty
         }
-        #expect(!error.message.isEmpty)
     }
 
     @Test func groupsThousandsOnTheExactText() {

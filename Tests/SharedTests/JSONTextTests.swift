@@ -17,8 +17,8 @@ struct JSONTextTests {
     }
 
     @Test func encodingRoundTrips() throws {
-        let value = JSONValue.object([("s", .string("line\nbreak \"quoted\" \u{01}")), ("n", .number("68901.23")),
-                                      ("b", .bool(false)), ("z", .null), ("a", .array([.number("1"), .object([])]))])
+        let value = JSONValue.object(["s": .string("line\nbreak \"quoted\" \u{01}"), "n": .number("68901.23"),
+                                      "b": .bool(false), "z": .null, "a": .array([.number("1"), .object([:])])])
         #expect(!value.encoded.contains("\n"))
         #expect(try JSONValue(parsing: value.encoded) == value)
     }

@@ -8,12 +8,12 @@ public enum QuoteDocument {
 
     public static func encode(_ quote: Quote) -> String {
         JSONValue.object([
-            ("version", .number(String(formatVersion))),
-            ("price", .string(quote.price.description)),
-            ("currency", .string(quote.currency)),
-            ("symbol", .string(quote.symbol)),
-            ("source", .string(quote.source.rawValue)),
-            ("timestamp", .string(quote.timestamp.rfc3339)),
+            "version": .number(String(formatVersion)),
+            "price": .string(quote.price.description),
+            "currency": .string(quote.currency),
+            "symbol": .string(quote.symbol),
+            "source": .string(quote.source.rawValue),
+            "timestamp": .string(quote.timestamp.rfc3339),
         ]).encoded + "\n"
     }
 

@@ -49,7 +49,9 @@ public enum CtlCommandLine {
     2 usage error, 3 stale or no data (output is still printed).
     """
 
-    public static func parse(_ arguments: [String], socketFromEnvironment: String?) -> Result<CtlInvocation, CtlUsageError> {
+    /// Arguments without the program name. Throws rather than returning a Result: every generic
+    /// type costs btcctl a runtime metadata lookup at start-up.
+    public static func parse(_ arguments: [String], socketFromEnvironment: String?) throws(CtlUsageError) -> CtlInvocation {
         var socket = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
         var timeout = defaultTimeoutMilliseconds
         var command: String?
@@ -70,21 +72,21 @@ public enum CtlCommandLine {
                 return arguments[index - 1]
             }
             switch argument {
-            case "--help", "-h": return .success(CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: timeout))
-            case "--version", "-V": return .success(CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: timeout))
+            case "--help", "-h": return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: timeout)
+            case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: timeout)
             case "--json": json = true
             case "--socket":
-                guard let path = value(), !path.isEmpty else { return .failure(CtlUsageError(message: "--socket needs a path")) }
+                guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
             case "--timeout":
-                guard let text = value() else { return .failure(CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s")) }
+                guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
                 guard let ms = parseMilliseconds(text), ms > 0 else {
-                    return .failure(CtlUsageError(message: "invalid --timeout \"\(text)\"; use e.g. 500ms or 2s"))
+                    throw CtlUsageError(message: "invalid --timeout \"\(text)\"; use e.g. 500ms or 2s")
                 }
                 timeout = ms
             default:
-                if argument.hasPrefix("-") { return .failure(CtlUsageError(message: "unknown option \(argument)")) }
-                guard command == nil else { return .failure(CtlUsageError(message: "unexpected argument \"\(argument)\"")) }
+                if argument.hasPrefix("-") { throw CtlUsageError(message: "unknown option \(argument)") }
+                guard command == nil else { throw CtlUsageError(message: "unexpected argument \"\(argument)\"") }
                 command = argument
             }
         }
@@ -94,11 +96,11 @@ public enum CtlCommandLine {
         case "watch": action = .watch(json: json)
         case "price" where !json: action = .price
         case "ping" where !json: action = .ping
-        case "price"?, "ping"?: return .failure(CtlUsageError(message: "--json applies to status and watch only"))
-        case nil: return .failure(CtlUsageError(message: "missing command: status, price, watch or ping"))
-        case let other?: return .failure(CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch or ping"))
+        case "price"?, "ping"?: throw CtlUsageError(message: "--json applies to status and watch only")
+        case nil: throw CtlUsageError(message: "missing command: status, price, watch or ping")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch or ping")
         }
-        return .success(CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout))
+        return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout)
     }
 
     /// `500ms`, `2s`, `1m`, or plain seconds.

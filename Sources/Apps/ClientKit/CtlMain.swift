@@ -16,9 +16,9 @@ public enum CtlExit {
 public enum CtlMain {
     public static func run(arguments: [String], socketFromEnvironment: String?) -> Int32 {
         let invocation: CtlInvocation
-        switch CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment) {
-        case .success(let parsed): invocation = parsed
-        case .failure(let error):
+        do {
+            invocation = try CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment)
+        } catch {
             Output.error("btcctl: \(error.message)\nTry 'btcctl --help'.")
             return CtlExit.usage
         }

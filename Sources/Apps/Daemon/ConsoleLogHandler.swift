@@ -2,11 +2,17 @@
 import Glibc
 #endif
 import Logging
+import Systemd
 
 /// Plain `level: message key=value` lines on stderr; the journal or a terminal adds the time.
 struct ConsoleLogHandler: LogHandler {
-    var logLevel: Logger.Level
+    let level: LogLevelSwitch
     var metadata: Logger.Metadata = [:]
+
+    var logLevel: Logger.Level {
+        get { level.current }
+        set { level.current = newValue }
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -16,7 +22,7 @@ struct ConsoleLogHandler: LogHandler {
     func log(event: LogEvent) {
         var line = "\(event.level): \(event.message)"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "message_id" {
             line += " \(key)=\(value)"
         }
         line += "\n"

@@ -11,6 +11,7 @@ import NIOPosix
 import PriceCore
 import ServiceLifecycle
 import SocketServer
+import Systemd
 import WireProtocol
 
 /// Exit statuses from sysexits(3), which systemd and shell scripts understand.
@@ -56,12 +57,19 @@ public enum DaemonMain {
                 printError("\(error)")
                 return ExitStatus.config
             }
-            var logger = Logger(label: "btcpriced") { _ in ConsoleLogHandler(logLevel: Logger.Level(settings.logLevel)) }
-            logger.logLevel = Logger.Level(settings.logLevel)
+            let logLevel = LogLevelSwitch(Logger.Level(settings.logLevel))
+            let toJournal = JournalStream.isStandardErrorConnected(environment: environment)
+            func makeLogger(_ level: LogLevelSwitch) -> Logger {
+                Logger(label: "btcpriced") { _ -> any LogHandler in
+                    toJournal ? JournalLogHandler(identifier: "btcpriced", level: level) : ConsoleLogHandler(level: level)
+                }
+            }
+            let logger = makeLogger(logLevel)
             for key in SettingsLoader.unknownEnvironmentKeys(environment) {
                 logger.warning("ignoring unknown environment variable \(key); see btcpriced.conf(5) for valid keys")
             }
-            return await DaemonRuntime(settings: settings, logger: logger).run()
+            return await DaemonRuntime(settings: settings, options: options, environment: environment, logger: logger, logLevel: logLevel,
+                                       serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
         }
     }
 

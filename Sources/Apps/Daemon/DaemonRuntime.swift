@@ -11,15 +11,23 @@ import NIOPosix
 import PriceCore
 import ServiceLifecycle
 import SocketServer
+import Systemd
+import UnixSignals
 import WireProtocol
 
-/// One run of the daemon with fixed settings.
+/// One run of the daemon: restore, listen, arm signals, READY=1, serve until SIGTERM.
 struct DaemonRuntime {
     let settings: DaemonSettings
+    let options: DaemonOptions
+    let environment: [String: String]
     let logger: Logger
+    let logLevel: LogLevelSwitch
+    /// For ServiceLifecycle's own messages, which are only interesting when something breaks.
+    let serviceLogger: Logger
 
     func run() async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
         let board = PriceBoard(staleAfter: settings.staleAfter, wallClock: wallClock)
         let store = FileQuoteStore(directory: settings.stateDirectory)
@@ -27,37 +35,54 @@ struct DaemonRuntime {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: QuoteServer
+        let listenerDescription: String
         do {
-            server = try await QuoteServer.start(listener: .path(settings.socketPath), status: board,
-                                                 version: ProductVersion.current, group: group)
+            let listener = try listener()
+            listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
+            server = try await QuoteServer.start(listener: listener, status: board, version: ProductVersion.current, group: group)
         } catch {
-            logger.critical("cannot listen on \(settings.socketPath): \(error)")
+            logger.critical("cannot serve the socket: \(error)")
             try? await group.shutdownGracefully()
             return ExitStatus.failure
         }
 
         var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
-        httpConfiguration.timeout = .init(connect: .init(settings.timeout), read: .init(settings.timeout))
+        // The core enforces BTCPRICED_TIMEOUT per attempt; these only bound a misbehaving connection.
+        httpConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(10))
         let httpClient = HTTPClient(eventLoopGroup: group, configuration: httpConfiguration)
-        let loop = FetchLoop(
-            fetcher: FallbackFetcher(sources: makeSources(client: httpClient), timeout: settings.timeout, clock: ContinuousClock()),
-            schedule: FetchSchedule(interval: settings.interval),
-            wallClock: wallClock
-        )
+        let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
+        let longestIdle = health.longestIdle
+        let makeLoop: @Sendable (DaemonSettings) -> FetchLoop<ContinuousClock> = { settings in
+            FetchLoop(
+                fetcher: FallbackFetcher(sources: Self.sources(for: settings, client: httpClient), timeout: settings.timeout, clock: ContinuousClock()),
+                schedule: FetchSchedule(interval: settings.interval, maximumBackoff: min(.seconds(30), longestIdle ?? .seconds(30))),
+                wallClock: wallClock
+            )
+        }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger)
-        logger.info("btcpriced \(ProductVersion.current) serving on \(settings.socketPath); sources \(settings.sources.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
+        let (reloads, reloadContinuation) = AsyncStream.makeStream(of: DaemonSettings.self, bufferingPolicy: .bufferingNewest(1))
+        let reloader = Reloader(options: options, environment: environment, current: settings, updates: reloadContinuation,
+                                board: board, logLevel: logLevel, notifier: notifier, logger: logger)
+        // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
 
-        var serviceLogger = logger
-        serviceLogger.logLevel = max(logger.logLevel, .notice)
         let services = ServiceGroup(configuration: .init(
             services: [
-                .init(service: ServerService(server: server)),
-                .init(service: FetchService(loop: loop, board: board, persister: persister, server: server, logger: logger)),
-                .init(service: FreshnessMonitor(board: board, server: server, logger: logger)),
+                .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: FetchService(makeLoop: makeLoop, initialSettings: settings, reloads: reloads, board: board,
+                                            persister: persister, server: server, health: health, logger: logger),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: FreshnessMonitor(board: board, server: server, health: health, logger: logger),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: WatchdogService(health: health), successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
             ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: serviceLogger
         ))
+        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); sources \(settings.sources.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
+        notifier.ready(status: board.statusSummary())
+
         var status = ExitStatus.ok
         do {
             try await services.run()
@@ -65,11 +90,21 @@ struct DaemonRuntime {
             logger.critical("stopped on an unexpected error: \(error)")
             status = ExitStatus.failure
         }
+        reloadContinuation.finish()
         await server.shutdown()
         try? await httpClient.shutdown()
         try? await group.shutdownGracefully()
         logger.info("stopped")
         return status
+    }
+
+    /// The socket systemd passed us, if socket-activated; otherwise our own path.
+    private func listener() throws -> QuoteServer.Listener {
+        if let descriptor = try SocketActivation.inheritedUnixStreamListener() {
+            logger.debug("using the socket passed by systemd (fd \(descriptor))")
+            return .inheritedDescriptor(descriptor)
+        }
+        return .path(settings.socketPath)
     }
 
     private func restore(from store: FileQuoteStore, into board: PriceBoard) -> Bool {
@@ -81,7 +116,8 @@ struct DaemonRuntime {
                 logger.info("no saved quote in \(store.path) yet")
             case .quote(let quote):
                 board.restore(quote)
-                logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)")
+                logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)",
+                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
             case .quarantined(let reason, let movedTo):
                 logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
             }
@@ -92,7 +128,7 @@ struct DaemonRuntime {
         }
     }
 
-    private func makeSources(client: HTTPClient) -> [any PriceSource] {
+    static func sources(for settings: DaemonSettings, client: HTTPClient) -> [any PriceSource] {
         let userAgent = "btcpriced/\(ProductVersion.current)"
         return settings.sources.map { name -> any PriceSource in
             switch name {
@@ -104,11 +140,5 @@ struct DaemonRuntime {
                                               timeout: settings.timeout, userAgent: userAgent)
             }
         }
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        self = .milliseconds(duration.wholeMilliseconds)
     }
 }

@@ -7,10 +7,10 @@ enum HealthLogging {
         switch event {
         case .sourceFailing(let source, let failure):
             logger.warning("\(source) is failing: \(failure)\(hint(for: source, failure))",
-                           metadata: ["source": "\(source)", "error": "\(failure)"])
+                           metadata: ["source": "\(source)", "error": "\(failure)", "message_id": "\(MessageID.sourceFailing)"])
         case .sourceRecovered(let source, let failedCycles):
             logger.info("\(source) recovered after \(failedCycles) failed \(failedCycles == 1 ? "attempt" : "attempts")",
-                        metadata: ["source": "\(source)"])
+                        metadata: ["source": "\(source)", "message_id": "\(MessageID.sourceRecovered)"])
         case .allSourcesFailing:
             logger.warning("no source returned a price; serving the last known quote and retrying with backoff (up to 30s)",
                            metadata: ["error": "\(report.failureSummary ?? "unknown")"])

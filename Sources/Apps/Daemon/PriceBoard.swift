@@ -12,12 +12,18 @@ final class PriceBoard: StatusProvider, Sendable {
     }
 
     private let state = Mutex(State())
-    let staleAfter: Duration
+    private let staleLimit: Mutex<Duration>
     let wallClock: any WallClock
 
     init(staleAfter: Duration, wallClock: any WallClock) {
-        self.staleAfter = staleAfter
+        self.staleLimit = Mutex(staleAfter)
         self.wallClock = wallClock
+    }
+
+    /// Changes on reload.
+    var staleAfter: Duration {
+        get { staleLimit.withLock { $0 } }
+        set { staleLimit.withLock { $0 = newValue } }
     }
 
     var snapshot: State { state.withLock { $0 } }
@@ -38,6 +44,12 @@ final class PriceBoard: StatusProvider, Sendable {
 
     func freshness() -> Freshness {
         Freshness(of: snapshot.quote, at: wallClock.now(), staleAfter: staleAfter)
+    }
+
+    func statusSummary() -> String {
+        let current = snapshot
+        return StatusSummary.line(quote: current.quote, freshness: Freshness(of: current.quote, at: wallClock.now(), staleAfter: staleAfter),
+                                  failures: current.failureSummary)
     }
 
     func currentStatus() -> StatusLine {

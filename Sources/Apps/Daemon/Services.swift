@@ -1,30 +1,51 @@
+import DaemonConfig
 import Logging
 import PriceCore
 import ServiceLifecycle
 import SocketServer
+import Synchronization
+import Systemd
+import UnixSignals
 
-/// Runs fetch cycles until graceful shutdown, then persists the last quote.
+/// Runs fetch cycles until graceful shutdown, restarting the loop when a reload brings new
+/// settings, then persists the last quote.
 struct FetchService: Service {
-    let loop: FetchLoop<ContinuousClock>
+    let makeLoop: @Sendable (DaemonSettings) -> FetchLoop<ContinuousClock>
+    let initialSettings: DaemonSettings
+    let reloads: AsyncStream<DaemonSettings>
     let board: PriceBoard
     let persister: QuotePersister
     let server: QuoteServer
+    let health: DaemonHealth
     let logger: Logger
 
     func run() async throws {
-        let board = self.board, persister = self.persister, server = self.server, logger = self.logger
-        let firstQuoteLogged = FirstQuoteFlag(alreadySeen: board.snapshot.quote != nil)
-        await cancelWhenGracefulShutdown {
-            await loop.run { report in
-                for event in report.events { HealthLogging.log(event, report: report, logger: logger) }
-                if board.record(report) { server.broadcast(board.currentStatus().json) }
-                if let quote = report.quote {
-                    if await firstQuoteLogged.markSeen() {
-                        logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
-                                    metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
-                    }
-                    await persister.offer(quote)
+        let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
+        let firstQuote = FirstQuoteFlag(alreadySeen: board.snapshot.quote != nil)
+        let handle: @Sendable (CycleReport) async -> Void = { report in
+            health.cycleCompleted()
+            for event in report.events { HealthLogging.log(event, report: report, logger: logger) }
+            if board.record(report) { server.broadcast(board.currentStatus().json) }
+            health.reportStatus(board.statusSummary())
+            if let quote = report.quote {
+                if await firstQuote.markSeen() {
+                    logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
+                                metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "message_id": "\(MessageID.firstQuote)"])
                 }
+                await persister.offer(quote)
+            }
+        }
+        await cancelWhenGracefulShutdown {
+            var settings = initialSettings
+            var updates = reloads.makeAsyncIterator()
+            while !Task.isCancelled {
+                let loop = makeLoop(settings)
+                let running = Task { await loop.run(handle) }
+                let next = await updates.next()
+                running.cancel()
+                await running.value
+                guard let next else { break }
+                settings = next
             }
         }
         await persister.flush()
@@ -40,28 +61,31 @@ actor FirstQuoteFlag {
     }
 }
 
-/// Tells watchers when the quote turns stale, without polling: it sleeps until the moment
-/// the current quote crosses `staleAfter`.
+/// Tells watchers and systemd when the quote turns stale, without polling: it sleeps until
+/// the moment the current quote crosses `staleAfter`.
 struct FreshnessMonitor: Service {
     let board: PriceBoard
     let server: QuoteServer
+    let health: DaemonHealth
     let logger: Logger
 
     func run() async throws {
+        let board = self.board, server = self.server, health = self.health, logger = self.logger
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
                 let wait = Freshness.timeUntilStale(of: board.snapshot.quote, at: board.wallClock.now(), staleAfter: board.staleAfter)
-                do { try await Task.sleep(for: wait ?? board.staleAfter) } catch { return }
+                do { try await Task.sleep(for: wait ?? .seconds(1)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
                     if state == .stale {
                         logger.warning("the quote is stale: older than \(board.staleAfter.humanReadable)",
-                                       metadata: ["error": "\(board.snapshot.failureSummary ?? "no recent quote")"])
+                                       metadata: ["error": "\(board.snapshot.failureSummary ?? "no recent quote")", "message_id": "\(MessageID.stale)"])
                         server.broadcast(board.currentStatus().json)
                     }
                     lastState = state
                 }
+                if state != .fresh { health.reportStatus(board.statusSummary()) }
             }
         }
     }
@@ -74,5 +98,46 @@ struct ServerService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await server.shutdown()
+    }
+}
+
+/// Feeds systemd's watchdog at half its interval, but only while the fetch loop makes progress.
+struct WatchdogService: Service {
+    let health: DaemonHealth
+
+    func run() async throws {
+        guard let period = health.watchdogPingPeriod else {
+            try? await gracefulShutdown()
+            return
+        }
+        let health = self.health
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                health.pingWatchdogIfHealthy()
+                do { try await Task.sleep(for: period) } catch { return }
+            }
+        }
+    }
+}
+
+/// SIGTERM/SIGINT end the service (which shuts the group down gracefully); SIGHUP reloads.
+/// The signal sequence is created, and so armed, before READY=1 is sent.
+struct SignalService: Service {
+    let signals: UnixSignalsSequence
+    let reloader: Reloader
+    let notifier: SystemdNotifier
+    let logger: Logger
+
+    func run() async throws {
+        for await signal in signals.cancelOnGracefulShutdown() {
+            switch signal {
+            case .sighup:
+                await reloader.reload()
+            default:
+                logger.info("received \(signal), stopping")
+                notifier.stopping(status: "stopping")
+                return
+            }
+        }
     }
 }

@@ -3,5 +3,7 @@ import Glibc
 #endif
 import ClientKit
 
-exit(CtlMain.run(arguments: Array(CommandLine.arguments.dropFirst()),
+var arguments = CommandLine.arguments
+arguments.removeFirst()
+exit(CtlMain.run(arguments: arguments,
                  socketFromEnvironment: getenv("BTCCTL_SOCKET").map { String(cString: $0) }))

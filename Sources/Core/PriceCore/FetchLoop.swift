@@ -75,7 +75,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 consecutiveFailures += 1
                 var wait = schedule.backoff(afterConsecutiveFailures: consecutiveFailures, jitter: jitter.unitInterval())
                 if let cooldownEnd = health.earliestCooldownEnd(after: now), attempts.allSatisfy(\.isCoolingDown) {
-                    wait = max(now.duration(to: cooldownEnd), schedule.interval)
+                    // Capped like any backoff, so the loop keeps proving it is alive to the watchdog.
+                    wait = min(max(now.duration(to: cooldownEnd), schedule.interval), schedule.maximumBackoff)
                 }
                 deadline = now.advanced(by: wait)
             }

@@ -19,13 +19,13 @@ extension JSONValue {
                 element.encode(into: &out)
             }
             out += "]"
-        case .object(let members):
+        case .object(let object):
             out += "{"
-            for (i, (key, value)) in members.enumerated() {
+            for (i, member) in object.members.enumerated() {
                 if i > 0 { out += "," }
-                JSONValue.appendQuoted(key, to: &out)
+                JSONValue.appendQuoted(member.key, to: &out)
                 out += ":"
-                value.encode(into: &out)
+                member.value.encode(into: &out)
             }
             out += "}"
         }

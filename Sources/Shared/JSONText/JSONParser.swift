@@ -60,26 +60,26 @@ private struct Parser {
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         index += 1
-        var members: [(String, JSONValue)] = []
+        var members: [JSONMember] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject(members: members))
         }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let key = try parseString()
-            guard !members.contains(where: { $0.0 == key }) else { throw error("duplicate member \(key.debugDescription)") }
+            guard !members.contains(where: { $0.key == key }) else { throw error("duplicate member \(key.debugDescription)") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth + 1)))
+            members.append(JSONMember(key: key, value: try parseValue(depth: depth + 1)))
             skipWhitespace()
             guard index < bytes.count else { throw error("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(members: members)) }
             throw error("expected ',' or '}'")
         }
     }
@@ -127,33 +127,25 @@ private struct Parser {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
+    /// Collects UTF-8 bytes and decodes once: appending scalars generically costs btcctl
+    /// a runtime metadata lookup on every start.
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ parser: Parser, upTo end: Int, into scalars: inout String.UnicodeScalarView) throws(JSONParseError) {
-            guard runStart < end else { return }
-            guard let run = String(validating: parser.bytes[runStart..<end], as: UTF8.self) else {
-                throw parser.error("invalid UTF-8 in string")
-            }
-            scalars.append(contentsOf: run.unicodeScalars)
-        }
+        var utf8: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try flushRun(self, upTo: index, into: &scalars)
                 index += 1
-                return String(scalars)
+                guard let text = String(validating: utf8, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+                return text
             }
             if byte < 0x20 { throw error("control character in string") }
-            if byte == UInt8(ascii: "\\") {
-                try flushRun(self, upTo: index, into: &scalars)
-                index += 1
-                scalars.append(try parseEscape())
-                runStart = index
-                continue
-            }
             index += 1
+            if byte == UInt8(ascii: "\\") {
+                UTF8.encode(try parseEscape()) { utf8.append($0) }
+            } else {
+                utf8.append(byte)
+            }
         }
         throw error("unterminated string")
     }

@@ -1,18 +1,17 @@
 /// A JSON document that keeps numbers as their literal text, so that `68901.23` reaches
 /// `Decimal` exactly instead of passing through `Double`. No Foundation: `btcctl` links this.
-public enum JSONValue: Sendable, Hashable {
+public indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     /// The number exactly as written in the document.
     case number(String)
     case string(String)
     case array([JSONValue])
-    /// Members in document order; duplicate keys are rejected by the parser.
-    case object([(String, JSONValue)])
+    case object(JSONObject)
 
     public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.0 == key }?.1
+        guard case .object(let object) = self else { return nil }
+        return object[key]
     }
 
     public var stringValue: String? {
@@ -31,31 +30,34 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     public var isNull: Bool { self == .null }
+}
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: false
-        }
+/// One object member.
+public struct JSONMember: Sendable, Hashable {
+    public let key: String
+    public let value: JSONValue
+
+    public init(key: String, value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// An object's members in document order, written as an (ordered) dictionary literal:
+/// `.object(["price": .string("1"), "state": .string("fresh")])`. A struct rather than an
+/// array of tuples: tuple metadata costs btcctl a runtime type lookup at every start.
+public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    public var members: [JSONMember]
+
+    public init(members: [JSONMember]) {
+        self.members = members
     }
 
-    public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(b)
-        case .number(let n): hasher.combine(n)
-        case .string(let s): hasher.combine(s)
-        case .array(let a): hasher.combine(a)
-        case .object(let members):
-            for (key, value) in members {
-                hasher.combine(key)
-                hasher.combine(value)
-            }
-        }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = elements.map { JSONMember(key: $0.0, value: $0.1) }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        members.first { $0.key == key }?.value
     }
 }

@@ -14,7 +14,7 @@ public struct ErrorReply: Error, Sendable, Hashable {
     public static func busy(_ message: String) -> ErrorReply { ErrorReply(code: "busy", message: message) }
     public static let noData = ErrorReply(code: "nodata", message: "no quote yet: the daemon has not fetched or restored a price")
 
-    public var json: JSONValue { .object([("error", .string(code)), ("message", .string(message))]) }
+    public var json: JSONValue { .object(["error": .string(code), "message": .string(message)]) }
     public var line: String { json.encoded + "\n" }
 
     /// Recognises an error reply among other lines.
@@ -34,7 +34,7 @@ public struct VersionReply: Sendable, Hashable {
     }
 
     public var line: String {
-        JSONValue.object([("version", .string(version)), ("protocol", .number(String(protocolVersion)))]).encoded + "\n"
+        JSONValue.object(["version": .string(version), "protocol": .number(String(protocolVersion))]).encoded + "\n"
     }
 }
 

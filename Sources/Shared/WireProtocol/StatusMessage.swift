@@ -34,16 +34,16 @@ public struct StatusMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         .object([
-            ("price", .string(orNull: price)),
-            ("currency", .string(currency)),
-            ("symbol", .string(orNull: symbol)),
-            ("source", .string(orNull: source)),
-            ("timestamp", .string(orNull: timestamp)),
-            ("age", ageMilliseconds.map { .number(Self.secondsLiteral(milliseconds: $0)) } ?? .null),
-            ("state", .string(state.rawValue)),
-            ("stale", .bool(state == .stale)),
-            ("last_error", .string(orNull: lastError)),
-            ("version", .string(version)),
+            "price": .string(orNull: price),
+            "currency": .string(currency),
+            "symbol": .string(orNull: symbol),
+            "source": .string(orNull: source),
+            "timestamp": .string(orNull: timestamp),
+            "age": ageMilliseconds.map { .number(Self.secondsLiteral(milliseconds: $0)) } ?? .null,
+            "state": .string(state.rawValue),
+            "stale": .bool(state == .stale),
+            "last_error": .string(orNull: lastError),
+            "version": .string(version),
         ])
     }
 
@@ -80,17 +80,27 @@ public struct StatusMessage: Sendable, Hashable {
         return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// `1.2345` → 1234 ms; exponents are not expected from our own daemon and are refused.
+    /// `1.2345` → 1234 ms. Parsed by hand; exponents are not expected from our own daemon.
     static func milliseconds(secondsLiteral text: String) -> Int64? {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = Int64(parts[0]), whole >= 0 else { return nil }
-        var fractionMs: Int64 = 0
-        if parts.count == 2 {
-            let digits = parts[1].prefix(3)
-            guard !parts[1].isEmpty, parts[1].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isNumber),
-                  let value = Int64(digits + String(repeating: "0", count: 3 - digits.count)) else { return nil }
-            fractionMs = value
+        var whole: Int64 = 0, fraction: Int64 = 0, fractionDigits = 0, wholeDigits = 0
+        var inFraction = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), !inFraction {
+                inFraction = true
+                continue
+            }
+            guard byte >= 48, byte <= 57 else { return nil }
+            if inFraction {
+                if fractionDigits < 3 { fraction = fraction * 10 + Int64(byte - 48) }
+                fractionDigits += 1
+            } else {
+                guard wholeDigits < 15 else { return nil }
+                whole = whole * 10 + Int64(byte - 48)
+                wholeDigits += 1
+            }
         }
-        return whole * 1000 + fractionMs
+        guard wholeDigits > 0, !inFraction || fractionDigits > 0 else { return nil }
+        for _ in min(fractionDigits, 3)..<3 { fraction *= 10 }
+        return whole * 1000 + fraction
     }
 }

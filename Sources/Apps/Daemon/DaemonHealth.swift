@@ -1,0 +1,60 @@
+import PriceCore
+import Synchronization
+import Systemd
+
+/// What systemd hears about the daemon's health: STATUS= lines (at most about one a second,
+/// and only when they change) and watchdog pings gated on fetch-loop progress.
+final class DaemonHealth: Sendable {
+    private struct State {
+        var gate: WatchdogGate<ContinuousClock.Instant>?
+        var lastStatus = ""
+        var lastStatusAt: ContinuousClock.Instant?
+    }
+
+    private let notifier: SystemdNotifier
+    private let state: Mutex<State>
+    private let clock = ContinuousClock()
+
+    init(notifier: SystemdNotifier, watchdogInterval: Duration?) {
+        self.notifier = notifier
+        self.state = Mutex(State(gate: watchdogInterval.map { WatchdogGate(interval: $0, startedAt: ContinuousClock.now) }))
+    }
+
+    var watchdogPingPeriod: Duration? { state.withLock { $0.gate?.pingPeriod } }
+
+    /// The longest the fetch loop may sleep and still keep the watchdog fed.
+    var longestIdle: Duration? { state.withLock { $0.gate?.longestIdle } }
+
+    func cycleCompleted() {
+        let now = clock.now
+        state.withLock { $0.gate?.cycleCompleted(at: now) }
+    }
+
+    func pingWatchdogIfHealthy() {
+        let now = clock.now
+        if state.withLock({ $0.gate?.mayPing(at: now) ?? false }) { notifier.watchdog() }
+    }
+
+    func reportStatus(_ line: String) {
+        let now = clock.now
+        let send = state.withLock { state -> Bool in
+            guard line != state.lastStatus else { return false }
+            // A new state word (fresh/STALE/waiting) goes out at once; mere age updates at most each second.
+            let sameKind = line.prefix(8) == state.lastStatus.prefix(8)
+            if sameKind, let last = state.lastStatusAt, last.duration(to: now) < .milliseconds(950) { return false }
+            state.lastStatus = line
+            state.lastStatusAt = now
+            return true
+        }
+        if send { notifier.status(line) }
+    }
+}
+
+/// Stable MESSAGE_ID values (journalctl MESSAGE_ID=…) for the events operators filter on.
+enum MessageID {
+    static let sourceFailing = "3c1b0a9e5f6d4e2a8b7c9d0e1f2a3b4c"
+    static let sourceRecovered = "7d2e4f6a8b0c4d1e9f3a5b7c9d1e3f5a"
+    static let stale = "a4b6c8d0e2f44a6c8e0a2c4e6a8c0e2a"
+    static let firstQuote = "5e7f9a1b3c5d4e6f8a0b2c4d6e8f0a1b"
+    static let reloaded = "c2d4e6f8a0b24c6e8a0c2e4a6c8e0a2c"
+}

@@ -1,0 +1,50 @@
+import DaemonConfig
+import Logging
+import Systemd
+
+/// SIGHUP: RELOADING=1, re-read the config, apply what can change live, READY=1 — and READY=1
+/// even when the new config is invalid, or systemctl reload would hang.
+actor Reloader {
+    private let options: DaemonOptions
+    private let environment: [String: String]
+    private var current: DaemonSettings
+    private let updates: AsyncStream<DaemonSettings>.Continuation
+    private let board: PriceBoard
+    private let logLevel: LogLevelSwitch
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    init(options: DaemonOptions, environment: [String: String], current: DaemonSettings,
+         updates: AsyncStream<DaemonSettings>.Continuation, board: PriceBoard, logLevel: LogLevelSwitch,
+         notifier: SystemdNotifier, logger: Logger) {
+        self.options = options
+        self.environment = environment
+        self.current = current
+        self.updates = updates
+        self.board = board
+        self.logLevel = logLevel
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    func reload() {
+        notifier.reloading(status: "reloading configuration")
+        defer { notifier.ready(status: board.statusSummary()) }
+        let next: DaemonSettings
+        do {
+            next = try DaemonMain.loadSettings(options, environment: environment)
+        } catch {
+            logger.error("reload failed, keeping the previous configuration: \(error)", metadata: ["error": "\(error)"])
+            return
+        }
+        if next.socketPath != current.socketPath || next.stateDirectory != current.stateDirectory {
+            logger.warning("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
+        }
+        board.staleAfter = next.staleAfter
+        logLevel.current = Logger.Level(next.logLevel)
+        updates.yield(next)
+        logger.notice("reloaded configuration: sources \(next.sources.map(\.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
+                      metadata: ["message_id": "\(MessageID.reloaded)"])
+        current = next
+    }
+}

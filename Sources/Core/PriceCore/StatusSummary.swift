@@ -1,0 +1,30 @@
+/// The one-line STATUS= text for `systemctl status`, e.g.
+/// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
+public enum StatusSummary {
+    public static func line(quote: Quote?, freshness: Freshness, failures: String?) -> String {
+        guard let quote, let age = freshness.ageMilliseconds else {
+            return "waiting for first quote" + (failures.map { "; \($0)" } ?? "")
+        }
+        if freshness.state == .stale {
+            return "STALE \(compactAge(age)): " + (failures ?? "no new quote") + "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"
+        }
+        return "BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source) (\(quote.symbol)), \(compactAge(age)) old"
+    }
+
+    /// At least two decimals, never fewer than the price has: `114459.8` → `114459.80`.
+    static func twoDecimals(_ price: Price) -> String {
+        let text = price.description
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        let decimals = text.distance(from: dot, to: text.endIndex) - 1
+        return decimals >= 2 ? text : text + String(repeating: "0", count: 2 - decimals)
+    }
+
+    /// `0.4s`, `42s`, `3m12s`, `2h05m`.
+    public static func compactAge(_ milliseconds: Int64) -> String {
+        let seconds = milliseconds / 1000
+        if seconds < 10 { return "\(seconds).\(milliseconds % 1000 / 100)s" }
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)s" }
+        return "\(seconds / 3600)h\(seconds / 60 % 60 < 10 ? "0" : "")\(seconds / 60 % 60)m"
+    }
+}

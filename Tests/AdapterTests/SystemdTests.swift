@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+import Systemd
+import Testing
+
+@Suite("libsystemd binding")
+struct SystemdTests {
+    @Test("journal field names are mapped to what journald keeps", arguments: [
+        ("source", "BTCPRICED_SOURCE"), ("price", "BTCPRICED_PRICE"), ("error", "BTCPRICED_ERROR"),
+        ("message_id", "MESSAGE_ID"), ("http.status-code", "BTCPRICED_HTTP_STATUS_CODE"), ("_private", "BTCPRICED__PRIVATE"),
+        ("9lives", "BTCPRICED_9LIVES"), ("naïve key", "BTCPRICED_NA_VE_KEY"), ("BTCPRICED_SOURCE", "BTCPRICED_SOURCE"),
+    ])
+    func fieldNames(key: String, expected: String) {
+        let name = JournalField.name(for: key)
+        #expect(name == expected)
+        #expect(name.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) || $0 == 95 })
+        #expect(name.first != "_" && !(name.first?.isNumber ?? true))
+    }
+
+    @Test func longFieldNamesAreCutTo64Bytes() {
+        #expect(JournalField.name(for: String(repeating: "k", count: 100)).utf8.count == 64)
+    }
+
+    @Test func prioritiesFollowSyslog() {
+        let expected: [(Logger.Level, Int)] = [(.trace, 7), (.debug, 7), (.info, 6), (.notice, 5), (.warning, 4), (.error, 3), (.critical, 2)]
+        for (level, priority) in expected { #expect(JournalLogHandler.priority(level) == priority) }
+    }
+
+    @Test func journalStreamMustMatchStandardError() {
+        var info = stat()
+        fstat(2, &info)
+        #expect(JournalStream.isStandardErrorConnected(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]))
+        #expect(!JournalStream.isStandardErrorConnected(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]))
+        #expect(!JournalStream.isStandardErrorConnected(environment: ["JOURNAL_STREAM": "garbage"]))
+        #expect(!JournalStream.isStandardErrorConnected(environment: [:]))
+    }
+
+    @Test func outsideSystemdNotificationsAreNoOps() {
+        guard getenv("NOTIFY_SOCKET") == nil else { return }
+        let notifier = SystemdNotifier()
+        #expect(!notifier.isActive)
+        notifier.ready(status: "x")
+        notifier.watchdog()
+        #expect(SystemdWatchdog.interval() == nil)
+    }
+
+    @Test func noInheritedSocketsOutsideSocketActivation() throws {
+        guard getenv("LISTEN_FDS") == nil else { return }
+        #expect(try SocketActivation.inheritedUnixStreamListener() == nil)
+    }
+
+    @Test func monotonicMicrosecondsAdvance() {
+        let first = SystemdNotifier.monotonicMicroseconds()
+        usleep(2000)
+        #expect(SystemdNotifier.monotonicMicroseconds() > first + 1000)
+    }
+}

@@ -1,0 +1,158 @@
+import FakeExchange
+import Foundation
+import Synchronization
+import Testing
+
+/// A fake systemd notification socket: a datagram socket the test binds, handed to the daemon
+/// as NOTIFY_SOCKET. Collects every message with the time it arrived.
+final class NotifyListener: Sendable {
+    struct Message: Sendable {
+        let fields: [String: String]
+        let raw: String
+        let at: ContinuousClock.Instant
+    }
+
+    let path: String
+    private let fd: Int32
+    private let messages = Mutex<[Message]>([])
+    private let stopped = Mutex(false)
+
+    init(directory: String) throws {
+        path = directory + "/notify.sock"
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let thread = Thread { [self] in receive() }
+        thread.start()
+    }
+
+    private func receive() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !stopped.withLock({ $0 }) {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { continue }
+            let raw = String(decoding: buffer[..<count], as: UTF8.self)
+            var fields: [String: String] = [:]
+            for line in raw.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+            }
+            messages.withLock { $0.append(Message(fields: fields, raw: raw, at: .now)) }
+        }
+        close(fd)
+    }
+
+    var all: [Message] { messages.withLock { $0 } }
+    func stop() { stopped.withLock { $0 = true } }
+}
+
+@Suite("sd_notify protocol against a fake NOTIFY_SOCKET", .serialized)
+struct NotifySocketTests {
+    /// Starts btcpriced through a shell so WATCHDOG_PID can name the daemon's own PID ($$ survives exec).
+    func startDaemon(_ daemon: DaemonProcess, notify: NotifyListener, watchdogMicroseconds: Int? = nil) throws -> SpawnedProcess {
+        var environment = daemon.process.environment ?? [:]
+        environment["NOTIFY_SOCKET"] = notify.path
+        let command = (watchdogMicroseconds.map { "WATCHDOG_USEC=\($0) WATCHDOG_PID=$$ " } ?? "") + "exec \"$0\" \"$@\""
+        return try SpawnedProcess(["/bin/sh", "-c", command, Binaries.daemon] + (daemon.process.arguments ?? []),
+                                  environment: environment, output: daemon.logFile)
+    }
+
+    @Test func readyComesAfterTheSocketExistsThenStatusAndWatchdogThenStopping() async throws {
+        let exchange = try await FakeExchange.start()
+        // A new price every 250ms: STATUS must still change at most about once a second.
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_INTERVAL": "250ms"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        let ticker = Task {
+            for cents in 0..<400 {
+                exchange.set(.binance, .price("114459.\(10 + cents % 90)"))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { ticker.cancel() }
+        let notify = try NotifyListener(directory: daemon.directory)
+        defer { notify.stop() }
+        let process = try startDaemon(daemon, notify: notify, watchdogMicroseconds: 1_000_000)
+        defer { process.stop() }
+
+        try await until("READY=1") { notify.all.contains { $0.fields["READY"] == "1" } }
+        #expect(FileManager.default.fileExists(atPath: daemon.socket), "READY=1 before the socket existed")
+        try await until("a STATUS with the price") { notify.all.contains { $0.fields["STATUS"]?.hasPrefix("BTC/USD 114459.") == true && $0.fields["STATUS"]?.contains("via binance (BTCUSDT)") == true } }
+        try await until("three watchdog pings", timeout: .seconds(4)) { notify.all.filter { $0.fields["WATCHDOG"] == "1" }.count >= 3 }
+        let pings = notify.all.filter { $0.fields["WATCHDOG"] == "1" }.map(\.at)
+        for (earlier, later) in zip(pings, pings.dropFirst()) {
+            let gap = later - earlier
+            #expect(gap > .milliseconds(350) && gap < .milliseconds(700), "pings should come every ~500ms (half of WATCHDOG_USEC), got \(gap)")
+        }
+        // Age-only updates of the same state are throttled to about one a second.
+        try await until("three price STATUS updates", timeout: .seconds(5)) {
+            notify.all.filter { $0.fields["STATUS"]?.hasPrefix("BTC/USD") == true }.count >= 3
+        }
+        let priceUpdates = notify.all.compactMap { $0.fields["STATUS"]?.hasPrefix("BTC/USD") == true ? $0.at : nil }
+        #expect(priceUpdates.count >= 2)
+        #expect(zip(priceUpdates, priceUpdates.dropFirst()).allSatisfy { $1 - $0 > .milliseconds(900) }, "STATUS more than once a second")
+
+        process.signal(SIGTERM)
+        #expect(process.wait() == 0)
+        #expect(notify.all.last { $0.fields["STOPPING"] == "1" } != nil)
+        await exchange.shutdown()
+    }
+
+    @Test func noWatchdogPingsWithoutWatchdogUsec() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let notify = try NotifyListener(directory: daemon.directory)
+        defer { notify.stop() }
+        let process = try startDaemon(daemon, notify: notify)
+        defer { process.stop() }
+        try await until("READY=1") { notify.all.contains { $0.fields["READY"] == "1" } }
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(!notify.all.contains { $0.fields["WATCHDOG"] != nil })
+        await exchange.shutdown()
+    }
+
+    @Test func sighupReloadsAndAlwaysSendsReadyAgain() async throws {
+        let exchange = try await FakeExchange.start()
+        let config = NSTemporaryDirectory() + "btcpriced-reload-\(UUID().uuidString.prefix(6)).conf"
+        try "BTCPRICED_STALE_AFTER=10s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, configPath: config)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let notify = try NotifyListener(directory: daemon.directory)
+        defer { notify.stop() }
+        let process = try startDaemon(daemon, notify: notify)
+        defer { process.stop() }
+        try await until("READY=1") { notify.all.contains { $0.fields["READY"] == "1" } }
+
+        func reload(expectLog text: String) async throws {
+            let before = notify.all.count
+            let sentAt = ContinuousClock.now
+            process.signal(SIGHUP)
+            try await until("RELOADING=1 then READY=1") {
+                let new = notify.all.dropFirst(before)
+                guard let reloading = new.firstIndex(where: { $0.fields["RELOADING"] == "1" }) else { return false }
+                return new[reloading...].contains { $0.fields["READY"] == "1" }
+            }
+            let reloading = notify.all.dropFirst(before).first { $0.fields["RELOADING"] == "1" }
+            let monotonic = reloading?.fields["MONOTONIC_USEC"].flatMap(UInt64.init)
+            #expect(monotonic != nil && monotonic! > 0)
+            #expect(reloading!.at - sentAt < .seconds(1))
+            try await until("the log says \(text)") { daemon.log.contains(text) }
+        }
+
+        try "BTCPRICED_STALE_AFTER=20s\nBTCPRICED_LOG_LEVEL=debug\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try await reload(expectLog: "reloaded configuration: sources binance,cryptocompare, interval 1s, timeout 800ms, stale after 20s, log level debug")
+        try "BTCPRICED_STALE_AFTER=20s\nBTCPRICED_INTERVAL=0\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try await reload(expectLog: "reload failed, keeping the previous configuration: \(config):2: BTCPRICED_INTERVAL: must be greater than zero")
+        #expect(process.isRunning)
+        #expect(try daemon.ctl("ping").stdout == "pong\n")
+        await exchange.shutdown()
+    }
+}
