@@ -10,7 +10,7 @@ struct ClientKitTests {
 
     @Test func defaults() throws {
         let invocation = try parse(["price"])
-        #expect(invocation == CtlInvocation(action: .price, socketPath: "/run/btcpriced/btcpriced.sock", timeoutMilliseconds: 1000))
+        #expect(invocation == CtlInvocation(action: .price(format: nil), socketPath: "/run/btcpriced/btcpriced.sock", timeoutMilliseconds: 1000))
     }
 
     @Test func socketPrecedenceIsFlagThenEnvironment() throws {
@@ -30,7 +30,8 @@ struct ClientKitTests {
         #expect(try parse(["--timeout=2", "price"]).timeoutMilliseconds == 2000)
     }
 
-    @Test("usage errors", arguments: [[], ["frobnicate"], ["price", "--json"], ["status", "extra"], ["--bogus", "status"],
+    @Test("usage errors", arguments: [[], ["frobnicate"], ["price", "--json"], ["status", "--watch"], ["prompt", "--format", "{nope}"],
+                                      ["price", "--format", "{price"], ["waybar", "--json"], ["status", "extra"], ["--bogus", "status"],
                                       ["--timeout", "0", "price"], ["--timeout", "fast", "price"], ["--socket"], ["price", "--timeout"]])
     func usageErrors(arguments: [String]) {
         #expect { try parse(arguments) } throws: { error in

@@ -1,9 +1,15 @@
 /// What `btcctl` was asked to do.
 public enum CtlAction: Equatable, Sendable {
     case status(json: Bool)
-    case price
+    case price(format: String?)
     case watch(json: Bool)
     case ping
+    /// Waybar's custom module, `"return-type": "json"`; `watch` is its continuous mode.
+    case waybar(watch: Bool)
+    /// i3blocks' line protocol, also fine for polybar's custom/script; `watch` for persist/tail.
+    case i3blocks(watch: Bool)
+    /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
+    case prompt(strict: Bool, format: String?)
     case version
     case help
 }
@@ -27,6 +33,7 @@ public struct CtlUsageError: Error, Equatable, Sendable {
 public enum CtlCommandLine {
     public static let defaultSocket = "/run/btcpriced/btcpriced.sock"
     public static let defaultTimeoutMilliseconds = 1000
+    public static let promptTimeoutMilliseconds = 250
 
     public static let usage = """
     Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
@@ -34,14 +41,22 @@ public enum CtlCommandLine {
     Queries btcpriced, the BTC/USD price daemon.
 
     Commands:
-      status [--json]   price, source, age and freshness (--json: the daemon's JSON)
-      price             the exact price alone
-      watch [--json]    print a line for every new quote and state change
-      ping              check that the daemon answers
+      status [--json]             price, source, age and freshness (--json: the daemon's JSON)
+      price [--format T]          the exact price alone, or formatted by template T
+      watch [--json]              print a line for every new quote and state change
+      ping                        check that the daemon answers
+      waybar [--watch]            JSON for a Waybar custom module (--watch: continuous mode)
+      i3blocks [--watch]          i3blocks/polybar lines (--watch: interval=persist, tail = true)
+      prompt [--strict] [--format T]
+                                  short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
+                                  exits 0 when the daemon is down, unless --strict
+
+    Template placeholders for --format: {price} {price_rounded} {price_grouped}
+    {price_short} {currency} {symbol} {source} {age} {timestamp} {state} {stale}
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
-      --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s)
+      --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms)
       --version            print the version
       --help               print this help
 
@@ -53,9 +68,10 @@ public enum CtlCommandLine {
     /// type costs btcctl a runtime metadata lookup at start-up.
     public static func parse(_ arguments: [String], socketFromEnvironment: String?) throws(CtlUsageError) -> CtlInvocation {
         var socket = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
-        var timeout = defaultTimeoutMilliseconds
+        var timeout: Int?
         var command: String?
-        var json = false
+        var json = false, watch = false, strict = false
+        var format: String?
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -72,9 +88,15 @@ public enum CtlCommandLine {
                 return arguments[index - 1]
             }
             switch argument {
-            case "--help", "-h": return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: timeout)
-            case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: timeout)
+            case "--help", "-h": return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
+            case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
             case "--json": json = true
+            case "--watch": watch = true
+            case "--strict": strict = true
+            case "--format":
+                guard let template = value() else { throw CtlUsageError(message: "--format needs a template, e.g. '₿{price_short}'") }
+                try Template.validate(template)
+                format = template
             case "--socket":
                 guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
@@ -90,17 +112,27 @@ public enum CtlCommandLine {
                 command = argument
             }
         }
+        func only(_ allowed: Set<String>) throws(CtlUsageError) {
+            let given: [(String, Bool)] = [("--json", json), ("--watch", watch), ("--strict", strict), ("--format", format != nil)]
+            if let flag = given.first(where: { $0.1 && !allowed.contains($0.0) }) {
+                throw CtlUsageError(message: "\(flag.0) does not apply to \(command ?? "this command")")
+            }
+        }
         let action: CtlAction
         switch command {
-        case "status": action = .status(json: json)
-        case "watch": action = .watch(json: json)
-        case "price" where !json: action = .price
-        case "ping" where !json: action = .ping
-        case "price"?, "ping"?: throw CtlUsageError(message: "--json applies to status and watch only")
-        case nil: throw CtlUsageError(message: "missing command: status, price, watch or ping")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch or ping")
+        case "status": try only(["--json"]); action = .status(json: json)
+        case "watch": try only(["--json"]); action = .watch(json: json)
+        case "price": try only(["--format"]); action = .price(format: format)
+        case "ping": try only([]); action = .ping
+        case "waybar": try only(["--watch"]); action = .waybar(watch: watch)
+        case "i3blocks": try only(["--watch"]); action = .i3blocks(watch: watch)
+        case "prompt": try only(["--strict", "--format"]); action = .prompt(strict: strict, format: format)
+        case nil: throw CtlUsageError(message: "missing command: status, price, watch, ping, waybar, i3blocks or prompt")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, ping, waybar, i3blocks or prompt")
         }
-        return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout)
+        // A prompt must never make a shell wait: it gets a shorter default.
+        let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
+        return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout ?? defaultTimeout)
     }
 
     /// `500ms`, `2s`, `1m`, or plain seconds.

@@ -40,14 +40,21 @@ public enum CtlMain {
                 let status = try decodeStatus(line)
                 Output.write(json ? line + "\n" : HumanFormat.status(status))
                 return exitStatus(for: status)
-            case .price:
+            case .price(let format):
                 let status = try decodeStatus(try query(.status, invocation))
                 guard let price = status.price else {
                     Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
                     return CtlExit.staleOrNoData
                 }
-                Output.line(price)
+                Output.line(format.map { Template.render($0, status) } ?? price)
                 return exitStatus(for: status)
+            case .prompt(let strict, let format):
+                return prompt(invocation, strict: strict, format: format)
+            case .waybar(let watch):
+                return bar(invocation, watch: watch, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
+            case .i3blocks(let watch):
+                // In persist/tail mode each line replaces the block's text, so stream the full text only.
+                return bar(invocation, watch: watch, render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
             case .watch(let json):
                 return try watch(invocation, json: json)
             }
@@ -65,6 +72,60 @@ public enum CtlMain {
             throw ClientError(message: "\(invocation.socketPath) closed the connection without answering")
         }
         return line
+    }
+
+    /// Never an error on the prompt, never a wait beyond the short timeout.
+    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?) -> Int32 {
+        do throws(ClientError) {
+            let status = try decodeStatus(try query(.status, invocation))
+            Output.line(format.map { Template.render($0, status) } ?? BarFormat.prompt(status))
+            return strict ? exitStatus(for: status) : CtlExit.ok
+        } catch {
+            if strict { Output.error("btcctl: \(error.message)") }
+            return strict ? CtlExit.unreachable : CtlExit.ok
+        }
+    }
+
+    /// One line per update for bars; with `watch`, reconnects when the daemon restarts.
+    static func bar(_ invocation: CtlInvocation, watch: Bool, render: (StatusMessage) -> String,
+                    unreachable: (String) -> String) -> Int32 {
+        guard watch else {
+            do throws(ClientError) {
+                let status = try decodeStatus(try query(.status, invocation))
+                Output.line(render(status))
+                return exitStatus(for: status)
+            } catch {
+                Output.line(unreachable(error.message))
+                return CtlExit.unreachable
+            }
+        }
+        var lastLine = ""
+        while true {
+            do throws(ClientError) {
+                try stream(invocation) { status in
+                    lastLine = render(status)
+                    Output.line(lastLine)
+                }
+            } catch {
+                let line = unreachable(error.message)
+                if line != lastLine { Output.line(line) }
+                lastLine = line
+            }
+            usleep(2_000_000)
+        }
+    }
+
+    /// Follows `watch` until the daemon closes the stream.
+    static func stream(_ invocation: CtlInvocation, _ body: (StatusMessage) -> Void) throws(ClientError) {
+        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(Request.watch.line)
+        var first = true
+        while let line = try client.readLine(unbounded: !first) {
+            first = false
+            body(try decodeStatus(line))
+        }
+        throw ClientError(message: "the daemon closed the stream (stopped or restarting)")
     }
 
     static func watch(_ invocation: CtlInvocation, json: Bool) throws(ClientError) -> Int32 {

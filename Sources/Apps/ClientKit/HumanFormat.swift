@@ -21,6 +21,11 @@ public enum HumanFormat {
         return (negative ? "-" : "") + grouped + "." + fraction
     }
 
+    /// `114460` → `114,460`.
+    public static func groupedWhole(_ digits: String) -> String {
+        String(groupedPrice(digits).dropLast(3))
+    }
+
     /// `0.4s`, `42s`, `3m 12s`, `2h 05m`, `3d 04h`.
     public static func age(milliseconds: Int64) -> String {
         let seconds = milliseconds / 1000

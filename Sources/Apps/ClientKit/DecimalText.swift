@@ -1,0 +1,53 @@
+/// Rounding and abbreviating exact decimal text, for bars and prompts. Works on the digits
+/// themselves: no Double, no Foundation.
+enum DecimalText {
+    /// Splits `114459.8` into ("114459", "8"); nil for anything that is not plain decimal text.
+    static func parts(_ text: String) -> (integer: Substring, fraction: Substring)? {
+        let pieces = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let integer = pieces.first, !integer.isEmpty, integer.allSatisfy(\.isASCIIDigit) else { return nil }
+        let fraction = pieces.count == 2 ? pieces[1] : ""
+        guard fraction.allSatisfy(\.isASCIIDigit) else { return nil }
+        return (integer, fraction)
+    }
+
+    /// Rounds half up to `places` decimals: `114459.85`, 1 → `114459.9`; 0 → `114460`.
+    static func rounded(_ text: String, places: Int) -> String {
+        guard let (integer, fraction) = parts(text) else { return text }
+        var digits = Array(integer) + Array(fraction.prefix(places))
+        digits += Array(repeating: "0", count: max(0, places - fraction.count))
+        if let next = fraction.dropFirst(places).first, next >= "5" {
+            var index = digits.count - 1
+            while index >= 0 {
+                if digits[index] == "9" {
+                    digits[index] = "0"
+                    index -= 1
+                } else {
+                    digits[index] = Character(UnicodeScalar(digits[index].asciiValue! + 1))
+                    break
+                }
+            }
+            if index < 0 { digits.insert("1", at: 0) }
+        }
+        let integerCount = digits.count - places
+        let whole = String(digits[..<integerCount])
+        return places == 0 ? whole : whole + "." + String(digits[integerCount...])
+    }
+
+    /// `114459.8` → `114.5k`, `1234567` → `1.2M`, `950` → `950`.
+    static func short(_ text: String) -> String {
+        guard let (integer, _) = parts(text) else { return text }
+        let trimmed = integer.drop { $0 == "0" }
+        let (divisorDigits, suffix): (Int, String) = trimmed.count > 9 ? (9, "B") : trimmed.count > 6 ? (6, "M") : trimmed.count > 3 ? (3, "k") : (0, "")
+        guard divisorDigits > 0 else { return rounded(text, places: 0) }
+        let head = String(trimmed.dropLast(divisorDigits))
+        let tail = String(trimmed.suffix(divisorDigits))
+        let value = rounded(head + "." + tail, places: 1)
+        // 999.95k rounds to 1000.0k: say 1M instead.
+        if value.hasPrefix("1000"), let bigger = ["k": "M", "M": "B"][suffix] { return "1" + bigger }
+        return (value.hasSuffix(".0") ? String(value.dropLast(2)) : value) + suffix
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+}

@@ -1,0 +1,51 @@
+import WireProtocol
+
+/// `--format` templates: `{price}`, `{price_short}` and friends, expanded from a status.
+public enum Template {
+    public static let placeholders = ["price", "price_rounded", "price_grouped", "price_short", "currency", "symbol",
+                                      "source", "age", "timestamp", "state", "stale"]
+
+    /// Checks a template once, at argument parsing, so a typo is a usage error, not odd output.
+    static func validate(_ template: String) throws(CtlUsageError) {
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw CtlUsageError(message: "--format: unclosed { in \"\(template)\"")
+            }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard placeholders.contains(name) else {
+                throw CtlUsageError(message: "--format: unknown placeholder {\(name)}; known: \(placeholders.map { "{\($0)}" }.joined(separator: " "))")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+    }
+
+    public static func render(_ template: String, _ status: StatusMessage) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            out += value(of: String(rest[rest.index(after: open)..<close]), status)
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    static func value(of name: String, _ status: StatusMessage) -> String {
+        let price = status.price ?? ""
+        switch name {
+        case "price": return price
+        case "price_rounded": return status.price.map { DecimalText.rounded($0, places: 0) } ?? ""
+        case "price_grouped": return status.price.map(HumanFormat.groupedPrice) ?? ""
+        case "price_short": return status.price.map(DecimalText.short) ?? ""
+        case "currency": return status.currency
+        case "symbol": return status.symbol ?? ""
+        case "source": return status.source ?? ""
+        case "age": return status.ageMilliseconds.map(HumanFormat.age) ?? ""
+        case "timestamp": return status.timestamp ?? ""
+        case "state": return status.state.rawValue
+        case "stale": return status.state == .fresh ? "" : "?"
+        default: return "{\(name)}"
+        }
+    }
+}

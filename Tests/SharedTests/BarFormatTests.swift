@@ -1,0 +1,67 @@
+import ClientKit
+import JSONText
+import Testing
+import WireProtocol
+
+@Suite("Bar and prompt output")
+struct BarFormatTests {
+    func status(_ price: String?, _ state: StatusMessage.State, age: Int64? = 412) -> StatusMessage {
+        StatusMessage(price: price, symbol: price == nil ? nil : "BTCUSDT", source: price == nil ? nil : "binance",
+                      timestamp: price == nil ? nil : "2026-11-21T16:00:00.123Z", ageMilliseconds: price == nil ? nil : age,
+                      state: state, lastError: state == .fresh ? nil : "binance: timeout after 800ms", version: "0.1.0")
+    }
+
+    @Test("Waybar JSON is valid and carries the state as class", arguments: [
+        (Optional("114459.8"), StatusMessage.State.fresh, "₿ 114,460"),
+        (Optional("114459.8"), .stale, "₿ 114,460 (stale)"),
+        (nil, .nodata, "₿ —"),
+    ])
+    func waybar(price: String?, state: StatusMessage.State, text: String) throws {
+        let json = try JSONValue(parsing: BarFormat.waybar(status(price, state)))
+        #expect(json["text"] == .string(text))
+        #expect(json["class"] == .string(state.rawValue))
+        #expect(json["alt"] == .string(state.rawValue))
+        #expect(json["tooltip"]?.stringValue?.isEmpty == false)
+        if let price { #expect(json["tooltip"]?.stringValue?.contains("BTC/USD \(HumanFormat.groupedPrice(price))") == true) }
+    }
+
+    @Test func waybarWhenTheDaemonIsDown() throws {
+        let json = try JSONValue(parsing: BarFormat.waybarUnreachable("cannot connect"))
+        #expect(json["class"] == .string("nodata"))
+        #expect(json["tooltip"]?.stringValue?.contains("cannot connect") == true)
+    }
+
+    @Test func i3blocksFollowsTheLineProtocol() {
+        let lines = BarFormat.i3blocks(status("114459.8", .stale)).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3)
+        #expect(lines[0] == "₿ 114,460 (stale)")
+        #expect(lines[1] == "₿114.5k?")
+        #expect(lines[2].count == 7 && lines[2].hasPrefix("#"))
+        #expect(BarFormat.i3blocks(status("1", .fresh)).hasSuffix("#A3BE8C"))
+    }
+
+    @Test("prompt is short and marks staleness", arguments: [
+        ("114459.8", StatusMessage.State.fresh, "₿114.5k"), ("114459.8", .stale, "₿114.5k?"),
+        ("999.5", .fresh, "₿1000"), ("999950", .fresh, "₿1M"), ("1234567.89", .fresh, "₿1.2M"), ("68901.23", .fresh, "₿68.9k"),
+    ])
+    func prompt(price: String, state: StatusMessage.State, expected: String) {
+        #expect(BarFormat.prompt(status(price, state)) == expected)
+    }
+
+    @Test func templatesExpandEveryPlaceholder() {
+        let rendered = Template.render("{price}|{price_rounded}|{price_grouped}|{price_short}|{currency}|{symbol}|{source}|{age}|{timestamp}|{state}|{stale}",
+                                       status("114459.85", .stale, age: 42_000))
+        #expect(rendered == "114459.85|114460|114,459.85|114.5k|USD|BTCUSDT|binance|42s|2026-11-21T16:00:00.123Z|stale|?")
+        #expect(Template.render("no placeholders", status(nil, .nodata)) == "no placeholders")
+    }
+
+    @Test func templateErrorsAreUsageErrors() {
+        #expect(throws: CtlUsageError.self) { try CtlCommandLine.parse(["price", "--format", "{bogus}"], socketFromEnvironment: nil) }
+        #expect(throws: CtlUsageError.self) { try CtlCommandLine.parse(["prompt", "--format", "₿{price"], socketFromEnvironment: nil) }
+    }
+
+    @Test func promptHasAShortDefaultTimeout() throws {
+        #expect(try CtlCommandLine.parse(["prompt"], socketFromEnvironment: nil).timeoutMilliseconds == 250)
+        #expect(try CtlCommandLine.parse(["--timeout", "2s", "prompt"], socketFromEnvironment: nil).timeoutMilliseconds == 2000)
+    }
+}

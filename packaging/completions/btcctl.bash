@@ -1,0 +1,39 @@
+# bash completion for btcctl(1)
+_btcctl() {
+    local cur prev words cword
+    _init_completion || return
+    local commands="status price watch ping waybar i3blocks prompt"
+    case $prev in
+        --socket) _filedir; return ;;
+        --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "'{price}' '{price_short}' '{price_grouped}' '₿{price_short}{stale}'" -- "$cur")); return ;;
+    esac
+    local command="" word
+    for word in "${words[@]:1:cword-1}"; do
+        case $word in status|price|watch|ping|waybar|i3blocks|prompt) command=$word ;; esac
+    done
+    local options="--socket --timeout --help --version"
+    case $command in
+        status|watch) options+=" --json" ;;
+        price) options+=" --format" ;;
+        waybar|i3blocks) options+=" --watch" ;;
+        prompt) options+=" --strict --format" ;;
+        "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
+    esac
+    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+}
+complete -F _btcctl btcctl
+
+# bash completion for btcpriced(8)
+_btcpriced() {
+    local cur prev words cword
+    _init_completion || return
+    case $prev in
+        --config|--socket) _filedir; return ;;
+        --state-dir) _filedir -d; return ;;
+        --interval) COMPREPLY=($(compgen -W "500ms 1s 2s 5s" -- "$cur")); return ;;
+        --log-level) COMPREPLY=($(compgen -W "trace debug info notice warning error critical" -- "$cur")); return ;;
+    esac
+    COMPREPLY=($(compgen -W "--config --state-dir --socket --interval --log-level --check-config --version --help" -- "$cur"))
+}
+complete -F _btcpriced btcpriced
