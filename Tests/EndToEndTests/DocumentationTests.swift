@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The man pages, the --help texts and the completions must agree on every flag.
+@Suite("Man pages, --help and completions agree")
+struct DocumentationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    func read(_ relative: String) throws -> String {
+        try String(contentsOfFile: Self.repository + "/" + relative, encoding: .utf8)
+    }
+
+    func flags(in text: String) -> Set<String> {
+        let pattern = try! NSRegularExpression(pattern: "--[a-z][a-z-]+")  // a constant, valid pattern
+        let range = NSRange(text.startIndex..., in: text)
+        return Set(pattern.matches(in: text, range: range).compactMap { Range($0.range, in: text).map { String(text[$0]) } })
+    }
+
+    @Test("man page flags = --help flags", arguments: [("btcctl", "docs/man/btcctl.1.scd"), ("btcpriced", "docs/man/btcpriced.8.scd")])
+    func manMatchesHelp(program: String, page: String) throws {
+        let help = try runCommand(Binaries.directory + "/" + program, ["--help"]).stdout
+        let man = try read(page)
+        #expect(flags(in: man) == flags(in: help), "man: \(flags(in: man).sorted()) help: \(flags(in: help).sorted())")
+    }
+
+    @Test func everyDocumentedBtcctlFlagIsAccepted() throws {
+        for flag in flags(in: try read("docs/man/btcctl.1.scd")) {
+            let result = try runCommand(Binaries.ctl, [flag])
+            #expect(!result.stderr.contains("unknown option"), "\(flag) is documented but rejected")
+        }
+    }
+
+    @Test func everyBtcctlCommandIsDocumentedAndCompleted() throws {
+        let man = try read("docs/man/btcctl.1.scd")
+        let help = try runCommand(Binaries.ctl, ["--help"]).stdout
+        let completions = [try read("packaging/completions/btcctl.bash"), try read("packaging/completions/_btcctl"), try read("packaging/completions/btcctl.fish")]
+        for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt"] {
+            #expect(man.contains("*\(command)*"), "\(command) missing from btcctl(1)")
+            #expect(help.contains("  \(command)"), "\(command) missing from --help")
+            for completion in completions { #expect(completion.contains(command)) }
+        }
+        for completion in completions {
+            for flag in flags(in: help) { #expect(completion.contains(flag), "\(flag) missing from a completion") }
+        }
+    }
+
+    @Test func everyConfigKeyIsDocumented() throws {
+        let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "BINANCE_URL", "BINANCE_SYMBOL",
+                    "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL"].map { "BTCPRICED_" + $0 }
+        let page = try read("docs/man/btcpriced.conf.5.scd"), file = try read("config/btcpriced.conf"), readme = try read("README.md")
+        for key in keys {
+            #expect(page.contains(key), "\(key) missing from btcpriced.conf(5)")
+            #expect(file.contains("#\(key)="), "\(key) missing from config/btcpriced.conf")
+            #expect(readme.contains(key), "\(key) missing from README")
+        }
+    }
+}
