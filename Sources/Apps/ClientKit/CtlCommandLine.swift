@@ -112,11 +112,18 @@ public enum CtlCommandLine {
                 command = argument
             }
         }
-        func only(_ allowed: Set<String>) throws(CtlUsageError) {
-            let given: [(String, Bool)] = [("--json", json), ("--watch", watch), ("--strict", strict), ("--format", format != nil)]
-            if let flag = given.first(where: { $0.1 && !allowed.contains($0.0) }) {
-                throw CtlUsageError(message: "\(flag.0) does not apply to \(command ?? "this command")")
+        // Plain arrays and ifs, not a Set or tuples: each generic instantiation costs btcctl a
+        // runtime metadata lookup on every start.
+        func only(_ allowed: [String]) throws(CtlUsageError) {
+            func check(_ flag: String, _ given: Bool) throws(CtlUsageError) {
+                if given && !allowed.contains(flag) {
+                    throw CtlUsageError(message: "\(flag) does not apply to \(command ?? "this command")")
+                }
             }
+            try check("--json", json)
+            try check("--watch", watch)
+            try check("--strict", strict)
+            try check("--format", format != nil)
         }
         let action: CtlAction
         switch command {
