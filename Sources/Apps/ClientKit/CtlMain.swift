@@ -102,7 +102,7 @@ public enum CtlMain {
         var lastLine = ""
         while true {
             do throws(ClientError) {
-                try stream(invocation) { status in
+                try stream(invocation) { _, status in
                     lastLine = render(status)
                     Output.line(lastLine)
                 }
@@ -115,30 +115,23 @@ public enum CtlMain {
         }
     }
 
-    /// Follows `watch` until the daemon closes the stream.
-    static func stream(_ invocation: CtlInvocation, _ body: (StatusMessage) -> Void) throws(ClientError) {
+    /// Follows `watch` until the daemon closes the stream; the body gets each raw line and its status.
+    static func stream(_ invocation: CtlInvocation, _ body: (String, StatusMessage) -> Void) throws(ClientError) {
         var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(Request.watch.line)
         var first = true
         while let line = try client.readLine(unbounded: !first) {
             first = false
-            body(try decodeStatus(line))
+            body(line, try decodeStatus(line))
         }
-        throw ClientError(message: "the daemon closed the stream (stopped or restarting)")
+        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+                                         : "the daemon closed the stream (stopped or restarting)")
     }
 
     static func watch(_ invocation: CtlInvocation, json: Bool) throws(ClientError) -> Int32 {
-        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
-        defer { client.closeConnection() }
-        try client.send(Request.watch.line)
-        var first = true
-        while let line = try client.readLine(unbounded: !first) {
-            first = false
-            let status = try decodeStatus(line)
-            Output.line(json ? line : HumanFormat.watchLine(status))
-        }
-        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering" : "the daemon closed the stream (stopped or restarting)")
+        try stream(invocation) { line, status in Output.line(json ? line : HumanFormat.watchLine(status)) }
+        return CtlExit.unreachable
     }
 
     static func decodeStatus(_ line: String) throws(ClientError) -> StatusMessage {
