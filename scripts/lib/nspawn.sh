@@ -55,6 +55,8 @@ as_user() { inside setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 prop() { inside systemctl show -P "$2" "$1"; }
 prop_is() { [ "$(prop "$1" "$2")" = "$3" ]; }
 prop_at_least() { [ "$(prop "$1" "$2")" -ge "$3" ]; }
+# Callers match with `grep PATTERN >/dev/null`, not `grep -q`: under pipefail an early-exiting
+# grep makes journalctl die of SIGPIPE, and the check fails at random.
 journal_text() { inside journalctl -u "$1" -o cat --no-pager; }
 eventually() { local tries=$1; shift; for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.1; done; "$@"; }
 check() {
