@@ -1,16 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import AsyncHTTPClient
 import DaemonConfig
-import Exchanges
 import FileStore
 import Logging
-import NIOCore
-import NIOPosix
-import PriceCore
-import ServiceLifecycle
-import SocketServer
 import Systemd
 import WireProtocol
 
