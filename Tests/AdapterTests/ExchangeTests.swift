@@ -88,7 +88,7 @@ struct ExchangeTests {
         let attempts = await FallbackFetcher(sources: sources, timeout: .milliseconds(300), clock: clock).fetch { _ in false }
         let elapsed = started.duration(to: clock.now)
         #expect(attempts.first == .failed(.binance, .timeout(after: .milliseconds(300))))
-        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68000.5"), symbol: "BTCUSD")))
+        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68000.5"), symbol: "BTCUSD", quoteAsset: "USD")))
         #expect(elapsed < .milliseconds(300 + 100))
         await exchange.shutdown()
     }

@@ -15,7 +15,7 @@ struct TemporaryDirectory: ~Copyable {
 
 @Suite("File store: durable writes, restore, quarantine")
 struct FileStoreTests {
-    let quote = Quote(price: try! Price(parsing: "68901.23"), symbol: "BTCUSDT", source: .binance,
+    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
                       timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
 
     @Test func roundTripKeepsEveryFieldExactly() throws {

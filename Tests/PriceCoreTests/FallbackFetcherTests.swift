@@ -9,7 +9,7 @@ struct FallbackFetcherTests {
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900")])
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
         let attempts = await fetcher.fetch { _ in false }
-        #expect(attempts == [.succeeded(.binance, SourceQuote(price: try Price(parsing: "68901.23"), symbol: "BTCUSDT"))])
+        #expect(attempts == [.succeeded(.binance, SourceQuote(price: try Price(parsing: "68901.23"), symbol: "BTCUSDT", quoteAsset: "USDT"))])
         #expect(cryptoCompare.callCount == 0)
     }
 
@@ -19,7 +19,7 @@ struct FallbackFetcherTests {
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
         let attempts = await fetcher.fetch { _ in false }
         #expect(attempts == [.failed(.binance, .httpStatus(503)),
-                             .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD"))])
+                             .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD", quoteAsset: "USD"))])
     }
 
     @Test func slowPrimaryTimesOutOnTheInjectedClock() async throws {
@@ -34,7 +34,7 @@ struct FallbackFetcherTests {
         clock.advance(by: .milliseconds(1))
         let attempts = await task.value
         #expect(attempts.first == .failed(.binance, .timeout(after: .milliseconds(800))))
-        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD")))
+        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD", quoteAsset: "USD")))
     }
 
     @Test func coolingDownSourcesAreSkipped() async {

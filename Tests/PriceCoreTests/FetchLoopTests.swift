@@ -123,7 +123,7 @@ struct FetchLoopTests {
         let loop = FetchLoop(fetcher: FallbackFetcher(sources: [StubSource(.binance, [.quote("7")])], timeout: .seconds(1), clock: clock),
                              schedule: FetchSchedule(interval: .seconds(1)), wallClock: wall)
         let reports = await run(loop, clock: clock, cycles: 1)
-        #expect(reports.first?.quote == Quote(price: try! Price(parsing: "7"), symbol: "BTCUSDT", source: .binance,
+        #expect(reports.first?.quote == Quote(price: try! Price(parsing: "7"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
                                                 timestamp: Timestamp(millisecondsSinceEpoch: 42)))
     }
 }

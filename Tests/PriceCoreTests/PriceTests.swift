@@ -75,7 +75,7 @@ struct TimestampTests {
 }
 
 @Suite struct FreshnessTests {
-    let quote = Quote(price: try! Price(parsing: "1"), symbol: "BTCUSDT", source: .binance, timestamp: Timestamp(millisecondsSinceEpoch: 10_000))
+    let quote = Quote(price: try! Price(parsing: "1"), currency: "USDT", symbol: "BTCUSDT", source: .binance, timestamp: Timestamp(millisecondsSinceEpoch: 10_000))
 
     @Test func noQuoteIsNoData() {
         let freshness = Freshness(of: nil, at: Timestamp(millisecondsSinceEpoch: 0), staleAfter: .seconds(10))

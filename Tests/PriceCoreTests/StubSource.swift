@@ -11,11 +11,15 @@ final class StubSource: PriceSource, Sendable {
     }
 
     let name: SourceName
+    let quoteAsset: String
+    let limits: SourceLimits
     private let steps: Mutex<[Step]>
     private let calls = Mutex(0)
 
-    init(_ name: SourceName, _ steps: [Step]) {
+    init(_ name: SourceName, _ steps: [Step], limits: SourceLimits = SourceLimits(minimumInterval: .zero)) {
         self.name = name
+        self.quoteAsset = name == .binance ? "USDT" : "USD"
+        self.limits = limits
         self.steps = Mutex(steps)
     }
 
@@ -27,7 +31,7 @@ final class StubSource: PriceSource, Sendable {
         let step = steps.withLock { steps in steps.count > 1 ? steps.removeFirst() : steps[0] }
         switch step {
         case .quote(let text):
-            return SourceQuote(price: try Price(parsing: text), symbol: name == .binance ? "BTCUSDT" : "BTCUSD")
+            return SourceQuote(price: try Price(parsing: text), symbol: name == .binance ? "BTCUSDT" : "BTCUSD", quoteAsset: quoteAsset)
         case .fail(let failure):
             throw failure
         case .hang:

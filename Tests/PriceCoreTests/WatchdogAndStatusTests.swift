@@ -50,7 +50,7 @@ struct WatchdogGateTests {
 
 @Suite("STATUS= summary line")
 struct StatusSummaryTests {
-    let quote = Quote(price: try! Price(parsing: "114459.8"), symbol: "BTCUSDT", source: .binance, timestamp: Timestamp(millisecondsSinceEpoch: 0))
+    let quote = Quote(price: try! Price(parsing: "114459.8"), currency: "USDT", symbol: "BTCUSDT", source: .binance, timestamp: Timestamp(millisecondsSinceEpoch: 0))
 
     @Test func fresh() {
         let freshness = Freshness(of: quote, at: Timestamp(millisecondsSinceEpoch: 412), staleAfter: .seconds(10))

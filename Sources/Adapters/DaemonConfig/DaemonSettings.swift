@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PriceCore
 
 public enum LogLevel: String, CaseIterable, Sendable {
@@ -15,6 +16,18 @@ public struct DaemonSettings: Sendable, Equatable {
     public var binanceURL: String
     public var binanceSymbol: String
     public var cryptoCompareURL: String
+    public var coinbaseURL: String
+    public var krakenURL: String
+    public var bitstampURL: String
+    /// Resolved from the key, its file or the systemd credential (see `APIKeyResolver`).
+    public var cryptoCompareAPIKey: APIKey?
+    public var cryptoCompareAPIKeyFile: String?
+    public var cryptoCompareDailyCalls: Int
+    public var mode: SourceMode
+    /// A fraction: `0.01` for 1 %.
+    public var maximumDeviation: Decimal
+    public var consensusMinimum: Int
+    public var consensusIncludesUSDT: Bool
     public var stateDirectory: String
     public var socketPath: String
     public var logLevel: LogLevel
@@ -24,7 +37,7 @@ public struct DaemonSettings: Sendable, Equatable {
     /// Defaults follow systemd's directories when it provides them.
     static func defaultValue(for key: SettingKey, environment: [String: String]) -> String {
         switch key {
-        case .sources: "binance,cryptocompare"
+        case .sources: "binance,coinbase,kraken,bitstamp,cryptocompare"
         case .interval: "1s"
         case .timeout: "800ms"
         case .staleAfter: "10s"
@@ -32,6 +45,15 @@ public struct DaemonSettings: Sendable, Equatable {
         case .binanceURL: "https://api.binance.com"
         case .binanceSymbol: "BTCUSDT"
         case .cryptoCompareURL: "https://min-api.cryptocompare.com"
+        case .coinbaseURL: "https://api.coinbase.com"
+        case .krakenURL: "https://api.kraken.com"
+        case .bitstampURL: "https://www.bitstamp.net"
+        case .cryptoCompareAPIKey, .cryptoCompareAPIKeyFile: ""
+        case .cryptoCompareDailyCalls: "7500"
+        case .mode: "fallback"
+        case .maximumDeviation: "1%"
+        case .consensusMinimum: "2"
+        case .consensusUSDT: "no"
         case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
@@ -43,4 +65,19 @@ public struct DaemonSettings: Sendable, Equatable {
         guard let first = value?.split(separator: ":").first, !first.isEmpty else { return nil }
         return String(first)
     }
+}
+
+public enum SourceMode: String, Sendable, Equatable, CaseIterable {
+    /// The first source in the chain that answers.
+    case fallback
+    /// The median of every eligible source, once enough agree.
+    case consensus
+}
+
+/// A secret that never prints: not in logs, `--check-config`, STATUS= or error messages.
+public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let value: String
+    public init(_ value: String) { self.value = value }
+    public var description: String { "(set, \(value.utf8.count) characters)" }
+    public var debugDescription: String { description }
 }

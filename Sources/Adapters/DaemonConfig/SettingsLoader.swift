@@ -64,6 +64,18 @@ public enum SettingsLoader {
             binanceURL: try value(.binanceURL, ValueParsers.baseURL),
             binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
             cryptoCompareURL: try value(.cryptoCompareURL, ValueParsers.baseURL),
+            coinbaseURL: try value(.coinbaseURL, ValueParsers.baseURL),
+            krakenURL: try value(.krakenURL, ValueParsers.baseURL),
+            bitstampURL: try value(.bitstampURL, ValueParsers.baseURL),
+            cryptoCompareAPIKey: try value(.cryptoCompareAPIKey) { text in
+                text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
+            },
+            cryptoCompareAPIKeyFile: try value(.cryptoCompareAPIKeyFile) { .success($0.isEmpty ? nil : $0) },
+            cryptoCompareDailyCalls: try value(.cryptoCompareDailyCalls, ValueParsers.wholeNumber(in: 1...1_000_000)),
+            mode: try value(.mode, ValueParsers.mode),
+            maximumDeviation: try value(.maximumDeviation, ValueParsers.percentage),
+            consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...SourceName.venues.count)),
+            consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
             stateDirectory: try nonEmpty(.stateDirectory),
             socketPath: try nonEmpty(.socket),
             logLevel: try value(.logLevel) { text in

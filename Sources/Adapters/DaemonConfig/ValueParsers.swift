@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PriceCore
 
 /// Parsers for the value types settings use. Each returns a reason on failure; the caller adds
@@ -77,15 +78,15 @@ enum ValueParsers {
     }
 
     static func sources(_ text: String) -> Result<[SourceName], InvalidValue> {
-        let known: [SourceName] = [.binance, .cryptoCompare]
-        let names = text.split(separator: ",").map { String($0.trimmingWhitespace).lowercased() }
+        let known = SourceName.venues
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingWhitespace).lowercased() }
         guard !names.isEmpty, !names.contains("") else {
-            return .failure("\(text.debugDescription) names no sources; use e.g. binance,cryptocompare")
+            return .failure("\(text.prefix(200).debugDescription) names no sources; use e.g. coinbase,kraken,bitstamp")
         }
         var result: [SourceName] = []
         for name in names {
             guard known.contains(SourceName(name)) else {
-                return .failure("unknown source \(name.debugDescription); known sources: binance, cryptocompare")
+                return .failure("unknown source \(String(name.prefix(40)).debugDescription); known sources: \(known.map(\.rawValue).joined(separator: ", "))")
             }
             guard !result.contains(SourceName(name)) else { return .failure("source \(name) is listed twice") }
             result.append(SourceName(name))
@@ -93,9 +94,44 @@ enum ValueParsers {
         return .success(result)
     }
 
+    /// A Binance BTC market: `BTC` then its quote asset, which the quotes are labelled with.
     static func symbol(_ text: String) -> Result<String, InvalidValue> {
-        let valid = (2...20).contains(text.utf8.count) && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }
-        return valid ? .success(text) : .failure("\(text.debugDescription) is not a market symbol like BTCUSDT (A–Z, 0–9)")
+        let valid = (5...20).contains(text.utf8.count) && text.hasPrefix("BTC")
+            && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }
+        return valid ? .success(text) : .failure("\(String(text.prefix(40)).debugDescription) is not a BTC market symbol like BTCUSDT or BTCUSDC (BTC, then the quote asset; A–Z, 0–9)")
+    }
+
+    static func wholeNumber(in range: ClosedRange<Int>) -> (String) -> Result<Int, InvalidValue> {
+        { text in
+            guard text.utf8.count <= 9, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {
+                return .failure("\(String(text.prefix(40)).debugDescription) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return .success(value)
+        }
+    }
+
+    /// `1%`, `0.5%`: a percentage from above 0 to 50, kept exact.
+    static func percentage(_ text: String) -> Result<Decimal, InvalidValue> {
+        let usage: InvalidValue = "\(String(text.prefix(40)).debugDescription) is not a percentage like 1% or 0.5% (above 0, at most 50%)"
+        guard text.hasSuffix("%") else { return .failure(usage) }
+        let number = String(text.dropLast())
+        guard number.utf8.count <= 12, number.utf8.allSatisfy({ (48...57).contains($0) || $0 == 46 }),
+              number.first != ".", number.last != ".", number.filter({ $0 == "." }).count <= 1,
+              let value = Decimal(string: number), value > 0, value <= 50 else { return .failure(usage) }
+        return .success(value / 100)
+    }
+
+    static func yesNo(_ text: String) -> Result<Bool, InvalidValue> {
+        switch text.lowercased() {
+        case "yes", "true", "on", "1": .success(true)
+        case "no", "false", "off", "0": .success(false)
+        default: .failure("\(String(text.prefix(40)).debugDescription) is not yes or no")
+        }
+    }
+
+    static func mode(_ text: String) -> Result<SourceMode, InvalidValue> {
+        SourceMode(rawValue: text.lowercased()).map { .success($0) }
+            ?? .failure("unknown mode \(String(text.prefix(40)).debugDescription); use fallback or consensus")
     }
 }
 

@@ -2,19 +2,42 @@ import JSONText
 import PriceCore
 
 /// `GET /data/price?fsym=BTC&tsyms=USD` → `{"USD":114459.8}`, the price as a JSON number.
-/// Errors come with HTTP 200 and `"Response":"Error"` in the body.
+/// Since its free tier ended it wants `authorization: Apikey KEY`; without one it answers 401
+/// `{"Err":{"message":"API key required…"}}`, and older deployments HTTP 200 with
+/// `"Response":"Error"` (`Type` 1 for auth, 99 for rate limits).
 public enum CryptoCompareAPI {
     public static let path = "/data/price?fsym=BTC&tsyms=USD"
     public static let symbol = "BTCUSD"
+    public static let quoteAsset = "USD"
+    /// Answers are cached for 10 s (`Cache-Control: max-age=10`): asking sooner buys nothing.
+    public static let minimumInterval = Duration.seconds(10)
+    public static let defaultDailyCalls = 7500
+
+    public static func limits(dailyCalls: Int) -> SourceLimits {
+        SourceLimits(minimumInterval: minimumInterval, dailyCalls: dailyCalls)
+    }
+
+    public static func authorizationHeader(apiKey: String) -> String { "Apikey \(apiKey)" }
 
     public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+        if !ResponseChecks.isSharedStatus(response.status), let error = response.errorJSON?["Err"] {
+            let message = error["message"]?.stringValue ?? "HTTP \(response.status)"
+            if response.status == 401 || response.status == 403 { throw .unauthorized(message) }
+            if ResponseChecks.soundsRateLimited(message) { throw .rateLimited(retryAfter: nil) }
+            throw .exchangeError("HTTP \(response.status): \(message)")
+        }
+        if response.status == 401 { throw .unauthorized("HTTP 401") }
         try ResponseChecks.requireSuccess(response)
         let json = try ResponseChecks.json(response.body)
         if json["Response"]?.stringValue == "Error" {
             let message = json["Message"]?.stringValue ?? "unspecified error"
-            if message.lowercased().contains("rate limit") { throw .rateLimited(retryAfter: nil) }
+            let type = json["Type"]?.numberLiteral
+            if type == "99" || ResponseChecks.soundsRateLimited(message) { throw .rateLimited(retryAfter: nil) }
+            if type == "1" || message.lowercased().contains("auth key") || message.lowercased().contains("api key") {
+                throw .unauthorized(message)
+            }
             throw .exchangeError(message)
         }
-        return SourceQuote(price: try ResponseChecks.price(json["USD"], field: "USD"), symbol: symbol)
+        return SourceQuote(price: try ResponseChecks.price(json["USD"], field: "USD"), symbol: symbol, quoteAsset: quoteAsset)
     }
 }

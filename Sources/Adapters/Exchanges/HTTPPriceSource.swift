@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import NIOCore
+import NIOHTTP1
 import PriceCore
 
 /// A `PriceSource` that GETs one URL with AsyncHTTPClient and hands the answer to a pure parser.
@@ -8,40 +9,32 @@ public struct HTTPPriceSource: PriceSource {
     public static let bodyLimit = 64 * 1024
 
     public let name: SourceName
+    public let quoteAsset: String
+    public let limits: SourceLimits
     let url: String
     let client: HTTPClient
     let requestTimeout: Duration
-    let userAgent: String
+    let headers: HTTPHeaders
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
 
-    public init(name: SourceName, url: String, client: HTTPClient, requestTimeout: Duration, userAgent: String,
+    public init(name: SourceName, quoteAsset: String, limits: SourceLimits, url: String, client: HTTPClient,
+                requestTimeout: Duration, userAgent: String, extraHeaders: [String: String] = [:],
                 parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
         self.name = name
+        self.quoteAsset = quoteAsset
+        self.limits = limits
         self.url = url
         self.client = client
         self.requestTimeout = requestTimeout
-        self.userAgent = userAgent
+        var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
+        for (field, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
+        self.headers = headers
         self.parse = parse
-    }
-
-    public static func binance(baseURL: String, symbol: String, client: HTTPClient, timeout: Duration, userAgent: String) -> HTTPPriceSource {
-        HTTPPriceSource(name: .binance, url: baseURL.trimmingTrailingSlash + BinanceAPI.path(symbol: symbol), client: client,
-                        requestTimeout: timeout, userAgent: userAgent) { response throws(FetchFailure) in
-            try BinanceAPI.parse(response, expectedSymbol: symbol)
-        }
-    }
-
-    public static func cryptoCompare(baseURL: String, client: HTTPClient, timeout: Duration, userAgent: String) -> HTTPPriceSource {
-        HTTPPriceSource(name: .cryptoCompare, url: baseURL.trimmingTrailingSlash + CryptoCompareAPI.path, client: client,
-                        requestTimeout: timeout, userAgent: userAgent) { response throws(FetchFailure) in
-            try CryptoCompareAPI.parse(response)
-        }
     }
 
     public func fetchQuote() async throws -> SourceQuote {
         var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: userAgent)
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers = headers
         let response: ExchangeResponse
         do {
             // The core races its own (injectable) timeout; this deadline is only a backstop so a
@@ -49,7 +42,7 @@ public struct HTTPPriceSource: PriceSource {
             let http = try await client.execute(request, timeout: .milliseconds(requestTimeout.wholeMilliseconds + 200))
             let body = try await http.body.collect(upTo: Self.bodyLimit)
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
-                                        body: Array(buffer: body))
+                                        usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), body: Array(buffer: body))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -66,7 +59,7 @@ public struct HTTPPriceSource: PriceSource {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timeout(after: timeout)
             case .cancelled: return .transport("request cancelled")
             case .remoteConnectionClosed: return .transport("connection closed by the exchange")
-            default: return .transport(String(describing: http))
+            default: return .transport(String(String(describing: http).prefix(160)))
             }
         }
         let text = String(describing: error)

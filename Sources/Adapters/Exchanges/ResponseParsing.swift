@@ -5,17 +5,23 @@ import PriceCore
 public struct ExchangeResponse: Sendable {
     public let status: Int
     public let retryAfter: String?
+    /// Binance's `X-MBX-USED-WEIGHT-1M`: request weight this IP used in the current minute.
+    public let usedWeight: String?
     public let body: [UInt8]
 
-    public init(status: Int, retryAfter: String? = nil, body: [UInt8]) {
+    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: [UInt8]) {
         self.status = status
         self.retryAfter = retryAfter
+        self.usedWeight = usedWeight
         self.body = body
     }
 
-    public init(status: Int, retryAfter: String? = nil, body: String) {
-        self.init(status: status, retryAfter: retryAfter, body: Array(body.utf8))
+    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: String) {
+        self.init(status: status, retryAfter: retryAfter, usedWeight: usedWeight, body: Array(body.utf8))
     }
+
+    /// The body as JSON when it is, for reading a venue's error object off a failed answer.
+    var errorJSON: JSONValue? { try? ResponseChecks.json(body) }
 }
 
 enum ResponseChecks {
@@ -30,6 +36,11 @@ enum ResponseChecks {
         case 451: throw .geoRestricted
         default: throw .httpStatus(response.status)
         }
+    }
+
+    /// Whether a status has a meaning of its own that a venue's error text must not hide.
+    static func isSharedStatus(_ status: Int) -> Bool {
+        status < 400 || status == 429 || status == 418 || status == 451
     }
 
     static func retryAfter(_ header: String?) -> Duration? {
@@ -50,13 +61,19 @@ enum ResponseChecks {
 
     static func price(_ value: JSONValue?, field: String) throws(FetchFailure) -> Price {
         guard let value else { throw .missingField(field) }
-        // Binance sends a string, CryptoCompare a number; both arrive here as literal text.
+        // Most venues send a string, CryptoCompare a number; both arrive here as literal text.
         guard let text = value.stringValue ?? value.numberLiteral else { throw .missingField(field) }
         do {
             return try Price(parsing: text)
         } catch {
             throw .invalidPrice(error)
         }
+    }
+
+    /// Venue error text that says "slow down", in any of the spellings seen.
+    static func soundsRateLimited(_ message: String) -> Bool {
+        let lower = message.lowercased()
+        return lower.contains("rate limit") || lower.contains("too many requests")
     }
 }
 

@@ -88,6 +88,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             reply(status.price.map { $0 + "\n" } ?? ErrorReply.noData.line, context: channelContext)
         case .success(.watch):
             startWatching(context: channelContext)
+        case .success(.sources):
+            reply(context.status.sourcesReport(), context: channelContext)
         }
     }
 

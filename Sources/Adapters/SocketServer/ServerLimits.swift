@@ -16,6 +16,8 @@ public struct ServerLimits: Sendable {
 /// What the server needs from the daemon, answered on an event loop: keep it cheap.
 public protocol StatusProvider: Sendable {
     func currentStatus() -> StatusLine
+    /// The `sources` reply: one JSON line.
+    func sourcesReport() -> String
 }
 
 /// A status rendered for the wire, plus the plain price for the `price` request.

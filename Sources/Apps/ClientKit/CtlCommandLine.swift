@@ -3,6 +3,8 @@ public enum CtlAction: Equatable, Sendable {
     case status(json: Bool)
     case price(format: String?)
     case watch(json: Bool)
+    /// Every configured source with its state, like `chronyc sources`.
+    case sources(json: Bool)
     case ping
     /// Waybar's custom module, `"return-type": "json"`; `watch` is its continuous mode.
     case waybar(watch: Bool)
@@ -44,6 +46,8 @@ public enum CtlCommandLine {
       status [--json]             price, source, age and freshness (--json: the daemon's JSON)
       price [--format T]          the exact price alone, or formatted by template T
       watch [--json]              print a line for every new quote and state change
+      sources [--json]            each configured exchange: state, last price, latency,
+                                  calls against its budget; * marks the one(s) in use
       ping                        check that the daemon answers
       waybar [--watch]            JSON for a Waybar custom module (--watch: continuous mode)
       i3blocks [--watch]          i3blocks/polybar lines (--watch: interval=persist, tail = true)
@@ -61,7 +65,8 @@ public enum CtlCommandLine {
       --help               print this help
 
     Exit status: 0 ok and fresh, 1 daemon unreachable or protocol error,
-    2 usage error, 3 stale or no data (output is still printed).
+    2 usage error, 3 stale or no data (output is still printed); for sources,
+    0 when at least one source is ok and 3 otherwise.
     """
 
     /// Arguments without the program name. Throws rather than returning a Result: every generic
@@ -129,13 +134,14 @@ public enum CtlCommandLine {
         switch command {
         case "status": try only(["--json"]); action = .status(json: json)
         case "watch": try only(["--json"]); action = .watch(json: json)
+        case "sources": try only(["--json"]); action = .sources(json: json)
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
         case "waybar": try only(["--watch"]); action = .waybar(watch: watch)
         case "i3blocks": try only(["--watch"]); action = .i3blocks(watch: watch)
         case "prompt": try only(["--strict", "--format"]); action = .prompt(strict: strict, format: format)
-        case nil: throw CtlUsageError(message: "missing command: status, price, watch, ping, waybar, i3blocks or prompt")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, ping, waybar, i3blocks or prompt")
+        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks or prompt")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks or prompt")
         }
         // A prompt must never make a shell wait: it gets a shorter default.
         let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds

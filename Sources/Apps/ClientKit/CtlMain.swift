@@ -57,6 +57,11 @@ public enum CtlMain {
                 return bar(invocation, watch: watch, render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
             case .watch(let json):
                 return try watch(invocation, json: json)
+            case .sources(let json):
+                let line = try query(.sources, invocation)
+                let report = try decodeSources(line)
+                Output.write(json ? line + "\n" : SourcesTable.render(report))
+                return report.anyOK ? CtlExit.ok : CtlExit.staleOrNoData
             }
         } catch {
             Output.error("btcctl: \(error.message)")
@@ -141,6 +146,20 @@ public enum CtlMain {
         }
         if let reply = ErrorReply(json: json) { throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)") }
         do { return try StatusMessage(json: json) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
+    }
+
+    static func decodeSources(_ line: String) throws(ClientError) -> SourcesReport {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: line) } catch {
+            throw ClientError(message: "protocol error: reply is not JSON (\(error))")
+        }
+        if let reply = ErrorReply(json: json) {
+            let hint = reply.code == "bad-request" ? " (is the daemon older than btcctl? restart it)" : ""
+            throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)\(hint)")
+        }
+        do { return try SourcesReport(json: json) } catch {
             throw ClientError(message: "protocol error: \(error.message)")
         }
     }

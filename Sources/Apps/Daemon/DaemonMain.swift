@@ -36,7 +36,9 @@ public enum DaemonMain {
         case .checkConfig(let options):
             do {
                 let settings = try loadSettings(options, environment: environment)
-                print("configuration OK: sources \(settings.sources.map(\.rawValue).joined(separator: ",")), interval \(settings.interval.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+                let plan = try SourcePlan(settings)
+                print("configuration OK: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+                print(plan.description)
                 return ExitStatus.ok
             } catch {
                 printError("\(error)")
@@ -44,8 +46,10 @@ public enum DaemonMain {
             }
         case .run(let options):
             let settings: DaemonSettings
+            let plan: SourcePlan
             do {
                 settings = try loadSettings(options, environment: environment)
+                plan = try SourcePlan(settings)
             } catch {
                 printError("\(error)")
                 return ExitStatus.config
@@ -61,7 +65,7 @@ public enum DaemonMain {
             for key in SettingsLoader.unknownEnvironmentKeys(environment) {
                 logger.warning("ignoring unknown environment variable \(key); see btcpriced.conf(5) for valid keys")
             }
-            return await DaemonRuntime(settings: settings, options: options, environment: environment, logger: logger, logLevel: logLevel,
+            return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
                                        serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
         }
     }
@@ -77,7 +81,8 @@ public enum DaemonMain {
         if text == nil, options.configPath != nil {
             throw ConfigError("config file \(path) does not exist (named by --config)")
         }
-        return try SettingsLoader.load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
+        let settings = try SettingsLoader.load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
+        return try APIKeyResolver.resolve(settings, environment: environment) { try SmallTextFile.read($0) }
     }
 
     static func printError(_ message: String) {

@@ -18,6 +18,7 @@ import WireProtocol
 /// One run of the daemon: restore, listen, arm signals, READY=1, serve until SIGTERM.
 struct DaemonRuntime {
     let settings: DaemonSettings
+    let plan: SourcePlan
     let options: DaemonOptions
     let environment: [String: String]
     let logger: Logger
@@ -29,7 +30,8 @@ struct DaemonRuntime {
         signal(SIGPIPE, SIG_IGN)
         let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
-        let board = PriceBoard(staleAfter: settings.staleAfter, wallClock: wallClock)
+        let directory = SourceDirectory(plan: plan)
+        let board = PriceBoard(directory: directory, wallClock: wallClock)
         let store = FileQuoteStore(directory: settings.stateDirectory)
         guard restore(from: store, into: board) else { return ExitStatus.failure }
 
@@ -52,15 +54,16 @@ struct DaemonRuntime {
         let httpClient = HTTPClient(eventLoopGroup: group, configuration: httpConfiguration)
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
         let longestIdle = health.longestIdle
-        let makeLoop: @Sendable (DaemonSettings) -> FetchLoop<ContinuousClock> = { settings in
+        let userAgent = "btcpriced/\(ProductVersion.current)"
+        let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock> = { plan in
             FetchLoop(
-                fetcher: FallbackFetcher(sources: Self.sources(for: settings, client: httpClient), timeout: settings.timeout, clock: ContinuousClock()),
-                schedule: FetchSchedule(interval: settings.interval, maximumBackoff: min(.seconds(30), longestIdle ?? .seconds(30))),
-                wallClock: wallClock
+                fetcher: FallbackFetcher(sources: plan.sources(client: httpClient, userAgent: userAgent), timeout: plan.settings.timeout, clock: ContinuousClock()),
+                schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: min(.seconds(30), longestIdle ?? .seconds(30))),
+                wallClock: wallClock, ledger: directory.ledger, mode: plan.mode
             )
         }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger)
-        let (reloads, reloadContinuation) = AsyncStream.makeStream(of: DaemonSettings.self, bufferingPolicy: .bufferingNewest(1))
+        let (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Reloader(options: options, environment: environment, current: settings, updates: reloadContinuation,
                                 board: board, logLevel: logLevel, notifier: notifier, logger: logger)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
@@ -69,7 +72,7 @@ struct DaemonRuntime {
         let services = ServiceGroup(configuration: .init(
             services: [
                 .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: FetchService(makeLoop: makeLoop, initialSettings: settings, reloads: reloads, board: board,
+                .init(service: FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
                                             persister: persister, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FreshnessMonitor(board: board, server: server, health: health, logger: logger),
@@ -80,7 +83,8 @@ struct DaemonRuntime {
             ],
             logger: serviceLogger
         ))
-        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); sources \(settings.sources.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
+        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
+        SourcePlanLogging.logSkipped(plan, logger: logger)
         notifier.ready(status: board.statusSummary())
 
         var status = ExitStatus.ok
@@ -125,20 +129,6 @@ struct DaemonRuntime {
         } catch {
             logger.critical("cannot use the state directory: \(error)")
             return false
-        }
-    }
-
-    static func sources(for settings: DaemonSettings, client: HTTPClient) -> [any PriceSource] {
-        let userAgent = "btcpriced/\(ProductVersion.current)"
-        return settings.sources.map { name -> any PriceSource in
-            switch name {
-            case .binance:
-                HTTPPriceSource.binance(baseURL: settings.binanceURL, symbol: settings.binanceSymbol, client: client,
-                                        timeout: settings.timeout, userAgent: userAgent)
-            default:
-                HTTPPriceSource.cryptoCompare(baseURL: settings.cryptoCompareURL, client: client,
-                                              timeout: settings.timeout, userAgent: userAgent)
-            }
         }
     }
 }

@@ -1,3 +1,5 @@
+import DaemonConfig
+import Exchanges
 import Logging
 import PriceCore
 
@@ -19,6 +21,17 @@ enum HealthLogging {
                 logger.info("quotes flowing again: \(quote.price) \(quote.currency) via \(quote.source)",
                             metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
             }
+        case .sourceNearRateLimit(let source, let pause):
+            logger.notice("\(source) is near its rate limit (request weight used this minute is over \(BinanceAPI.weightPauseThreshold) of \(BinanceAPI.weightLimitPerMinute), shared by everything on this IP); not asking it for \(pause.humanReadable)",
+                          metadata: ["source": "\(source)"])
+        case .sourceOutlier(let source, let price, let median):
+            logger.warning("\(source) is an outlier: \(price) is too far from the median \(median); leaving it out of the consensus while it stays one",
+                           metadata: ["source": "\(source)", "price": "\(price)"])
+        case .sourceAgreesAgain(let source):
+            logger.info("\(source) agrees with the other sources again", metadata: ["source": "\(source)"])
+        case .tooFewAgree(let agreeing, let required):
+            logger.warning("no consensus: \(agreeing) source(s) agree, BTCPRICED_CONSENSUS_MIN requires \(required); serving the last quote as it ages",
+                           metadata: ["error": "\(report.failureSummary ?? "no consensus")"])
         }
     }
 
@@ -26,15 +39,26 @@ enum HealthLogging {
     static func hint(for source: SourceName, _ failure: FetchFailure) -> String {
         switch failure {
         case .geoRestricted where source == .binance:
-            "; Binance refuses this location. Set BTCPRICED_BINANCE_URL=https://api.binance.us, or remove binance from BTCPRICED_SOURCES. Not asking it again for 5m"
+            "; Binance refuses this location, so the next sources in BTCPRICED_SOURCES are used. To stop asking it, set BTCPRICED_SOURCES=coinbase,kraken,bitstamp (or BTCPRICED_BINANCE_URL=https://api.binance.us). Not asking it again for 5m"
+        case .unauthorized where source == .cryptoCompare:
+            "; check the key in BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE (or the credential \(APIKeyResolver.credentialName)). Not asking it again for 10m"
         case .geoRestricted:
             "; the exchange refuses this location. Not asking it again for 5m"
-        case .rateLimited(let retryAfter?):
-            "; not asking it again for \(retryAfter.humanReadable)"
+        case .rateLimited(let retryAfter):
+            "; not asking it again for \((retryAfter ?? FetchFailure.defaultRateLimitPause).humanReadable)"
         case .wrongSymbol where source == .binance:
             "; check BTCPRICED_BINANCE_SYMBOL"
         default:
             ""
+        }
+    }
+}
+
+enum SourcePlanLogging {
+    /// One notice per configured source that is skipped, naming what would enable it.
+    static func logSkipped(_ plan: SourcePlan, logger: Logger) {
+        for skipped in plan.skipped {
+            logger.notice("\(skipped.venue.rawValue) is skipped: \(skipped.reason)", metadata: ["source": "\(skipped.venue.rawValue)"])
         }
     }
 }

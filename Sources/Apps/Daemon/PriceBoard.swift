@@ -12,19 +12,26 @@ final class PriceBoard: StatusProvider, Sendable {
     }
 
     private let state = Mutex(State())
-    private let staleLimit: Mutex<Duration>
+    private let staleness: Mutex<StalenessPolicy>
     let wallClock: any WallClock
+    let directory: SourceDirectory
 
-    init(staleAfter: Duration, wallClock: any WallClock) {
-        self.staleLimit = Mutex(staleAfter)
+    init(directory: SourceDirectory, wallClock: any WallClock) {
+        self.directory = directory
+        self.staleness = Mutex(directory.current.stalenessPolicy)
         self.wallClock = wallClock
     }
 
     /// Changes on reload.
-    var staleAfter: Duration {
-        get { staleLimit.withLock { $0 } }
-        set { staleLimit.withLock { $0 = newValue } }
+    var stalenessPolicy: StalenessPolicy {
+        get { staleness.withLock { $0 } }
+        set { staleness.withLock { $0 = newValue } }
     }
+
+    /// How old the current quote may get before it is stale.
+    var staleLimit: Duration { stalenessPolicy.limit(for: snapshot.quote) }
+
+    func sourcesReport() -> String { directory.report().line }
 
     var snapshot: State { state.withLock { $0 } }
 
@@ -42,19 +49,20 @@ final class PriceBoard: StatusProvider, Sendable {
         }
     }
 
-    func freshness() -> Freshness {
-        Freshness(of: snapshot.quote, at: wallClock.now(), staleAfter: staleAfter)
+    func freshness() -> Freshness { freshness(of: snapshot.quote) }
+
+    private func freshness(of quote: Quote?) -> Freshness {
+        Freshness(of: quote, at: wallClock.now(), staleAfter: stalenessPolicy.limit(for: quote))
     }
 
     func statusSummary() -> String {
         let current = snapshot
-        return StatusSummary.line(quote: current.quote, freshness: Freshness(of: current.quote, at: wallClock.now(), staleAfter: staleAfter),
-                                  failures: current.failureSummary)
+        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current.quote), failures: current.failureSummary)
     }
 
     func currentStatus() -> StatusLine {
         let current = snapshot
-        let freshness = Freshness(of: current.quote, at: wallClock.now(), staleAfter: staleAfter)
+        let freshness = freshness(of: current.quote)
         let message = StatusMessage(
             price: current.quote?.price.description,
             currency: current.quote?.currency ?? "USD",
@@ -64,7 +72,9 @@ final class PriceBoard: StatusProvider, Sendable {
             ageMilliseconds: freshness.ageMilliseconds,
             state: StatusMessage.State(rawValue: freshness.state.rawValue) ?? .nodata,
             lastError: current.failureSummary,
-            version: ProductVersion.current
+            version: ProductVersion.current,
+            sources: current.quote?.contributors.map(\.rawValue) ?? [],
+            spread: current.quote?.spread.map { "\($0)" }
         )
         return StatusLine(json: message.line, price: message.price)
     }

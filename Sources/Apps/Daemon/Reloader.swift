@@ -8,14 +8,14 @@ actor Reloader {
     private let options: DaemonOptions
     private let environment: [String: String]
     private var current: DaemonSettings
-    private let updates: AsyncStream<DaemonSettings>.Continuation
+    private let updates: AsyncStream<SourcePlan>.Continuation
     private let board: PriceBoard
     private let logLevel: LogLevelSwitch
     private let notifier: SystemdNotifier
     private let logger: Logger
 
     init(options: DaemonOptions, environment: [String: String], current: DaemonSettings,
-         updates: AsyncStream<DaemonSettings>.Continuation, board: PriceBoard, logLevel: LogLevelSwitch,
+         updates: AsyncStream<SourcePlan>.Continuation, board: PriceBoard, logLevel: LogLevelSwitch,
          notifier: SystemdNotifier, logger: Logger) {
         self.options = options
         self.environment = environment
@@ -31,8 +31,10 @@ actor Reloader {
         notifier.reloading(status: "reloading configuration")
         defer { notifier.ready(status: board.statusSummary()) }
         let next: DaemonSettings
+        let plan: SourcePlan
         do {
             next = try DaemonMain.loadSettings(options, environment: environment)
+            plan = try SourcePlan(next)
         } catch {
             logger.error("reload failed, keeping the previous configuration: \(error)", metadata: ["error": "\(error)"])
             return
@@ -40,10 +42,14 @@ actor Reloader {
         if next.socketPath != current.socketPath || next.stateDirectory != current.stateDirectory {
             logger.warning("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
         }
-        board.staleAfter = next.staleAfter
+        board.directory.current = plan
+        board.stalenessPolicy = plan.stalenessPolicy
         logLevel.current = Logger.Level(next.logLevel)
-        updates.yield(next)
-        logger.notice("reloaded configuration: sources \(next.sources.map(\.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
+        if next.cryptoCompareAPIKey != current.cryptoCompareAPIKey || next.sources != current.sources {
+            SourcePlanLogging.logSkipped(plan, logger: logger)
+        }
+        updates.yield(plan)
+        logger.notice("reloaded configuration: \(next.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
                       metadata: ["message_id": "\(MessageID.reloaded)"])
         current = next
     }

@@ -10,9 +10,9 @@ import UnixSignals
 /// Runs fetch cycles until graceful shutdown, restarting the loop when a reload brings new
 /// settings, then persists the last quote.
 struct FetchService: Service {
-    let makeLoop: @Sendable (DaemonSettings) -> FetchLoop<ContinuousClock>
-    let initialSettings: DaemonSettings
-    let reloads: AsyncStream<DaemonSettings>
+    let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock>
+    let initialPlan: SourcePlan
+    let reloads: AsyncStream<SourcePlan>
     let board: PriceBoard
     let persister: QuotePersister
     let server: QuoteServer
@@ -36,16 +36,16 @@ struct FetchService: Service {
             }
         }
         await cancelWhenGracefulShutdown {
-            var settings = initialSettings
+            var plan = initialPlan
             var updates = reloads.makeAsyncIterator()
             while !Task.isCancelled {
-                let loop = makeLoop(settings)
+                let loop = makeLoop(plan)
                 let running = Task { await loop.run(handle) }
                 let next = await updates.next()
                 running.cancel()
                 await running.value
                 guard let next else { break }
-                settings = next
+                plan = next
             }
         }
         await persister.flush()
@@ -74,12 +74,12 @@ struct FreshnessMonitor: Service {
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
-                let wait = Freshness.timeUntilStale(of: board.snapshot.quote, at: board.wallClock.now(), staleAfter: board.staleAfter)
+                let wait = Freshness.timeUntilStale(of: board.snapshot.quote, at: board.wallClock.now(), staleAfter: board.staleLimit)
                 do { try await Task.sleep(for: wait ?? .seconds(1)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
                     if state == .stale {
-                        logger.warning("the quote is stale: older than \(board.staleAfter.humanReadable)",
+                        logger.warning("the quote is stale: older than \(board.staleLimit.humanReadable)",
                                        metadata: ["error": "\(board.snapshot.failureSummary ?? "no recent quote")", "message_id": "\(MessageID.stale)"])
                         server.broadcast(board.currentStatus().json)
                     }

@@ -1,4 +1,24 @@
-/// Asks sources in priority order, each under a timeout, until one gives a valid quote.
+/// Everything one cycle asked and heard.
+public struct FetchRound: Sendable, Hashable {
+    public var attempts: [SourceAttempt]
+    /// How long each source that was asked took to answer or fail.
+    public var latencies: [SourceName: Duration]
+
+    public init(attempts: [SourceAttempt], latencies: [SourceName: Duration] = [:]) {
+        self.attempts = attempts
+        self.latencies = latencies
+    }
+
+    public var answers: [VenueAnswer] {
+        attempts.compactMap { attempt in
+            guard case .succeeded(let source, let quote) = attempt else { return nil }
+            return VenueAnswer(source: source, quote: quote)
+        }
+    }
+}
+
+/// Asks sources, each under a timeout: in priority order until one answers (fallback), or all
+/// at once (consensus). `admit` says which may be asked now and counts the call.
 public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     public let sources: [any PriceSource]
     public let timeout: Duration
@@ -11,28 +31,56 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The attempts made, in order; the last one is the success if there was one.
-    public func fetch(skipping coolingDown: (SourceName) -> Bool) async -> [SourceAttempt] {
-        var attempts: [SourceAttempt] = []
+    public func fetch(admit: (SourceName) -> SourceAttempt?) async -> FetchRound {
+        var round = FetchRound(attempts: [])
         for source in sources {
             if Task.isCancelled { break }
-            if coolingDown(source.name) {
-                attempts.append(.coolingDown(source.name))
+            if let skipped = admit(source.name) {
+                round.attempts.append(skipped)
                 continue
             }
-            switch await fetchWithTimeout(source) {
-            case .success(let quote):
-                attempts.append(.succeeded(source.name, quote))
-                return attempts
-            case .failure(let failure):
-                attempts.append(.failed(source.name, failure))
-            }
+            let started = clock.now
+            let attempt = await fetchWithTimeout(source)
+            round.latencies[source.name] = started.duration(to: clock.now)
+            round.attempts.append(attempt)
+            if case .succeeded = attempt { break }
         }
-        return attempts
+        return round
     }
 
-    private func fetchWithTimeout(_ source: any PriceSource) async -> Result<SourceQuote, FetchFailure> {
+    /// Asks every admitted source concurrently; attempts come back in chain order.
+    public func fetchAll(admit: (SourceName) -> SourceAttempt?) async -> FetchRound {
+        var skipped: [Int: SourceAttempt] = [:]
+        var asked: [(Int, any PriceSource)] = []
+        for (index, source) in sources.enumerated() {
+            if let skip = admit(source.name) { skipped[index] = skip } else { asked.append((index, source)) }
+        }
+        let clock = self.clock
+        let results = await withTaskGroup(of: (Int, SourceAttempt, Duration).self) { group in
+            for (index, source) in asked {
+                group.addTask {
+                    let started = clock.now
+                    let attempt = await self.fetchWithTimeout(source)
+                    return (index, attempt, started.duration(to: clock.now))
+                }
+            }
+            var collected: [(Int, SourceAttempt, Duration)] = []
+            for await result in group { collected.append(result) }
+            return collected
+        }
+        var round = FetchRound(attempts: [])
+        var byIndex = skipped
+        for (index, attempt, latency) in results {
+            byIndex[index] = attempt
+            round.latencies[sources[index].name] = latency
+        }
+        round.attempts = byIndex.keys.sorted().compactMap { byIndex[$0] }
+        return round
+    }
+
+    private func fetchWithTimeout(_ source: any PriceSource) async -> SourceAttempt {
         let timeout = self.timeout, clock = self.clock
-        return await withTaskGroup(of: Result<SourceQuote, FetchFailure>?.self) { group in
+        let outcome = await withTaskGroup(of: Result<SourceQuote, FetchFailure>?.self) { group in
             group.addTask {
                 do {
                     return .success(try await source.fetchQuote())
@@ -56,6 +104,10 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
             while outcome == nil, let next = await group.next() { outcome = next }
             group.cancelAll()
             return outcome ?? .failure(.timeout(after: timeout))
+        }
+        switch outcome {
+        case .success(let quote): return .succeeded(source.name, quote)
+        case .failure(let failure): return .failed(source.name, failure)
         }
     }
 }

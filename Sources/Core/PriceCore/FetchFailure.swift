@@ -15,6 +15,11 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidPrice(PriceError)
     /// The exchange answered with its own error object (CryptoCompare does so with HTTP 200).
     case exchangeError(String)
+    /// The venue wants a valid API key (CryptoCompare's HTTP 401, or its HTTP-200 "auth key" error).
+    case unauthorized(String)
+
+    /// How long a rate-limited venue rests when it names no time of its own.
+    public static let defaultRateLimitPause = Duration.seconds(60)
 
     public var description: String {
         switch self {
@@ -30,14 +35,17 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongSymbol(let expected, let got): "wrong symbol \(got.debugDescription.prefix(40)), expected \(expected)"
         case .invalidPrice(let error): error.description
         case .exchangeError(let message): "exchange error: \(message.prefix(120))"
+        case .unauthorized(let message): "API key refused: \(message.prefix(120))"
         }
     }
 
     /// How long the source should be left alone because it asked for it, if at all.
     public var cooldown: Duration? {
         switch self {
-        case .rateLimited(let retryAfter): retryAfter
+        case .rateLimited(let retryAfter): retryAfter ?? Self.defaultRateLimitPause
         case .geoRestricted: .seconds(300)
+        // A refused key stays refused; asking again only spends the quota.
+        case .unauthorized: .seconds(600)
         default: nil
         }
     }

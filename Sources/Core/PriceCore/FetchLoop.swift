@@ -37,59 +37,113 @@ public struct FetchSchedule: Sendable, Hashable {
     }
 }
 
-/// Runs fetch cycles at a fixed rate (no drift, no overlap) and backs off while every source fails.
+/// How a cycle turns answers into a quote.
+public enum FetchMode: Sendable, Hashable {
+    /// The first source in the chain that answers.
+    case fallback
+    /// The median of every source asked, once enough of them agree.
+    case consensus(ConsensusRule)
+}
+
+/// Runs fetch cycles at a fixed rate (no drift, no overlap), keeps every source within its
+/// limits, and backs off while every source fails.
 public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let fetcher: FallbackFetcher<C>
     public let schedule: FetchSchedule
     public let wallClock: any WallClock
     public let jitter: any JitterSource
+    public let ledger: SourceLedger<C.Instant>
+    public let mode: FetchMode
 
-    public init(fetcher: FallbackFetcher<C>, schedule: FetchSchedule, wallClock: any WallClock, jitter: any JitterSource = SystemJitter()) {
+    /// Pass the same `ledger` to the loop that replaces this one on reload, so health,
+    /// cool-downs and call budgets carry over.
+    public init(fetcher: FallbackFetcher<C>, schedule: FetchSchedule, wallClock: any WallClock, jitter: any JitterSource = SystemJitter(),
+                ledger: SourceLedger<C.Instant> = SourceLedger(), mode: FetchMode = .fallback) {
         self.fetcher = fetcher
         self.schedule = schedule
         self.wallClock = wallClock
         self.jitter = jitter
+        self.ledger = ledger
+        self.mode = mode
+        ledger.configure(fetcher.sources)
     }
 
     /// Returns when the task is cancelled.
     public func run(_ handle: @Sendable (CycleReport) async -> Void) async {
-        let clock = fetcher.clock
-        var health = SourceHealth<C.Instant>(sources: fetcher.sources.map(\.name))
+        let clock = fetcher.clock, ledger = self.ledger
         var consecutiveFailures = 0
         var deadline = clock.now
         while !Task.isCancelled {
             let started = clock.now
-            let attempts = await fetcher.fetch { health.isCoolingDown($0, at: started) }
+            let admit: (SourceName) -> SourceAttempt? = { ledger.admit($0, at: started) }
+            let round: FetchRound
+            switch mode {
+            case .fallback: round = await fetcher.fetch(admit: admit)
+            case .consensus: round = await fetcher.fetchAll(admit: admit)
+            }
             if Task.isCancelled { return }
             let now = clock.now
-            let events = health.record(attempts, at: now)
-            let quote = attempts.lazy.compactMap { attempt -> Quote? in
-                guard case .succeeded(let source, let quote) = attempt else { return nil }
-                return Quote(price: quote.price, symbol: quote.symbol, source: source, timestamp: self.wallClock.now())
-            }.first
+            let wallTime = wallClock.now()
+            var outcome: ConsensusOutcome?
+            let quote: Quote?
+            switch mode {
+            case .fallback:
+                quote = round.answers.first.map { answer in
+                    Quote(price: answer.quote.price, currency: answer.quote.quoteAsset, symbol: answer.quote.symbol,
+                          source: answer.source, timestamp: wallTime)
+                }
+            case .consensus(let rule):
+                let evaluated = Consensus.evaluate(round.answers, rule: rule)
+                outcome = evaluated
+                quote = Self.consensusQuote(evaluated, round: round, at: wallTime)
+            }
+            // A working source that may not be asked yet is a wait, not an outage.
+            let holding = quote == nil && round.attempts.contains { attempt in
+                guard case .paced(let source) = attempt else { return false }
+                return ledger.isAnswering(source)
+            }
+            let events = ledger.record(round, quote: quote, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
 
-            if quote != nil {
-                consecutiveFailures = 0
+            let onlyWaiting = round.attempts.allSatisfy(\.isWaiting)
+            if quote != nil || holding {
+                if quote != nil { consecutiveFailures = 0 }
                 deadline = schedule.nextTick(after: deadline, now: now)
+                if onlyWaiting, let reopening = ledger.earliestReopening(after: now), reopening > deadline {
+                    // Nothing to ask before then: sleep through, capped so the watchdog stays fed.
+                    deadline = min(reopening, now.advanced(by: schedule.maximumBackoff))
+                }
             } else {
                 consecutiveFailures += 1
                 var wait = schedule.backoff(afterConsecutiveFailures: consecutiveFailures, jitter: jitter.unitInterval())
-                if let cooldownEnd = health.earliestCooldownEnd(after: now), attempts.allSatisfy(\.isCoolingDown) {
+                if let reopening = ledger.earliestReopening(after: now), onlyWaiting {
                     // Capped like any backoff, so the loop keeps proving it is alive to the watchdog.
-                    wait = min(max(now.duration(to: cooldownEnd), schedule.interval), schedule.maximumBackoff)
+                    wait = min(max(now.duration(to: reopening), schedule.interval), schedule.maximumBackoff)
                 }
                 deadline = now.advanced(by: wait)
             }
-            await handle(CycleReport(quote: quote, attempts: attempts, events: events,
-                                     failureSummary: health.failureSummary, nextCycleIn: now.duration(to: deadline)))
+            await handle(CycleReport(quote: quote, attempts: round.attempts, events: events,
+                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
+    }
+
+    /// Labelled with the venues' common quote asset; USDT venues join only when the operator
+    /// chose to count USDT as USD, so a mixed median is labelled USD.
+    static func consensusQuote(_ outcome: ConsensusOutcome, round: FetchRound, at wallTime: Timestamp) -> Quote? {
+        guard let price = outcome.price else { return nil }
+        let assets = round.answers.filter { outcome.agreeing.contains($0.source) }.map(\.quote.quoteAsset)
+        let currency = assets.allSatisfy { $0 == assets.first } ? (assets.first ?? "USD") : "USD"
+        return Quote(price: price, currency: currency, symbol: "median", source: .consensus, timestamp: wallTime,
+                     contributors: outcome.agreeing, spread: outcome.spread)
     }
 }
 
 extension SourceAttempt {
-    var isCoolingDown: Bool {
-        if case .coolingDown = self { return true }
-        return false
+    /// Not asked, because of a cool-down or the source's limits.
+    var isWaiting: Bool {
+        switch self {
+        case .coolingDown, .paced: true
+        case .succeeded, .failed: false
+        }
     }
 }

@@ -28,3 +28,34 @@ public struct Freshness: Sendable, Hashable {
         return remaining >= 0 ? .milliseconds(remaining + 1) : nil
     }
 }
+
+/// When a quote turns stale. A source that may be asked only every `pace` (CryptoCompare's
+/// 10 s cache, a daily budget) cannot refresh faster than that, so its quotes get that much more
+/// than `staleAfter`: stale means "not refreshed when its source allowed", and a slow source no
+/// longer flaps between fresh and stale between two permitted calls.
+public struct StalenessPolicy: Sendable, Hashable {
+    public var staleAfter: Duration
+    public var interval: Duration
+    /// Each source's pace; a consensus quote uses the pace at which enough venues can be asked.
+    public var paces: [SourceName: Duration]
+    public var consensusMinimum: Int
+
+    public init(staleAfter: Duration, interval: Duration = .seconds(1), paces: [SourceName: Duration] = [:], consensusMinimum: Int = 1) {
+        self.staleAfter = staleAfter
+        self.interval = interval
+        self.paces = paces
+        self.consensusMinimum = consensusMinimum
+    }
+
+    public func limit(for quote: Quote?) -> Duration {
+        guard let quote else { return staleAfter }
+        let pace: Duration
+        if quote.source == .consensus {
+            let sorted = paces.values.sorted()
+            pace = sorted.isEmpty ? .zero : sorted[min(max(consensusMinimum, 1), sorted.count) - 1]
+        } else {
+            pace = paces[quote.source] ?? .zero
+        }
+        return pace > interval ? staleAfter + pace : staleAfter
+    }
+}

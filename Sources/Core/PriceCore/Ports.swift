@@ -1,6 +1,9 @@
 /// A market that can be asked for the current BTC price.
 public protocol PriceSource: Sendable {
     var name: SourceName { get }
+    /// What its prices are counted in (`USD`, `USDT`), known before asking.
+    var quoteAsset: String { get }
+    var limits: SourceLimits { get }
     /// Throws `FetchFailure`; anything else is reported as a transport failure.
     func fetchQuote() async throws -> SourceQuote
 }

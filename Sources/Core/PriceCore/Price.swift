@@ -23,6 +23,11 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.value = value
     }
 
+    /// The mean of two valid prices, which is valid too.
+    init(uncheckedMean a: Price, _ b: Price) {
+        self.value = (a.value + b.value) / 2
+    }
+
     /// Canonical exact text: no exponent, no trailing zeros (`114459.8`).
     public var description: String { value.description }
 

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The name of a price source as configured in `BTCPRICED_SOURCES`.
 public struct SourceName: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
@@ -6,18 +8,32 @@ public struct SourceName: Sendable, Hashable, CustomStringConvertible, Expressib
     public var description: String { rawValue }
 
     public static let binance: SourceName = "binance"
+    public static let coinbase: SourceName = "coinbase"
+    public static let kraken: SourceName = "kraken"
+    public static let bitstamp: SourceName = "bitstamp"
     public static let cryptoCompare: SourceName = "cryptocompare"
+    /// The source of a quote that is the median of several venues.
+    public static let consensus: SourceName = "consensus"
+
+    /// Every venue btcpriced knows, in the default order.
+    public static let venues: [SourceName] = [.binance, .coinbase, .kraken, .bitstamp, .cryptoCompare]
 }
 
 /// What a source says, before the daemon stamps it with its receipt time.
 public struct SourceQuote: Sendable, Hashable {
     public let price: Price
-    /// The source's own market symbol: `BTCUSDT` on Binance, `BTCUSD` on CryptoCompare.
+    /// The source's own market symbol: `BTCUSDT` on Binance, `XXBTZUSD` on Kraken.
     public let symbol: String
+    /// What the price is counted in: `USDT` on Binance's default market, `USD` elsewhere.
+    public let quoteAsset: String
+    /// Set when the venue says it is close to its rate limit: leave it alone this long.
+    public let pauseRequested: Duration?
 
-    public init(price: Price, symbol: String) {
+    public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil) {
         self.price = price
         self.symbol = symbol
+        self.quoteAsset = quoteAsset
+        self.pauseRequested = pauseRequested
     }
 }
 
@@ -29,12 +45,19 @@ public struct Quote: Sendable, Hashable {
     public let source: SourceName
     /// When the daemon received it (not the exchange's own time).
     public let timestamp: Timestamp
+    /// The venues behind it: the source alone, or those a consensus used.
+    public let contributors: [SourceName]
+    /// Highest minus lowest price among the contributors of a consensus; nil otherwise.
+    public let spread: Decimal?
 
-    public init(price: Price, currency: String = "USD", symbol: String, source: SourceName, timestamp: Timestamp) {
+    public init(price: Price, currency: String, symbol: String, source: SourceName, timestamp: Timestamp,
+                contributors: [SourceName]? = nil, spread: Decimal? = nil) {
         self.price = price
         self.currency = currency
         self.symbol = symbol
         self.source = source
         self.timestamp = timestamp
+        self.contributors = contributors ?? [source]
+        self.spread = spread
     }
 }

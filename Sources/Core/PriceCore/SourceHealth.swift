@@ -4,6 +4,8 @@ public enum SourceAttempt: Sendable, Hashable {
     case failed(SourceName, FetchFailure)
     /// Not asked this cycle: it asked us to wait (Retry-After, geo-restriction).
     case coolingDown(SourceName)
+    /// Not asked this cycle: its published limits allow no call yet.
+    case paced(SourceName)
 }
 
 /// A change worth one log line. The loop reports transitions, never steady states, so an
@@ -13,6 +15,13 @@ public enum HealthEvent: Sendable, Hashable {
     case sourceRecovered(SourceName, failedCycles: Int)
     case allSourcesFailing
     case quotesFlowingAgain
+    /// The venue said it is near its rate limit (Binance's used weight); it rests this long.
+    case sourceNearRateLimit(SourceName, pause: Duration)
+    /// In consensus mode: this venue's price is too far from the others' median.
+    case sourceOutlier(SourceName, price: Price, median: Price)
+    case sourceAgreesAgain(SourceName)
+    /// In consensus mode: fewer venues agreed than required.
+    case tooFewAgree(agreeing: Int, required: Int)
 }
 
 /// Tracks which sources are failing and which are cooling down.
@@ -29,6 +38,15 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     public init(sources: [SourceName]) { self.order = sources }
 
+    /// A reload may change the chain; what is known about each source is kept.
+    public mutating func reorder(_ sources: [SourceName]) { order = sources }
+
+    public func isFailing(_ source: SourceName) -> Bool { states[source]?.failure != nil }
+
+    public func lastFailure(of source: SourceName) -> FetchFailure? { states[source]?.failure }
+
+    public func coolingDownUntil(_ source: SourceName) -> Instant? { states[source]?.coolingDownUntil }
+
     public func isCoolingDown(_ source: SourceName, at now: Instant) -> Bool {
         guard let until = states[source]?.coolingDownUntil else { return false }
         return now < until
@@ -40,18 +58,24 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Folds one cycle in and returns the transitions it caused.
-    public mutating func record(_ attempts: [SourceAttempt], at now: Instant) -> [HealthEvent] {
+    /// `gotQuote` says whether the cycle produced a quote; `holding` that it produced none only
+    /// because a working source may not be asked yet, which is no failure.
+    public mutating func record(_ attempts: [SourceAttempt], gotQuote: Bool, holding: Bool = false, at now: Instant) -> [HealthEvent] {
         var events: [HealthEvent] = []
-        var gotQuote = false
         for attempt in attempts {
             switch attempt {
-            case .succeeded(let source, _):
-                gotQuote = true
+            case .succeeded(let source, let quote):
                 let previous = states[source] ?? State()
                 if previous.failure != nil {
                     events.append(.sourceRecovered(source, failedCycles: previous.failedCycles))
                 }
-                states[source] = State()
+                var state = State()
+                if let pause = quote.pauseRequested {
+                    let alreadyPaused = previous.coolingDownUntil.map { $0 > now } ?? false
+                    if !alreadyPaused { events.append(.sourceNearRateLimit(source, pause: pause)) }
+                    state.coolingDownUntil = now.advanced(by: pause)
+                }
+                states[source] = state
             case .failed(let source, let failure):
                 var state = states[source] ?? State()
                 if state.failure == nil { events.append(.sourceFailing(source, failure)) }
@@ -59,11 +83,11 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
                 state.failedCycles += 1
                 state.coolingDownUntil = failure.cooldown.map { now.advanced(by: $0) }
                 states[source] = state
-            case .coolingDown:
+            case .coolingDown, .paced:
                 break
             }
         }
-        if !gotQuote && !allFailing {
+        if !gotQuote && !holding && !allFailing {
             allFailing = true
             events.append(.allSourcesFailing)
         } else if gotQuote && allFailing {

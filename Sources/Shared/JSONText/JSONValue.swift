@@ -30,6 +30,16 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     public var isNull: Bool { self == .null }
+
+    public var arrayElements: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The strings of an array, or nil when this is not an array.
+    public var stringElements: [String]? { arrayElements?.compactMap(\.stringValue) }
+
+    public var firstArrayElement: JSONValue? { arrayElements?.first }
 }
 
 /// One object member.

@@ -6,7 +6,7 @@ public enum WireProtocol {
 }
 
 public enum Request: String, Sendable, CaseIterable {
-    case status, price, watch, ping, version
+    case status, price, watch, ping, version, sources
 
     /// Parses one request line without its LF; a trailing CR is accepted too.
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ErrorReply> {
@@ -21,9 +21,9 @@ public enum Request: String, Sendable, CaseIterable {
             return .failure(.badRequest("request is not printable ASCII"))
         }
         let word = String(decoding: bytes, as: UTF8.self)
-        guard !word.isEmpty else { return .failure(.badRequest("empty request; try: status, price, watch, ping, version")) }
+        guard !word.isEmpty else { return .failure(.badRequest("empty request; try: status, price, watch, sources, ping, version")) }
         guard let request = Request(rawValue: word) else {
-            return .failure(.badRequest("unknown request \"\(word.prefix(32))\"; try: status, price, watch, ping, version"))
+            return .failure(.badRequest("unknown request \"\(word.prefix(32))\"; try: status, price, watch, sources, ping, version"))
         }
         return .success(request)
     }

@@ -16,9 +16,14 @@ public struct StatusMessage: Sendable, Hashable {
     public var state: State
     public var lastError: String?
     public var version: String
+    /// The venues behind the quote: its source, or those a consensus used.
+    public var sources: [String]
+    /// In consensus mode, highest minus lowest price used, as exact decimal text.
+    public var spread: String?
 
     public init(price: String?, currency: String = "USD", symbol: String?, source: String?, timestamp: String?,
-                ageMilliseconds: Int64?, state: State, lastError: String?, version: String) {
+                ageMilliseconds: Int64?, state: State, lastError: String?, version: String,
+                sources: [String] = [], spread: String? = nil) {
         self.price = price
         self.currency = currency
         self.symbol = symbol
@@ -28,6 +33,8 @@ public struct StatusMessage: Sendable, Hashable {
         self.state = state
         self.lastError = lastError
         self.version = version
+        self.sources = sources
+        self.spread = spread
     }
 
     public var isStale: Bool { state != .fresh }
@@ -44,6 +51,8 @@ public struct StatusMessage: Sendable, Hashable {
             "stale": .bool(state == .stale),
             "last_error": .string(orNull: lastError),
             "version": .string(version),
+            "sources": .array(sources.map { .string($0) }),
+            "spread": .string(orNull: spread),
         ])
     }
 
@@ -70,7 +79,8 @@ public struct StatusMessage: Sendable, Hashable {
         self.init(price: try optionalString("price"), currency: try optionalString("currency") ?? "USD",
                   symbol: try optionalString("symbol"), source: try optionalString("source"),
                   timestamp: try optionalString("timestamp"), ageMilliseconds: age, state: state,
-                  lastError: try optionalString("last_error"), version: try optionalString("version") ?? "")
+                  lastError: try optionalString("last_error"), version: try optionalString("version") ?? "",
+                  sources: json["sources"]?.stringElements ?? [], spread: json["spread"]?.stringValue)
     }
 
     /// `1234` ms → `1.234`.

@@ -1,6 +1,18 @@
-/// The two markets the fake serves, on the real exchanges' paths.
+/// The markets the fake serves, on the real exchanges' paths.
 public enum Market: String, Sendable, CaseIterable {
-    case binance, cryptocompare
+    case binance, coinbase, kraken, bitstamp, cryptocompare
+
+    /// The real path each venue's price lives at.
+    static func at(path: String) -> Market? {
+        switch path {
+        case "/api/v3/ticker/price": .binance
+        case "/v2/prices/BTC-USD/spot": .coinbase
+        case "/0/public/Ticker": .kraken
+        case "/api/v2/ticker/btcusd/", "/api/v2/ticker/btcusd": .bitstamp
+        case "/data/price": .cryptocompare
+        default: nil
+        }
+    }
 }
 
 /// How the fake answers one market's price requests. Realistic bodies by default; each other
@@ -18,8 +30,16 @@ public enum Behavior: Sendable, Equatable {
     /// A 200 body far over the 64 KiB cap.
     case oversized
     case invalidJSON
-    /// The exchange's own error object: Binance `{"code":-1121,…}` with 400, CryptoCompare with 200.
+    /// The exchange's own error object: Binance `{"code":-1121,…}` with 400, CryptoCompare with 200,
+    /// Kraken's error array, Coinbase's `errors`, Bitstamp's `status: error`.
     case apiError
+    /// The venue's own way of saying "slow down" (Kraken's `EAPI:Rate limit exceeded` with 200,
+    /// CryptoCompare's `Type` 99, Bitstamp's 400.002, Coinbase's 429 `rate_limit_exceeded`).
+    case rateLimitError
+    /// No or a bad API key: CryptoCompare's 401 `{"Err":…}` (`auth-error`), or its older HTTP-200
+    /// `Type` 1 body (`auth-error-200`).
+    case authError
+    case authError200
     /// Binance: another symbol; CryptoCompare: another currency key.
     case wrongSymbol
     /// Exactly this body with status 200.
@@ -28,7 +48,8 @@ public enum Behavior: Sendable, Equatable {
     public static let defaultPrice = "114459.80000000"
 
     /// Parses the control commands scripts send: `price 68901.23`, `slow 2000 68901.23`, `hang`,
-    /// `status 503`, `status 429 5`, `html`, `oversized`, `invalid-json`, `api-error`, `wrong-symbol`, `body …`.
+    /// `status 503`, `status 429 5`, `html`, `oversized`, `invalid-json`, `api-error`, `rate-limit-error`, `auth-error`, `auth-error-200`,
+    /// `wrong-symbol`, `body …`.
     public init?(command: String) {
         let words = command.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard let verb = words.first else { return nil }
@@ -42,6 +63,9 @@ public enum Behavior: Sendable, Equatable {
         case ("oversized", 1): self = .oversized
         case ("invalid-json", 1): self = .invalidJSON
         case ("api-error", 1): self = .apiError
+        case ("rate-limit-error", 1): self = .rateLimitError
+        case ("auth-error", 1): self = .authError
+        case ("auth-error-200", 1): self = .authError200
         case ("wrong-symbol", 1): self = .wrongSymbol
         case ("body", _) where words.count >= 2: self = .body(String(command.drop { $0 == " " }.dropFirst(4).drop { $0 == " " }))
         default: return nil
@@ -82,24 +106,50 @@ enum Payloads {
             return CannedResponse(status: 200, body: "{\"symbol\":\"BTCUSDT\",\"price\":")
         case .apiError:
             switch market {
-            case .binance: return CannedResponse(status: 400, body: "{\"code\":-1121,\"msg\":\"Invalid symbol.\"}")
-            case .cryptocompare:
-                return CannedResponse(status: 200, body: "{\"Response\":\"Error\",\"Message\":\"You are over your rate limit please upgrade your account!\",\"HasWarning\":false,\"Type\":99,\"RateLimit\":{\"calls_made\":{\"second\":21}},\"Data\":{}}")
+            case .binance: return CannedResponse(status: 400, body: #"{"code":-1121,"msg":"Invalid symbol."}"#)
+            case .coinbase: return CannedResponse(status: 404, body: #"{"errors":[{"id":"not_found","message":"Invalid base currency"}]}"#)
+            case .kraken: return CannedResponse(status: 200, body: #"{"error":["EQuery:Unknown asset pair"]}"#)
+            case .bitstamp: return CannedResponse(status: 404, body: #"{"status":"error","reason":"Invalid currency pair.","code":"404.002"}"#)
+            case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"fsym param is invalid. (fsym is a required param.)","HasWarning":false,"Type":2,"RateLimit":{},"Data":{},"ParamWithError":"fsym"}"#)
             }
+        case .rateLimitError:
+            switch market {
+            case .binance: return CannedResponse(status: 429, headers: [("Content-Type", "application/json"), ("Retry-After", "30")], body: errorBody(market, status: 429))
+            case .coinbase: return CannedResponse(status: 429, body: #"{"errors":[{"id":"rate_limit_exceeded","message":"Too many requests"}]}"#)
+            case .kraken: return CannedResponse(status: 200, body: #"{"error":["EAPI:Rate limit exceeded"]}"#)
+            case .bitstamp: return CannedResponse(status: 400, body: #"{"status":"error","reason":"Request rejected due to exceeded rate limit.","code":"400.002"}"#)
+            case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You are over your rate limit please upgrade your account!","HasWarning":false,"Type":99,"RateLimit":{"calls_made":{"second":21}},"Data":{}}"#)
+            }
+        case .authError:
+            return CannedResponse(status: 401, body: #"{"Err":{"type":1,"message":"API key required, please refer to the documentation at https://developers.coindesk.com/","other_info":{}},"Data":{}}"#)
+        case .authError200:
+            return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You need a valid auth key or api key to access this endpoint","HasWarning":false,"Type":1,"RateLimit":{},"Data":{}}"#)
         case .wrongSymbol:
             switch market {
-            case .binance: return CannedResponse(status: 200, body: "{\"symbol\":\"ETHUSDT\",\"price\":\"3021.55000000\"}")
-            case .cryptocompare: return CannedResponse(status: 200, body: "{\"EUR\":99123.4}")
+            case .binance: return CannedResponse(status: 200, body: #"{"symbol":"ETHUSDT","price":"3021.55000000"}"#)
+            case .coinbase: return CannedResponse(status: 200, body: #"{"data":{"amount":"99123.4","base":"BTC","currency":"EUR"}}"#)
+            case .kraken: return CannedResponse(status: 200, body: #"{"error":[],"result":{"XXBTZEUR":{"c":["99123.40000","0.01"]}}}"#)
+            case .bitstamp: return CannedResponse(status: 200, body: #"{"timestamp":"1763740800","open":"3000.1"}"#)
+            case .cryptocompare: return CannedResponse(status: 200, body: #"{"EUR":99123.4}"#)
             }
         case .body(let body):
             return CannedResponse(status: 200, body: body)
         }
     }
 
+    /// Each venue's real success body, with the price literal as the venue writes it.
     static func priceBody(_ market: Market, literal: String, symbol: String) -> String {
         switch market {
-        case .binance: "{\"symbol\":\"\(symbol)\",\"price\":\"\(literal)\"}"
-        case .cryptocompare: "{\"USD\":\(literal)}"
+        case .binance:
+            "{\"symbol\":\"\(symbol)\",\"price\":\"\(literal)\"}"
+        case .coinbase:
+            "{\"data\":{\"amount\":\"\(literal)\",\"base\":\"BTC\",\"currency\":\"USD\"}}"
+        case .kraken:
+            "{\"error\":[],\"result\":{\"XXBTZUSD\":{\"a\":[\"\(literal)\",\"1\",\"1.000\"],\"b\":[\"\(literal)\",\"2\",\"2.000\"],\"c\":[\"\(literal)\",\"0.00120000\"],\"v\":[\"1021.41960396\",\"2841.69284418\"],\"p\":[\"85571.70346\",\"85102.06118\"],\"t\":[26874,67542],\"l\":[\"84620.00000\",\"83820.10000\"],\"h\":[\"86420.00000\",\"86420.00000\"],\"o\":\"85091.40000\"}}}"
+        case .bitstamp:
+            "{\"timestamp\":\"1763740800\",\"open\":\"85091\",\"high\":\"86420\",\"low\":\"83820\",\"last\":\"\(literal)\",\"volume\":\"1512.70381035\",\"vwap\":\"85210\",\"bid\":\"85865\",\"ask\":\"85867\",\"side\":\"0\",\"open_24\":\"84712\",\"percent_change_24\":\"1.36\"}"
+        case .cryptocompare:
+            "{\"USD\":\(literal)}"
         }
     }
 

@@ -3,13 +3,28 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A real HTTP server on 127.0.0.1 that serves Binance's and CryptoCompare's price paths and
-/// misbehaves on demand. Used in unit, integration and end-to-end tests, and by scripts through
-/// its control endpoint: `POST /_control/binance` with a `Behavior` command as the body.
+/// One price request as the fake received it.
+public struct RecordedRequest: Sendable {
+    public let market: Market
+    public let uri: String
+    /// Header names in lower case.
+    public let headers: [String: String]
+    public let receivedAt: ContinuousClock.Instant
+}
+
+/// A real HTTP server on 127.0.0.1 that serves every venue's price path and misbehaves on
+/// demand. Used in unit, integration and end-to-end tests, and by scripts through its control
+/// endpoints: `POST /_control/binance` with a `Behavior` command as the body, `POST
+/// /_control/binance-weight` with a number for `X-MBX-USED-WEIGHT-1M`, `GET /_control/stats`.
 public final class FakeExchange: Sendable {
     struct State {
-        var behaviors: [Market: Behavior] = [.binance: .price(Behavior.defaultPrice), .cryptocompare: .price("114460.1")]
-        var requests: [Market: Int] = [:]
+        var behaviors: [Market: Behavior] = [
+            .binance: .price(Behavior.defaultPrice), .coinbase: .price("114460.215"), .kraken: .price("114459.90000"),
+            .bitstamp: .price("114461"), .cryptocompare: .price("114460.1"),
+        ]
+        var requests: [RecordedRequest] = []
+        /// What Binance reports as the weight used this minute; nil counts 2 per request.
+        var binanceWeight: Int?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -47,11 +62,25 @@ public final class FakeExchange: Sendable {
     }
 
     public func requestCount(_ market: Market) -> Int {
-        state.withLockedValue { $0.requests[market] ?? 0 }
+        state.withLockedValue { $0.requests.reduce(0) { $0 + ($1.market == market ? 1 : 0) } }
     }
 
-    func countRequest(_ market: Market) {
-        state.withLockedValue { $0.requests[market, default: 0] += 1 }
+    public func requests(_ market: Market) -> [RecordedRequest] {
+        state.withLockedValue { $0.requests.filter { $0.market == market } }
+    }
+
+    public func setBinanceWeight(_ weight: Int?) {
+        state.withLockedValue { $0.binanceWeight = weight }
+    }
+
+    /// Records the request; returns the weight Binance would report after it.
+    func record(_ request: RecordedRequest) -> Int {
+        state.withLockedValue { state in
+            state.requests.append(request)
+            if let weight = state.binanceWeight { return weight }
+            let minuteAgo = request.receivedAt - .seconds(60)
+            return 2 * state.requests.reduce(0) { $0 + ($1.market == .binance && $1.receivedAt > minuteAgo ? 1 : 0) }
+        }
     }
 
     public func shutdown() async {
@@ -90,18 +119,18 @@ final class FakeExchangeHandler: ChannelInboundHandler {
             control(String(path.dropFirst("/_control/".count)), exchange: exchange, context: context)
             return
         }
-        let market: Market
-        switch path {
-        case "/api/v3/ticker/price": market = .binance
-        case "/data/price": market = .cryptocompare
-        default:
+        guard let market = Market.at(path: path) else {
             write(CannedResponse(status: 404, body: "{\"error\":\"no such path\"}"), context: context)
             return
         }
-        exchange.countRequest(market)
+        var headers: [String: String] = [:]
+        for header in head.headers { headers[header.name.lowercased()] = header.value }
+        let weight = exchange.record(RecordedRequest(market: market, uri: head.uri, headers: headers, receivedAt: .now))
         let behavior = exchange.behavior(for: market)
         let symbol = query["symbol"] ?? "BTCUSDT"
-        let response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol)
+        var response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol)
+        if market == .binance { response.headers.append(("X-MBX-USED-WEIGHT-1M", String(weight))) }
+        if market == .cryptocompare { response.headers.append(("Cache-Control", "max-age=10")) }
         switch behavior {
         case .hang:
             return
@@ -117,13 +146,19 @@ final class FakeExchangeHandler: ChannelInboundHandler {
     }
 
     private func control(_ target: String, exchange: FakeExchange, context: ChannelHandlerContext) {
+        if target == "binance-weight" {
+            let text = body.trimmingCharacters()
+            exchange.setBinanceWeight(text == "auto" ? nil : Int(text))
+            write(CannedResponse(status: 200, body: "{\"ok\":true}"), context: context)
+            return
+        }
         if target == "stats" {
             let counts = Market.allCases.map { "\"\($0.rawValue)\":\(exchange.requestCount($0))" }.joined(separator: ",")
             write(CannedResponse(status: 200, body: "{\(counts)}"), context: context)
             return
         }
         guard let market = Market(rawValue: target), let behavior = Behavior(command: body.trimmingCharacters()) else {
-            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{binance|cryptocompare} with a behaviour command\"}"), context: context)
+            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{binance|coinbase|kraken|bitstamp|cryptocompare} with a behaviour command\"}"), context: context)
             return
         }
         exchange.set(market, behavior)

@@ -1,0 +1,26 @@
+import JSONText
+import PriceCore
+
+/// `GET /api/v2/ticker/btcusd/` → `{"last":"85866","timestamp":"1763740800","open":"…",…}`.
+/// Errors: `{"status":"error","reason":"…","code":"400.002"}`, where 400.002 is its rate limit.
+public enum BitstampAPI {
+    public static let path = "/api/v2/ticker/btcusd/"
+    public static let symbol = "btcusd"
+    public static let quoteAsset = "USD"
+    /// 400 requests a second and 10,000 per 10 minutes; one a second is 600.
+    public static let limits = SourceLimits(minimumInterval: .seconds(1))
+
+    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+        if let error = response.errorJSON, error["status"]?.stringValue == "error" {
+            let reason = error["reason"]?.stringValue ?? error["reason"].map(\.encoded) ?? "unspecified error"
+            if error["code"]?.stringValue == "400.002" || ResponseChecks.soundsRateLimited(reason) || response.status == 429 {
+                throw .rateLimited(retryAfter: ResponseChecks.retryAfter(response.retryAfter))
+            }
+            if ResponseChecks.isSharedStatus(response.status) && response.status >= 400 { try ResponseChecks.requireSuccess(response) }
+            throw .exchangeError(response.status < 300 ? reason : "HTTP \(response.status): \(reason)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        let json = try ResponseChecks.json(response.body)
+        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol, quoteAsset: quoteAsset)
+    }
+}

@@ -1,0 +1,29 @@
+import JSONText
+import PriceCore
+
+/// `GET /0/public/Ticker?pair=XBTUSD` → `{"error":[],"result":{"XXBTZUSD":{"c":["85866.10000","0.0012"],…}}}`.
+/// The result key is Kraken's own name for the pair, so the single entry is taken; `c[0]` is the
+/// last trade's price. Errors come with HTTP 200 as `{"error":["EQuery:Unknown asset pair"]}`.
+public enum KrakenAPI {
+    public static let path = "/0/public/Ticker?pair=XBTUSD"
+    public static let quoteAsset = "USD"
+    /// Public endpoints allow about one call a second per IP; every 2 s keeps clear of it.
+    public static let limits = SourceLimits(minimumInterval: .seconds(2))
+
+    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+        let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
+        if let first = errors.first, ![429, 418, 451].contains(response.status) {
+            if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
+            throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        let json = try ResponseChecks.json(response.body)
+        guard case .object(let result)? = json["result"] else { throw .missingField("result") }
+        guard result.members.count == 1, let pair = result.members.first else {
+            throw .exchangeError("expected one pair in result, got \(result.members.count)")
+        }
+        guard pair.key.hasSuffix("USD") else { throw .wrongSymbol(expected: "XXBTZUSD", got: pair.key) }
+        guard let last = pair.value["c"]?.firstArrayElement else { throw .missingField("result.\(pair.key).c") }
+        return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: quoteAsset)
+    }
+}

@@ -1,0 +1,34 @@
+import PriceCore
+import Synchronization
+import WireProtocol
+
+/// Answers the `sources` request: the ledger's live rows merged with the configured but
+/// skipped sources, in the configured order.
+final class SourceDirectory: Sendable {
+    let ledger = SourceLedger<ContinuousClock.Instant>()
+    private let plan: Mutex<SourcePlan>
+
+    init(plan: SourcePlan) { self.plan = Mutex(plan) }
+
+    var current: SourcePlan {
+        get { plan.withLock { $0 } }
+        set { plan.withLock { $0 = newValue } }
+    }
+
+    func report(at now: ContinuousClock.Instant = .now) -> SourcesReport {
+        let plan = current
+        let live = ledger.statuses(at: now)
+        let rows = plan.settings.sources.compactMap { name in
+            live.first { $0.name == name } ?? plan.skippedStatuses.first { $0.name == name }
+        }
+        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map(Self.entry))
+    }
+
+    static func entry(_ status: SourceStatus) -> SourcesReport.Entry {
+        SourcesReport.Entry(name: status.name.rawValue, state: status.state.rawValue, quoteAsset: status.quoteAsset,
+                            lastPrice: status.lastPrice?.description, lastPriceAt: status.lastPriceAt?.rfc3339,
+                            lastError: status.lastError, lastErrorAt: status.lastErrorAt?.rfc3339,
+                            latencyMilliseconds: status.latency?.wholeMilliseconds, callsLastDay: status.callsLastDay,
+                            dailyBudget: status.dailyBudget, selected: status.selected, note: status.note)
+    }
+}

@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import DaemonConfig
+import Exchanges
+import PriceCore
+import WireProtocol
+
+/// Which configured venues the daemon asks, which it skips and why, and what each is allowed.
+struct SourcePlan: Sendable {
+    struct Skipped: Sendable {
+        let venue: Venue
+        let reason: String
+    }
+
+    let settings: DaemonSettings
+    let active: [Venue]
+    let skipped: [Skipped]
+
+    static let noKeyReason = "no API key: set BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE (or the systemd credential \(APIKeyResolver.credentialName))"
+
+    /// Throws when nothing usable is left, so the daemon does not start (or reload) into a
+    /// configuration that can never produce a quote.
+    init(_ settings: DaemonSettings) throws(ConfigError) {
+        self.settings = settings
+        var active: [Venue] = [], skipped: [Skipped] = []
+        for name in settings.sources {
+            guard let venue = Venue(rawValue: name.rawValue) else { continue }
+            if venue == .cryptocompare, settings.cryptoCompareAPIKey == nil {
+                skipped.append(Skipped(venue: venue, reason: Self.noKeyReason))
+            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT,
+                      venue.quoteAsset(binanceSymbol: settings.binanceSymbol) != "USD" {
+                let asset = venue.quoteAsset(binanceSymbol: settings.binanceSymbol)
+                skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not USD: set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
+            } else {
+                active.append(venue)
+            }
+        }
+        self.active = active
+        self.skipped = skipped
+        if active.isEmpty {
+            let why = skipped.map { "\($0.venue.rawValue) (\($0.reason))" }.joined(separator: "; ")
+            throw ConfigError("BTCPRICED_SOURCES leaves no usable source: \(why). Add a keyless venue, e.g. BTCPRICED_SOURCES=coinbase,kraken,bitstamp")
+        }
+        if settings.mode == .consensus, active.count < settings.consensusMinimum {
+            throw ConfigError("BTCPRICED_MODE=consensus needs at least BTCPRICED_CONSENSUS_MIN=\(settings.consensusMinimum) usable sources, but only \(active.map(\.rawValue).joined(separator: ", ")) can be asked; add venues to BTCPRICED_SOURCES or lower BTCPRICED_CONSENSUS_MIN")
+        }
+    }
+
+    func venueSettings(_ venue: Venue) -> VenueSettings {
+        var venueSettings = VenueSettings(baseURL: baseURL(venue))
+        venueSettings.binanceSymbol = settings.binanceSymbol
+        venueSettings.cryptoCompareAPIKey = settings.cryptoCompareAPIKey?.value
+        venueSettings.cryptoCompareDailyCalls = settings.cryptoCompareDailyCalls
+        return venueSettings
+    }
+
+    func baseURL(_ venue: Venue) -> String {
+        switch venue {
+        case .binance: settings.binanceURL
+        case .coinbase: settings.coinbaseURL
+        case .kraken: settings.krakenURL
+        case .bitstamp: settings.bitstampURL
+        case .cryptocompare: settings.cryptoCompareURL
+        }
+    }
+
+    func limits(_ venue: Venue) -> SourceLimits { venue.limits(cryptoCompareDailyCalls: settings.cryptoCompareDailyCalls) }
+
+    func sources(client: HTTPClient, userAgent: String) -> [any PriceSource] {
+        active.map { venue in venue.source(venueSettings(venue), client: client, timeout: settings.timeout, userAgent: userAgent) }
+    }
+
+    var mode: FetchMode {
+        switch settings.mode {
+        case .fallback: .fallback
+        case .consensus: .consensus(ConsensusRule(maximumDeviation: settings.maximumDeviation, minimumAgreeing: settings.consensusMinimum))
+        }
+    }
+
+    var stalenessPolicy: StalenessPolicy {
+        StalenessPolicy(staleAfter: settings.staleAfter, interval: settings.interval,
+                        paces: Dictionary(uniqueKeysWithValues: active.map { ($0.sourceName, limits($0).pace) }),
+                        consensusMinimum: settings.consensusMinimum)
+    }
+
+    /// What `--check-config` prints: the effective chain, each source's URL and state, and the budget.
+    var description: String {
+        var lines = ["mode: \(settings.mode.rawValue)" + (settings.mode == .consensus
+            ? " (median of at least \(settings.consensusMinimum), outliers beyond \(settings.maximumDeviation * 100)% excluded)" : ""),
+                     "sources, in order:"]
+        for (index, name) in settings.sources.enumerated() {
+            guard let venue = Venue(rawValue: name.rawValue) else { continue }
+            let state: String
+            if let skip = skipped.first(where: { $0.venue == venue }) {
+                state = venue == .cryptocompare && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
+            } else {
+                state = "enabled, BTC/\(venue.quoteAsset(binanceSymbol: settings.binanceSymbol)), at most one call every \(limits(venue).pace.humanReadable)"
+            }
+            lines.append("  \(index + 1). \(venue.rawValue.padding(13)) \(venue.requestURL(baseURL: baseURL(venue), binanceSymbol: settings.binanceSymbol))")
+            lines.append("     \(state)")
+        }
+        lines.append("cryptocompare budget: \(settings.cryptoCompareDailyCalls) calls a day (at most one every \(limits(.cryptocompare).pace.humanReadable)); API key \(settings.cryptoCompareAPIKey == nil ? "not set" : "set")")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The disabled rows of `btcctl sources`.
+    var skippedStatuses: [SourceStatus] {
+        skipped.map { SourceStatus.disabled($0.venue.sourceName, quoteAsset: $0.venue.quoteAsset(binanceSymbol: settings.binanceSymbol), reason: $0.reason) }
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,184 @@
+import FoundationEssentials
+import Synchronization
+
+/// How a source stands, as `btcctl sources` shows it.
+public enum SourceState: String, Sendable, Hashable {
+    /// Answering, or not asked yet with no failure known.
+    case ok
+    case failing
+    /// Resting because the venue asked (Retry-After, geo-restriction, near its rate limit).
+    case coolingDown = "cooling-down"
+    /// Configured but not used (no API key, or excluded from consensus).
+    case disabled
+}
+
+/// One row of the sources report.
+public struct SourceStatus: Sendable, Hashable {
+    public var name: SourceName
+    public var state: SourceState
+    public var quoteAsset: String
+    public var lastPrice: Price?
+    public var lastPriceAt: Timestamp?
+    public var lastError: String?
+    public var lastErrorAt: Timestamp?
+    public var latency: Duration?
+    /// Calls in the last 24 h, counted for sources with a daily budget.
+    public var callsLastDay: Int?
+    public var dailyBudget: Int?
+    /// Whether it supplied the current quote.
+    public var selected: Bool
+    /// Why it is disabled, when it is.
+    public var note: String?
+
+    public static func disabled(_ name: SourceName, quoteAsset: String, reason: String) -> SourceStatus {
+        SourceStatus(name: name, state: .disabled, quoteAsset: quoteAsset, selected: false, note: reason)
+    }
+}
+
+/// What the daemon knows about each source across fetch cycles and reloads: health and
+/// cool-downs, the calls made against each source's limits, and the last answers. Shared by
+/// successive fetch loops, so a reload neither forgets a cool-down nor resets a budget.
+public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    struct Observation: Sendable {
+        var lastPrice: Price?
+        var lastPriceAt: Timestamp?
+        var lastError: String?
+        var lastErrorAt: Timestamp?
+        var latency: Duration?
+        var outlier = false
+    }
+
+    struct State: Sendable {
+        var health = SourceHealth<Instant>(sources: [])
+        var order: [SourceName] = []
+        var limits: [SourceName: SourceLimits] = [:]
+        var assets: [SourceName: String] = [:]
+        var calls: [SourceName: CallLog<Instant>] = [:]
+        var observations: [SourceName: Observation] = [:]
+        var selected: [SourceName] = []
+        var shortfall: String?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Sets the chain for the next cycles, keeping everything known about sources that stay.
+    public func configure(_ sources: [any PriceSource]) {
+        state.withLock { state in
+            state.order = sources.map(\.name)
+            state.health.reorder(state.order)
+            for source in sources {
+                state.limits[source.name] = source.limits
+                state.assets[source.name] = source.quoteAsset
+            }
+        }
+    }
+
+    /// Nil when the source may be asked now, which is then counted as a call; otherwise why not.
+    public func admit(_ source: SourceName, at now: Instant) -> SourceAttempt? {
+        state.withLock { state in
+            if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
+            let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
+            var log = state.calls[source] ?? CallLog()
+            guard log.allows(limits, at: now) else { return .paced(source) }
+            log.record(at: now, keepingDayFor: limits)
+            state.calls[source] = log
+            return nil
+        }
+    }
+
+    /// Whether a source that was not asked is still known to work.
+    public func isAnswering(_ source: SourceName) -> Bool {
+        state.withLock { $0.health.isFailing(source) == false && $0.observations[source]?.lastPrice != nil }
+    }
+
+    /// Folds one cycle in; returns the transitions worth a log line.
+    public func record(_ round: FetchRound, quote: Quote?, outcome: ConsensusOutcome? = nil, holding: Bool,
+                       at now: Instant, wallTime: Timestamp) -> [HealthEvent] {
+        state.withLock { state in
+            var events = state.health.record(round.attempts, gotQuote: quote != nil, holding: holding, at: now)
+            for attempt in round.attempts {
+                switch attempt {
+                case .succeeded(let source, let answer):
+                    state.observations[source, default: Observation()].lastPrice = answer.price
+                    state.observations[source, default: Observation()].lastPriceAt = wallTime
+                case .failed(let source, let failure):
+                    state.observations[source, default: Observation()].lastError = failure.description
+                    state.observations[source, default: Observation()].lastErrorAt = wallTime
+                case .coolingDown, .paced:
+                    break
+                }
+            }
+            for (source, latency) in round.latencies { state.observations[source, default: Observation()].latency = latency }
+            if let outcome {
+                events += Self.outlierTransitions(outcome, round: round, observations: &state.observations)
+                if quote == nil, !outcome.agreeing.isEmpty || !outcome.outliers.isEmpty {
+                    if state.shortfall == nil { events.append(.tooFewAgree(agreeing: outcome.agreeing.count, required: outcome.required)) }
+                    state.shortfall = "consensus: \(outcome.agreeing.count) of the \(outcome.required) required sources agree"
+                } else if quote != nil {
+                    state.shortfall = nil
+                }
+            }
+            if let quote { state.selected = quote.contributors }
+            return events
+        }
+    }
+
+    private static func outlierTransitions(_ outcome: ConsensusOutcome, round: FetchRound,
+                                           observations: inout [SourceName: Observation]) -> [HealthEvent] {
+        var events: [HealthEvent] = []
+        let median = Consensus.median(round.answers.filter { outcome.agreeing.contains($0.source) }.map(\.quote.price))
+            ?? Consensus.median(round.answers.map(\.quote.price))
+        for answer in round.answers {
+            let isOutlier = outcome.outliers.contains(answer.source)
+            let wasOutlier = observations[answer.source]?.outlier ?? false
+            if isOutlier, !wasOutlier, let median {
+                events.append(.sourceOutlier(answer.source, price: answer.quote.price, median: median))
+            } else if !isOutlier, wasOutlier {
+                events.append(.sourceAgreesAgain(answer.source))
+            }
+            observations[answer.source, default: Observation()].outlier = isOutlier
+        }
+        return events
+    }
+
+    /// The earliest instant a source that is resting or paced may be asked again.
+    public func earliestReopening(after now: Instant) -> Instant? {
+        state.withLock { state in
+            let cooldown = state.health.earliestCooldownEnd(after: now)
+            let paced = state.order.compactMap { source -> Instant? in
+                guard let log = state.calls[source], let limits = state.limits[source], !log.allows(limits, at: now) else { return nil }
+                return log.nextAllowed(limits, at: now)
+            }.min()
+            return [cooldown, paced].compactMap { $0 }.min()
+        }
+    }
+
+    /// `binance: HTTP 451 (geo-restricted); coinbase: HTTP 503`, or nil when all is well.
+    public var failureSummary: String? {
+        state.withLock { state in
+            let parts = [state.health.failureSummary, state.shortfall].compactMap { $0 }
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        }
+    }
+
+    /// One row per source of the current chain, in order.
+    public func statuses(at now: Instant) -> [SourceStatus] {
+        state.withLock { state in
+            state.order.map { source in
+                let observation = state.observations[source] ?? Observation()
+                let limits = state.limits[source]
+                let sourceState: SourceState = state.health.isCoolingDown(source, at: now) ? .coolingDown
+                    : state.health.isFailing(source) ? .failing : .ok
+                return SourceStatus(
+                    name: source, state: sourceState, quoteAsset: state.assets[source] ?? "USD",
+                    lastPrice: observation.lastPrice, lastPriceAt: observation.lastPriceAt,
+                    lastError: observation.lastError, lastErrorAt: observation.lastErrorAt, latency: observation.latency,
+                    callsLastDay: limits?.dailyCalls.map { _ in state.calls[source]?.calls(inLastDayAt: now) ?? 0 },
+                    dailyBudget: limits?.dailyCalls, selected: state.selected.contains(source),
+                    note: observation.outlier ? "outlier" : nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// What a venue allows, from its public documentation. The daemon never asks a source more
+/// often than this, whatever else fails.
+public struct SourceLimits: Sendable, Hashable {
+    /// The shortest time between two calls.
+    public var minimumInterval: Duration
+    /// A cap on calls per rolling 24 h (a paid plan's quota), if the venue has one.
+    public var dailyCalls: Int?
+
+    public init(minimumInterval: Duration, dailyCalls: Int? = nil) {
+        self.minimumInterval = minimumInterval
+        self.dailyCalls = dailyCalls.map { max($0, 1) }
+    }
+
+    public static let day = Duration.seconds(86_400)
+
+    /// The time between calls actually kept: the minimum interval, or the daily budget spread
+    /// evenly over the day when that is slower, so the budget never runs dry by evening.
+    public var pace: Duration {
+        guard let dailyCalls else { return minimumInterval }
+        return max(minimumInterval, Self.day / dailyCalls)
+    }
+}
+
+/// When a source was called: the last call always, and every call of the last 24 h for a
+/// source with a daily budget (at most that many instants).
+public struct CallLog<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public private(set) var last: Instant?
+    private var recent: [Instant] = []
+
+    public init() {}
+
+    public func allows(_ limits: SourceLimits, at now: Instant) -> Bool {
+        if let last, last.duration(to: now) < limits.pace { return false }
+        if let daily = limits.dailyCalls, calls(inLastDayAt: now) >= daily { return false }
+        return true
+    }
+
+    /// The earliest instant `allows` can turn true.
+    public func nextAllowed(_ limits: SourceLimits, at now: Instant) -> Instant {
+        var next = last.map { $0.advanced(by: limits.pace) } ?? now
+        if let daily = limits.dailyCalls {
+            let window = recent.filter { $0.duration(to: now) < SourceLimits.day }
+            if window.count >= daily { next = max(next, window[window.count - daily].advanced(by: SourceLimits.day)) }
+        }
+        return max(next, now)
+    }
+
+    public func calls(inLastDayAt now: Instant) -> Int {
+        recent.reduce(0) { $0 + ($1.duration(to: now) < SourceLimits.day ? 1 : 0) }
+    }
+
+    public mutating func record(at now: Instant, keepingDayFor limits: SourceLimits) {
+        last = now
+        guard limits.dailyCalls != nil else {
+            recent.removeAll()
+            return
+        }
+        if let expired = recent.firstIndex(where: { $0.duration(to: now) < SourceLimits.day }) {
+            recent.removeFirst(expired)
+        } else {
+            recent.removeAll()
+        }
+        recent.append(now)
+    }
+}
