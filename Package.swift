@@ -117,7 +117,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText", "ClientKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import DaemonConfig
+import Foundation
 import PriceCore
 import Testing
 
@@ -19,7 +20,16 @@ struct ConfigTests {
 
     @Test func defaultsMatchTheDocumentedTable() throws {
         let settings = try load()
-        #expect(settings.sources == [.binance, .cryptoCompare])
+        #expect(settings.sources == [.binance, .coinbase, .kraken, .bitstamp, .cryptoCompare])
+        #expect(settings.coinbaseURL == "https://api.coinbase.com")
+        #expect(settings.krakenURL == "https://api.kraken.com")
+        #expect(settings.bitstampURL == "https://www.bitstamp.net")
+        #expect(settings.cryptoCompareAPIKey == nil)
+        #expect(settings.cryptoCompareDailyCalls == 7500)
+        #expect(settings.mode == .fallback)
+        #expect(settings.maximumDeviation == Decimal(string: "0.01")!)
+        #expect(settings.consensusMinimum == 2)
+        #expect(settings.consensusIncludesUSDT == false)
         #expect(settings.interval == .seconds(1))
         #expect(settings.timeout == .milliseconds(800))
         #expect(settings.staleAfter == .seconds(10))
@@ -76,7 +86,7 @@ struct ConfigTests {
         ("BTCPRICED_SOCKET=\"/tmp/x\n", "btcpriced.conf:1: the value starts with \" but does not end with it"),
         ("BTC-PRICED=1\n", "btcpriced.conf:1: \"BTC-PRICED\" is not a valid setting name"),
         ("BTCPRICED_INTERVAL=0\n", "btcpriced.conf:1: BTCPRICED_INTERVAL: must be greater than zero"),
-        ("BTCPRICED_SOURCES=binance,kraken\n", "btcpriced.conf:1: BTCPRICED_SOURCES: unknown source \"kraken\""),
+        ("BTCPRICED_SOURCES=binance,bybit\n", "btcpriced.conf:1: BTCPRICED_SOURCES: unknown source \"bybit\""),
     ])
     func fileErrors(file: String, expected: String) {
         #expect(error(file: file).contains(expected))
@@ -95,7 +105,7 @@ struct ConfigTests {
         (.binanceURL, "https://", "has no host"),
         (.binanceURL, "https://x/?a=1", "without spaces, query or fragment"),
         (.cryptoCompareURL, "https://x:99999", "invalid port"),
-        (.binanceSymbol, "btc-usdt", "not a market symbol"),
+        (.binanceSymbol, "btc-usdt", "not a BTC market symbol"),
         (.logLevel, "loud", "unknown log level"),
     ])
     func badValues(key: SettingKey, value: String, expected: String) {
@@ -132,5 +142,52 @@ struct ConfigTests {
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--bogus"]) }
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--socket"]) }
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["stray"]) }
+    }
+
+    @Test func consensusSettingsAreValidated() throws {
+        let settings = try load(env: ["BTCPRICED_MODE": "consensus", "BTCPRICED_MAX_DEVIATION": "0.5%", "BTCPRICED_CONSENSUS_MIN": "3",
+                                      "BTCPRICED_CONSENSUS_USDT": "yes"])
+        #expect(settings.mode == .consensus)
+        #expect(settings.maximumDeviation == Decimal(string: "0.005")!)
+        #expect(settings.consensusMinimum == 3)
+        #expect(settings.consensusIncludesUSDT)
+        #expect(error(env: ["BTCPRICED_MAX_DEVIATION": "1"]).contains("is not a percentage like 1%"))
+        #expect(error(env: ["BTCPRICED_MAX_DEVIATION": "80%"]).contains("at most 50%"))
+        #expect(error(env: ["BTCPRICED_MODE": "vote"]).contains("use fallback or consensus"))
+        #expect(error(env: ["BTCPRICED_CONSENSUS_MIN": "0"]).contains("from 1 to 5"))
+        #expect(error(env: ["BTCPRICED_SOURCES": "binance,bybit"]).contains("known sources: binance, coinbase, kraken, bitstamp, cryptocompare"))
+        #expect(error(env: ["BTCPRICED_BINANCE_SYMBOL": "ETHUSDT"]).contains("is not a BTC market symbol"))
+        #expect(error(env: ["BTCPRICED_CRYPTOCOMPARE_DAILY_CALLS": "-5"]).contains("whole number"))
+    }
+
+    func resolve(env: [String: String], files: [String: String]) throws(ConfigError) -> DaemonSettings {
+        try APIKeyResolver.resolve(try load(env: env), environment: env) { files[$0] }
+    }
+
+    @Test func theAPIKeyComesFromItsFileTheVariableOrTheCredential() throws {
+        let fromFile = try resolve(env: ["BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE": "/etc/btcpriced/key"], files: ["/etc/btcpriced/key": "abc123\n"])
+        #expect(fromFile.cryptoCompareAPIKey?.value == "abc123")
+        let fromVariable = try resolve(env: ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "xyz"], files: [:])
+        #expect(fromVariable.cryptoCompareAPIKey?.value == "xyz")
+        let fromCredential = try resolve(env: ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"],
+                                         files: ["/run/credentials/btcpriced.service/cryptocompare-api-key": "cred-key"])
+        #expect(fromCredential.cryptoCompareAPIKey?.value == "cred-key")
+        let none = try resolve(env: ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"], files: [:])
+        #expect(none.cryptoCompareAPIKey == nil)
+    }
+
+    @Test func keyProblemsAreClearAndNeverShowTheKey() {
+        func failure(_ env: [String: String], _ files: [String: String]) -> String {
+            do { _ = try resolve(env: env, files: files); return "no error" } catch { return error.description }
+        }
+        let both = failure(["BTCPRICED_CRYPTOCOMPARE_API_KEY": "secret1", "BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE": "/k"], ["/k": "secret2"])
+        #expect(both.contains("keep only the file"))
+        let missing = failure(["BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE": "/nope"], [:])
+        #expect(missing.contains("/nope does not exist"))
+        let spaced = failure(["BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE": "/k"], ["/k": "secret with spaces"])
+        #expect(spaced.contains("contains spaces"))
+        for message in [both, missing, spaced] { #expect(!message.contains("secret")) }
+        #expect(APIKey("topsecret").description.contains("topsecret") == false)
+        #expect("\(APIKey("topsecret"))".contains("topsecret") == false)
     }
 }

@@ -9,14 +9,19 @@ import Testing
 struct ExchangeTests {
     static let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup)
 
+    static func source(_ market: Market, baseURL: String, symbol: String = "BTCUSDT", apiKey: String? = nil,
+                       timeout: Duration = .seconds(2)) -> HTTPPriceSource {
+        var settings = VenueSettings(baseURL: baseURL)
+        settings.binanceSymbol = symbol
+        settings.cryptoCompareAPIKey = apiKey
+        return Venue(rawValue: market.rawValue)!.source(settings, client: client, timeout: timeout, userAgent: "test")
+    }
+
     func fetch(_ market: Market, _ behavior: Behavior, symbol: String = "BTCUSDT") async throws -> Result<SourceQuote, FetchFailure> {
         let exchange = try await FakeExchange.start()
         defer { Task { await exchange.shutdown() } }
         exchange.set(market, behavior)
-        let source: HTTPPriceSource = switch market {
-        case .binance: .binance(baseURL: exchange.baseURL, symbol: symbol, client: Self.client, timeout: .seconds(2), userAgent: "test")
-        case .cryptocompare: .cryptoCompare(baseURL: exchange.baseURL + "/", client: Self.client, timeout: .seconds(2), userAgent: "test")
-        }
+        let source = Self.source(market, baseURL: exchange.baseURL + "/", symbol: symbol, apiKey: "k")
         do {
             return .success(try await source.fetchQuote())
         } catch let failure as FetchFailure {
@@ -52,8 +57,26 @@ struct ExchangeTests {
         (.binance, .price("0"), .invalidPrice(.notPositive("0"))),
         (.binance, .price("-5"), .invalidPrice(.notPositive("-5"))),
         (.binance, .price("1e15"), .invalidPrice(.absurd("1e15"))),
-        (.cryptocompare, .apiError, .rateLimited(retryAfter: nil)),
+        (.cryptocompare, .rateLimitError, .rateLimited(retryAfter: nil)),
+        (.cryptocompare, .authError, .unauthorized("API key required, please refer to the documentation at https://developers.coindesk.com/")),
+        (.cryptocompare, .authError200, .unauthorized("You need a valid auth key or api key to access this endpoint")),
         (.cryptocompare, .body(#"{"Response":"Error","Message":"fsym param is invalid","Type":2}"#), .exchangeError("fsym param is invalid")),
+        (.coinbase, .apiError, .exchangeError("HTTP 404: Invalid base currency")),
+        (.coinbase, .rateLimitError, .rateLimited(retryAfter: nil)),
+        (.coinbase, .wrongSymbol, .wrongSymbol(expected: "BTC-USD", got: "BTC-EUR")),
+        (.coinbase, .status(503), .httpStatus(503)),
+        (.coinbase, .body(#"{"data":{"base":"BTC","currency":"USD"}}"#), .missingField("data.amount")),
+        (.kraken, .apiError, .exchangeError("EQuery:Unknown asset pair")),
+        (.kraken, .rateLimitError, .rateLimited(retryAfter: nil)),
+        (.kraken, .wrongSymbol, .wrongSymbol(expected: "XXBTZUSD", got: "XXBTZEUR")),
+        (.kraken, .body(#"{"error":[],"result":{}}"#), .exchangeError("expected one pair in result, got 0")),
+        (.kraken, .status(429), .rateLimited(retryAfter: nil)),
+        (.kraken, .html, .notJSON("HTML page")),
+        (.bitstamp, .apiError, .exchangeError("HTTP 404: Invalid currency pair.")),
+        (.bitstamp, .rateLimitError, .rateLimited(retryAfter: nil)),
+        (.bitstamp, .wrongSymbol, .missingField("last")),
+        (.bitstamp, .status(429, retryAfter: 9), .rateLimited(retryAfter: .seconds(9))),
+        (.bitstamp, .body(""), .notJSON("empty body")),
         (.cryptocompare, .wrongSymbol, .missingField("USD")),
         (.cryptocompare, .body(#"{"USD":"abc"}"#), .invalidPrice(.notANumber("abc"))),
         (.cryptocompare, .status(500), .httpStatus(500)),
@@ -71,7 +94,7 @@ struct ExchangeTests {
     }
 
     @Test func connectionRefusedIsATransportFailure() async throws {
-        let source = HTTPPriceSource.binance(baseURL: "http://127.0.0.1:1", symbol: "BTCUSDT", client: Self.client, timeout: .seconds(2), userAgent: "t")
+        let source = Self.source(.binance, baseURL: "http://127.0.0.1:1")
         await #expect(throws: FetchFailure.self) { try await source.fetchQuote() }
     }
 
@@ -80,16 +103,56 @@ struct ExchangeTests {
         exchange.set(.binance, .hang)
         exchange.set(.cryptocompare, .price("68000.5"))
         let sources: [any PriceSource] = [
-            HTTPPriceSource.binance(baseURL: exchange.baseURL, symbol: "BTCUSDT", client: Self.client, timeout: .milliseconds(300), userAgent: "t"),
-            HTTPPriceSource.cryptoCompare(baseURL: exchange.baseURL, client: Self.client, timeout: .milliseconds(300), userAgent: "t"),
+            Self.source(.binance, baseURL: exchange.baseURL, timeout: .milliseconds(300)),
+            Self.source(.cryptocompare, baseURL: exchange.baseURL, apiKey: "k", timeout: .milliseconds(300)),
         ]
         let clock = ContinuousClock()
         let started = clock.now
-        let attempts = await FallbackFetcher(sources: sources, timeout: .milliseconds(300), clock: clock).fetch { _ in false }
+        let attempts = await FallbackFetcher(sources: sources, timeout: .milliseconds(300), clock: clock).fetch { _ in nil }.attempts
         let elapsed = started.duration(to: clock.now)
         #expect(attempts.first == .failed(.binance, .timeout(after: .milliseconds(300))))
         #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68000.5"), symbol: "BTCUSD", quoteAsset: "USD")))
         #expect(elapsed < .milliseconds(300 + 100))
+        await exchange.shutdown()
+    }
+}
+
+@Suite("Venues over HTTP: requests as the venues expect them", .serialized)
+struct VenueRequestTests {
+    @Test("every venue's real path, exact price and quote asset", arguments: [
+        (Market.binance, "85866.18000000", "85866.18", "USDT"),
+        (.coinbase, "85866.185", "85866.185", "USD"),
+        (.kraken, "85866.10000", "85866.1", "USD"),
+        (.bitstamp, "85866", "85866", "USD"),
+        (.cryptocompare, "85866.19", "85866.19", "USD"),
+    ])
+    func everyVenue(market: Market, literal: String, exact: String, asset: String) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(market, .price(literal))
+        let quote = try await ExchangeTests.source(market, baseURL: exchange.baseURL, apiKey: "k").fetchQuote()
+        #expect(quote.price.description == exact)
+        #expect(quote.quoteAsset == asset)
+        #expect(exchange.requestCount(market) == 1)
+        await exchange.shutdown()
+    }
+
+    @Test func cryptoCompareKeyTravelsInTheHeaderNeverInTheURL() async throws {
+        let exchange = try await FakeExchange.start()
+        _ = try await ExchangeTests.source(.cryptocompare, baseURL: exchange.baseURL, apiKey: "s3cr3t-key").fetchQuote()
+        let request = try #require(exchange.requests(.cryptocompare).first)
+        #expect(request.headers["authorization"] == "Apikey s3cr3t-key")
+        #expect(!request.uri.contains("s3cr3t"))
+        #expect(request.uri == "/data/price?fsym=BTC&tsyms=USD")
+        _ = try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL, apiKey: "s3cr3t-key").fetchQuote()
+        #expect(exchange.requests(.coinbase).first?.headers["authorization"] == nil, "the key goes to CryptoCompare only")
+        await exchange.shutdown()
+    }
+
+    @Test func binanceWeightHeaderFromTheWireRestsTheSource() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setBinanceWeight(5000)
+        let quote = try await ExchangeTests.source(.binance, baseURL: exchange.baseURL).fetchQuote()
+        #expect(quote.pauseRequested == BinanceAPI.weightPause)
         await exchange.shutdown()
     }
 }

@@ -25,7 +25,7 @@ struct FileStoreTests {
         try store.save(quote)
         #expect(try store.load() == .quote(quote))
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
-        #expect(text == #"{"version":1,"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z"}"# + "\n")
+        #expect(text == #"{"version":1,"price":"68901.23","currency":"USDT","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z"}"# + "\n")
     }
 
     @Test func fileModeIs0644EvenUnderATightUmask() throws {

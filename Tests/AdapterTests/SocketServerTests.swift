@@ -10,6 +10,7 @@ import WireProtocol
 final class FixedStatus: StatusProvider {
     let line = Mutex(StatusLine(json: #"{"state":"nodata"}"# + "\n", price: nil))
     func currentStatus() -> StatusLine { line.withLock { $0 } }
+    func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
 }
 
 /// Serves on a real Unix socket in a temp directory.

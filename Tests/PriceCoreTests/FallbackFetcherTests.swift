@@ -8,7 +8,7 @@ struct FallbackFetcherTests {
         let binance = StubSource(.binance, [.quote("68901.23")])
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900")])
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
-        let attempts = await fetcher.fetch { _ in false }
+        let attempts = await fetcher.fetch { _ in nil }.attempts
         #expect(attempts == [.succeeded(.binance, SourceQuote(price: try Price(parsing: "68901.23"), symbol: "BTCUSDT", quoteAsset: "USDT"))])
         #expect(cryptoCompare.callCount == 0)
     }
@@ -17,7 +17,7 @@ struct FallbackFetcherTests {
         let binance = StubSource(.binance, [.fail(.httpStatus(503))])
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900.5")])
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: ManualClock())
-        let attempts = await fetcher.fetch { _ in false }
+        let attempts = await fetcher.fetch { _ in nil }.attempts
         #expect(attempts == [.failed(.binance, .httpStatus(503)),
                              .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD", quoteAsset: "USD"))])
     }
@@ -27,7 +27,7 @@ struct FallbackFetcherTests {
         let binance = StubSource(.binance, [.hang])
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("68900.5")])
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .milliseconds(800), clock: clock)
-        let task = Task { await fetcher.fetch { _ in false } }
+        let task = Task { await fetcher.fetch { _ in nil }.attempts }
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(799))
         #expect(clock.sleeperCount == 1)
@@ -41,7 +41,7 @@ struct FallbackFetcherTests {
         let binance = StubSource(.binance, [.quote("1")])
         let cryptoCompare = StubSource(.cryptoCompare, [.fail(.exchangeError("down"))])
         let fetcher = FallbackFetcher(sources: [binance, cryptoCompare], timeout: .seconds(1), clock: ManualClock())
-        let attempts = await fetcher.fetch { $0 == .binance }
+        let attempts = await fetcher.fetch { $0 == .binance ? .coolingDown($0) : nil }.attempts
         #expect(attempts == [.coolingDown(.binance), .failed(.cryptoCompare, .exchangeError("down"))])
         #expect(binance.callCount == 0)
     }
@@ -50,9 +50,11 @@ struct FallbackFetcherTests {
         struct Weird: Error {}
         final class Throwing: PriceSource {
             let name: SourceName = .binance
+            let quoteAsset = "USDT"
+            let limits = SourceLimits(minimumInterval: .zero)
             func fetchQuote() async throws -> SourceQuote { throw Weird() }
         }
-        let attempts = await FallbackFetcher(sources: [Throwing()], timeout: .seconds(1), clock: ManualClock()).fetch { _ in false }
+        let attempts = await FallbackFetcher(sources: [Throwing()], timeout: .seconds(1), clock: ManualClock()).fetch { _ in nil }.attempts
         guard case .failed(.binance, .transport(let reason)) = attempts.first else {
             Issue.record("expected a transport failure, got \(attempts)")
             return

@@ -22,9 +22,11 @@ func eventually(_ condition: () -> Bool, maximumYields: Int = 100_000) async -> 
 
 @Suite("Fetch loop: fixed rate, backoff, cool-downs, transitions")
 struct FetchLoopTests {
-    func makeLoop(_ sources: [StubSource], clock: ManualClock, interval: Duration = .seconds(1), jitter: Double = 1) -> FetchLoop<ManualClock> {
+    func makeLoop(_ sources: [StubSource], clock: ManualClock, interval: Duration = .seconds(1), jitter: Double = 1,
+                  ledger: SourceLedger<ManualClock.Instant> = SourceLedger(), mode: FetchMode = .fallback) -> FetchLoop<ManualClock> {
         FetchLoop(fetcher: FallbackFetcher(sources: sources, timeout: .milliseconds(800), clock: clock),
-                  schedule: FetchSchedule(interval: interval), wallClock: ManualWallClock(), jitter: FixedJitter(jitter))
+                  schedule: FetchSchedule(interval: interval), wallClock: ManualWallClock(), jitter: FixedJitter(jitter),
+                  ledger: ledger, mode: mode)
     }
 
     /// Runs the loop for `cycles` reports. After each report the loop's only sleeper is its wait
@@ -125,5 +127,65 @@ struct FetchLoopTests {
         let reports = await run(loop, clock: clock, cycles: 1)
         #expect(reports.first?.quote == Quote(price: try! Price(parsing: "7"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
                                                 timestamp: Timestamp(millisecondsSinceEpoch: 42)))
+    }
+
+    @Test func aSlowOnlySourceIsAskedAtItsPaceWithoutCountingAsAnOutage() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.geoRestricted)])
+        let cryptoCompare = StubSource(.cryptoCompare, [.quote("8")], limits: SourceLimits(minimumInterval: .seconds(10), dailyCalls: 7500))
+        let reports = await run(makeLoop([binance, cryptoCompare], clock: clock), clock: clock, cycles: 8)
+        // 86 400 s / 7 500 = 11.52 s between calls: t = 0, 11.52, 23.04, …; the loop sleeps through.
+        #expect(reports.filter { $0.quote != nil }.count == 4)
+        #expect(cryptoCompare.callCount == 4)
+        #expect(!reports.flatMap(\.events).contains(.allSourcesFailing))
+        #expect(reports[1].attempts == [.coolingDown(.binance), .paced(.cryptoCompare)])
+        #expect(reports[1].nextCycleIn == .milliseconds(10_520))
+    }
+
+    @Test func aReloadKeepsCooldownsAndBudgetsBecauseTheLedgerIsShared() async {
+        let clock = ManualClock()
+        let ledger = SourceLedger<ManualClock.Instant>()
+        let limited = SourceLimits(minimumInterval: .seconds(10), dailyCalls: 7500)
+        let first = StubSource(.cryptoCompare, [.quote("9")], limits: limited)
+        _ = await run(makeLoop([first], clock: clock, ledger: ledger), clock: clock, cycles: 1)
+        // 50 reloads in a row: each new loop starts at once, and none may call again yet.
+        for _ in 0..<50 {
+            let again = StubSource(.cryptoCompare, [.quote("9")], limits: limited)
+            let reports = await run(makeLoop([again], clock: clock, ledger: ledger), clock: clock, cycles: 1)
+            #expect(again.callCount == 0)
+            #expect(reports.first?.attempts == [.paced(.cryptoCompare)])
+        }
+        #expect(ledger.statuses(at: clock.now).first?.callsLastDay == 1)
+    }
+
+    @Test func consensusTakesTheMedianOfTheVenuesThatAgree() async {
+        let clock = ManualClock()
+        let sources = [StubSource(.coinbase, [.quote("100000")]), StubSource(.kraken, [.quote("100010")]),
+                       StubSource(.bitstamp, [.quote("105000")]), StubSource(.cryptoCompare, [.quote("100030")])]
+        let rule = ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)
+        let reports = await run(makeLoop(sources, clock: clock, mode: .consensus(rule)), clock: clock, cycles: 2)
+        let quote = reports.first?.quote
+        #expect(quote?.price.description == "100010")
+        #expect(quote?.source == .consensus)
+        #expect(quote?.contributors == [.coinbase, .kraken, .cryptoCompare])
+        #expect(quote?.spread == 30)
+        #expect(quote?.currency == "USD")
+        #expect(sources.allSatisfy { $0.callCount == 2 })
+        // Logged once as an outlier while it stays one.
+        let outlierEvents = reports.flatMap(\.events).filter { if case .sourceOutlier = $0 { true } else { false } }
+        #expect(outlierEvents == [.sourceOutlier(.bitstamp, price: try! Price(parsing: "105000"), median: try! Price(parsing: "100010"))])
+    }
+
+    @Test func consensusBelowTheMinimumIsAFailedCycle() async {
+        let clock = ManualClock()
+        let sources = [StubSource(.coinbase, [.quote("100000")]), StubSource(.kraken, [.fail(.httpStatus(502))])]
+        let rule = ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)
+        let reports = await run(makeLoop(sources, clock: clock, mode: .consensus(rule)), clock: clock, cycles: 3)
+        #expect(reports.allSatisfy { $0.quote == nil })
+        let events = reports.flatMap(\.events)
+        #expect(events.filter { $0 == .tooFewAgree(agreeing: 1, required: 2) }.count == 1)
+        #expect(events.contains(.allSourcesFailing))
+        #expect(reports.last?.failureSummary?.contains("consensus: 1 of the 2 required sources agree") == true)
+        #expect(reports.last!.nextCycleIn > .seconds(1), "a failed consensus backs off like any failure")
     }
 }

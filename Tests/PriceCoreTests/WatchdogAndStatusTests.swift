@@ -54,7 +54,7 @@ struct StatusSummaryTests {
 
     @Test func fresh() {
         let freshness = Freshness(of: quote, at: Timestamp(millisecondsSinceEpoch: 412), staleAfter: .seconds(10))
-        #expect(StatusSummary.line(quote: quote, freshness: freshness, failures: nil) == "BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old")
+        #expect(StatusSummary.line(quote: quote, freshness: freshness, failures: nil) == "BTC/USDT 114459.80 via binance (BTCUSDT), 0.4s old")
     }
 
     @Test func waiting() {
@@ -66,7 +66,7 @@ struct StatusSummaryTests {
     @Test func stale() {
         let freshness = Freshness(of: quote, at: Timestamp(millisecondsSinceEpoch: 42_000), staleAfter: .seconds(10))
         #expect(StatusSummary.line(quote: quote, freshness: freshness, failures: "binance: HTTP 451 (geo-restricted)")
-            == "STALE 42s: binance: HTTP 451 (geo-restricted); last BTC/USD 114459.80 via binance")
+            == "STALE 42s: binance: HTTP 451 (geo-restricted); last BTC/USDT 114459.80 via binance")
     }
 
     @Test func compactAges() {

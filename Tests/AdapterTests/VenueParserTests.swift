@@ -1,0 +1,67 @@
+import Exchanges
+import Foundation
+import PriceCore
+import Testing
+
+/// The pure parsers against bodies shaped exactly as each venue sends them (Fixtures/).
+@Suite("Venue parsers on recorded bodies")
+struct VenueParserTests {
+    static func fixture(_ name: String, status: Int = 200, usedWeight: String? = nil) throws -> ExchangeResponse {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name).json")
+        return ExchangeResponse(status: status, usedWeight: usedWeight, body: Array(try Data(contentsOf: url)))
+    }
+
+    func outcome(_ parse: () throws(FetchFailure) -> SourceQuote) -> Result<SourceQuote, FetchFailure> {
+        do throws(FetchFailure) { return .success(try parse()) } catch { return .failure(error) }
+    }
+
+    @Test func eachVenueGivesItsExactPriceSymbolAndQuoteAsset() throws {
+        let binance = try BinanceAPI.parse(Self.fixture("binance-ticker-price"), expectedSymbol: "BTCUSDT")
+        #expect(binance.price.description == "85866.18" && binance.symbol == "BTCUSDT" && binance.quoteAsset == "USDT")
+        let coinbase = try CoinbaseAPI.parse(Self.fixture("coinbase-spot"))
+        #expect(coinbase.price.description == "85866.185" && coinbase.symbol == "BTC-USD" && coinbase.quoteAsset == "USD")
+        let kraken = try KrakenAPI.parse(Self.fixture("kraken-ticker"))
+        #expect(kraken.price.description == "85866.1" && kraken.symbol == "XXBTZUSD" && kraken.quoteAsset == "USD")
+        let bitstamp = try BitstampAPI.parse(Self.fixture("bitstamp-ticker"))
+        #expect(bitstamp.price.description == "85866" && bitstamp.symbol == "btcusd" && bitstamp.quoteAsset == "USD")
+        let cryptoCompare = try CryptoCompareAPI.parse(Self.fixture("cryptocompare-price"))
+        #expect(cryptoCompare.price.description == "85866.19" && cryptoCompare.quoteAsset == "USD")
+    }
+
+    @Test func errorShapes() throws {
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseAPI.parse(try! Self.fixture("coinbase-error", status: 404)) }
+                == .failure(.exchangeError("HTTP 404: Invalid base currency")))
+        #expect(outcome { () throws(FetchFailure) in try KrakenAPI.parse(try! Self.fixture("kraken-error")) }
+                == .failure(.exchangeError("EQuery:Unknown asset pair")))
+        #expect(outcome { () throws(FetchFailure) in try KrakenAPI.parse(try! Self.fixture("kraken-rate-limit")) }
+                == .failure(.rateLimited(retryAfter: nil)))
+        #expect(outcome { () throws(FetchFailure) in try BitstampAPI.parse(try! Self.fixture("bitstamp-rate-limit", status: 400)) }
+                == .failure(.rateLimited(retryAfter: nil)))
+        #expect(outcome { () throws(FetchFailure) in try CryptoCompareAPI.parse(try! Self.fixture("cryptocompare-401", status: 401)) }
+                == .failure(.unauthorized("API key required, please refer to the documentation at https://developers.coindesk.com/")))
+        #expect(outcome { () throws(FetchFailure) in try CryptoCompareAPI.parse(try! Self.fixture("cryptocompare-auth-200")) }
+                == .failure(.unauthorized("You need a valid auth key or api key to access this endpoint")))
+        #expect(outcome { () throws(FetchFailure) in try CryptoCompareAPI.parse(try! Self.fixture("cryptocompare-rate-limit")) }
+                == .failure(.rateLimited(retryAfter: nil)))
+    }
+
+    @Test func aRefusedKeyAndARateLimitRestTheSource() {
+        #expect(FetchFailure.unauthorized("x").cooldown == .seconds(600))
+        #expect(FetchFailure.rateLimited(retryAfter: nil).cooldown == FetchFailure.defaultRateLimitPause)
+    }
+
+    @Test("Binance's quote asset comes from the configured symbol", arguments: [
+        ("BTCUSDT", "USDT"), ("BTCUSDC", "USDC"), ("BTCFDUSD", "FDUSD"), ("BTCUSD", "USD"),
+    ])
+    func binanceQuoteAsset(symbol: String, asset: String) {
+        #expect(BinanceAPI.quoteAsset(symbol: symbol) == asset)
+    }
+
+    @Test func binanceIsRestedBeforeItsWeightLimitNotAfter() throws {
+        let calm = try BinanceAPI.parse(Self.fixture("binance-ticker-price", usedWeight: "4798"), expectedSymbol: "BTCUSDT")
+        #expect(calm.pauseRequested == nil)
+        let busy = try BinanceAPI.parse(Self.fixture("binance-ticker-price", usedWeight: "4800"), expectedSymbol: "BTCUSDT")
+        #expect(busy.pauseRequested == BinanceAPI.weightPause)
+        #expect(BinanceAPI.weightPauseThreshold < BinanceAPI.weightLimitPerMinute)
+    }
+}
