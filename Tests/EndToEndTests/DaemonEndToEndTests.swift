@@ -32,7 +32,7 @@ struct DaemonEndToEndTests {
         #expect(json["state"] == .string("fresh"))
 
         let human = try daemon.ctl("status")
-        #expect(human.stdout.hasPrefix("BTC/USD  68,901.23\n"))
+        #expect(human.stdout.hasPrefix("BTC/USDT  68,901.23\n"))
 
         var watch = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000)
         try watch.send("watch\n")
@@ -47,7 +47,7 @@ struct DaemonEndToEndTests {
     @Test func hungPrimaryFallsBackWithinTheTimeout() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.binance, .hang)
-        exchange.set(.cryptocompare, .price("68000.5"))
+        exchange.set(.coinbase, .price("68000.5"))
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_TIMEOUT": "500ms"])
         defer { daemon.stop(); daemon.removeFiles() }
         try daemon.process.run()
@@ -61,7 +61,7 @@ struct DaemonEndToEndTests {
         let initial = try watch.readLine()
         let connectedAt = ContinuousClock.now
         var line = initial
-        while let current = line, !current.contains("cryptocompare") { line = try watch.readLine() }
+        while let current = line, !current.contains("coinbase") { line = try watch.readLine() }
         let elapsed = ContinuousClock.now - connectedAt
         #expect(line?.contains("\"price\":\"68000.5\"") == true)
         #expect(elapsed < .milliseconds(600), "fallback took \(elapsed)")

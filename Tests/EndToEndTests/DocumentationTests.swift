@@ -55,7 +55,9 @@ struct DocumentationTests {
 
     @Test func everyConfigKeyIsDocumented() throws {
         let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "BINANCE_URL", "BINANCE_SYMBOL",
-                    "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL"].map { "BTCPRICED_" + $0 }
+                    "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL", "COINBASE_URL", "KRAKEN_URL", "BITSTAMP_URL",
+                    "CRYPTOCOMPARE_API_KEY", "CRYPTOCOMPARE_API_KEY_FILE", "CRYPTOCOMPARE_DAILY_CALLS", "MODE", "MAX_DEVIATION",
+                    "CONSENSUS_MIN", "CONSENSUS_USDT"].map { "BTCPRICED_" + $0 }
         let page = try read("docs/man/btcpriced.conf.5.scd"), file = try read("config/btcpriced.conf"), readme = try read("README.md")
         for key in keys {
             #expect(page.contains(key), "\(key) missing from btcpriced.conf(5)")

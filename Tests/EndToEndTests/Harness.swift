@@ -55,8 +55,8 @@ final class DaemonProcess {
         process.executableURL = URL(fileURLWithPath: Binaries.daemon)
         process.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
-        environment["BTCPRICED_BINANCE_URL"] = exchangeURL
-        environment["BTCPRICED_CRYPTOCOMPARE_URL"] = exchangeURL
+        // Every venue points at the fake: a test never reaches a real exchange.
+        for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased())_URL"] = exchangeURL }
         environment.merge(settings) { $1 }
         process.environment = environment
         let log = FileHandle(forWritingAtPath: logFile)

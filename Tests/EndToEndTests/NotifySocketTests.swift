@@ -83,7 +83,7 @@ struct NotifySocketTests {
 
         try await until("READY=1") { notify.all.contains { $0.fields["READY"] == "1" } }
         #expect(FileManager.default.fileExists(atPath: daemon.socket), "READY=1 before the socket existed")
-        try await until("a STATUS with the price") { notify.all.contains { $0.fields["STATUS"]?.hasPrefix("BTC/USD 114459.") == true && $0.fields["STATUS"]?.contains("via binance (BTCUSDT)") == true } }
+        try await until("a STATUS with the price") { notify.all.contains { $0.fields["STATUS"]?.hasPrefix("BTC/USDT 114459.") == true && $0.fields["STATUS"]?.contains("via binance (BTCUSDT)") == true } }
         try await until("three watchdog pings", timeout: .seconds(4)) { notify.all.filter { $0.fields["WATCHDOG"] == "1" }.count >= 3 }
         let pings = notify.all.filter { $0.fields["WATCHDOG"] == "1" }.map(\.at)
         for (earlier, later) in zip(pings, pings.dropFirst()) {
@@ -92,9 +92,9 @@ struct NotifySocketTests {
         }
         // Age-only updates of the same state are throttled to about one a second.
         try await until("three price STATUS updates", timeout: .seconds(5)) {
-            notify.all.filter { $0.fields["STATUS"]?.hasPrefix("BTC/USD") == true }.count >= 3
+            notify.all.filter { $0.fields["STATUS"]?.hasPrefix("BTC/USDT") == true }.count >= 3
         }
-        let priceUpdates = notify.all.compactMap { $0.fields["STATUS"]?.hasPrefix("BTC/USD") == true ? $0.at : nil }
+        let priceUpdates = notify.all.compactMap { $0.fields["STATUS"]?.hasPrefix("BTC/USDT") == true ? $0.at : nil }
         #expect(priceUpdates.count >= 2)
         #expect(zip(priceUpdates, priceUpdates.dropFirst()).allSatisfy { $1 - $0 > .milliseconds(900) }, "STATUS more than once a second")
 
@@ -148,7 +148,7 @@ struct NotifySocketTests {
         }
 
         try "BTCPRICED_STALE_AFTER=20s\nBTCPRICED_LOG_LEVEL=debug\n".write(toFile: config, atomically: true, encoding: .utf8)
-        try await reload(expectLog: "reloaded configuration: sources binance,cryptocompare, interval 1s, timeout 800ms, stale after 20s, log level debug")
+        try await reload(expectLog: "reloaded configuration: fallback over binance,coinbase,kraken,bitstamp, interval 1s, timeout 800ms, stale after 20s, log level debug")
         try "BTCPRICED_STALE_AFTER=20s\nBTCPRICED_INTERVAL=0\n".write(toFile: config, atomically: true, encoding: .utf8)
         try await reload(expectLog: "reload failed, keeping the previous configuration: \(config):2: BTCPRICED_INTERVAL: must be greater than zero")
         #expect(process.isRunning)

@@ -13,8 +13,8 @@ struct SocketActivationTests {
         // systemd-socket-activate binds the socket, waits for the first client, then execs the
         // daemon with LISTEN_FDS. It passes no environment unless told to (-E).
         let activator = try SpawnedProcess(
-            ["/usr/bin/systemd-socket-activate", "--listen=\(activated)", "-E", "BTCPRICED_BINANCE_URL", "-E", "BTCPRICED_CRYPTOCOMPARE_URL",
-             Binaries.daemon] + (daemon.process.arguments ?? []),
+            ["/usr/bin/systemd-socket-activate", "--listen=\(activated)"]
+            + Market.allCases.flatMap { ["-E", "BTCPRICED_\($0.rawValue.uppercased())_URL"] } + [Binaries.daemon] + (daemon.process.arguments ?? []),
             environment: daemon.process.environment ?? [:], output: daemon.logFile)
         defer { activator.stop() }
         try await until("a quote on the inherited socket") {

@@ -1,0 +1,142 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// The daemon, as built, against the 2026 failure modes: geo-blocks, keyless CryptoCompare,
+/// a venue that disagrees. Each checks what `btcctl sources` says too.
+@Suite("Sources of 2026, end to end")
+struct SourcesEndToEndTests {
+    func sources(_ daemon: DaemonProcess) throws -> (status: Int32, json: JSONValue) {
+        let result = try daemon.ctl("sources", "--json")
+        return (result.status, try JSONValue(parsing: result.stdout))
+    }
+
+    func entry(_ json: JSONValue, _ name: String) -> JSONValue? {
+        json["sources"]?.arrayElements?.first { $0["name"]?.stringValue == name }
+    }
+
+    @Test func geoBlockedBinanceAndNoKeyStillGiveFreshUSDQuotesFromCoinbase() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .status(451))
+        exchange.set(.coinbase, .price("85866.185"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a coinbase quote") { try daemon.ctl("price").stdout == "85866.185\n" }
+
+        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        #expect(status["currency"] == .string("USD"))
+        #expect(status["source"] == .string("coinbase"))
+        #expect(status["sources"] == .array([.string("coinbase")]))
+        #expect(try daemon.ctl("status").stdout.hasPrefix("BTC/USD  85,866.185\n"))
+
+        let (code, report) = try sources(daemon)
+        #expect(code == 0)
+        #expect(entry(report, "binance")?["state"] == .string("cooling-down"))
+        #expect(entry(report, "binance")?["quote_asset"] == .string("USDT"))
+        #expect(entry(report, "coinbase")?["state"] == .string("ok"))
+        #expect(entry(report, "coinbase")?["selected"] == .bool(true))
+        #expect(entry(report, "coinbase")?["last_price"] == .string("85866.185"))
+        #expect(entry(report, "cryptocompare")?["state"] == .string("disabled"))
+        #expect(report["sources"]?.arrayElements?.map { $0["name"]?.stringValue ?? "" } == ["binance", "coinbase", "kraken", "bitstamp", "cryptocompare"])
+        let table = try daemon.ctl("sources").stdout
+        #expect(table.contains("* coinbase"))
+        #expect(table.contains("no API key"))
+
+        #expect(exchange.requestCount(.cryptocompare) == 0, "a keyless install never calls CryptoCompare")
+        #expect(exchange.requestCount(.binance) == 1, "a geo-blocked Binance rests for 5 minutes")
+        let log = daemon.log
+        #expect(log.contains("cryptocompare is skipped: no API key"))
+        #expect(log.contains("BTCPRICED_SOURCES=coinbase,kraken,bitstamp"))
+        #expect(log.components(separatedBy: "binance is failing").count == 2, "one warning for the 451")
+        await exchange.shutdown()
+    }
+
+    @Test func onlyCryptoCompareWithAKeyIsPacedWithinItsBudgetAndNeverFlaps() async throws {
+        let exchange = try await FakeExchange.start()
+        for market in [Market.binance, .coinbase, .kraken, .bitstamp] { exchange.set(market, .status(503)) }
+        exchange.set(.cryptocompare, .price("85866.19"))
+        let key = "cc-test-key-0123456789"
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
+            "BTCPRICED_CRYPTOCOMPARE_API_KEY": key, "BTCPRICED_STALE_AFTER": "10s", "BTCPRICED_LOG_LEVEL": "debug",
+        ])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a cryptocompare quote") { try daemon.ctl("price").stdout == "85866.19\n" }
+        // Watch freshness across the first permitted repeat (11.52 s at 7,500 calls a day).
+        let started = ContinuousClock.now
+        var states: Set<String> = []
+        while ContinuousClock.now - started < .seconds(13) {
+            let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+            states.insert(status["state"]?.stringValue ?? "?")
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(states == ["fresh"], "the quote flapped: \(states)")
+        let calls = exchange.requests(.cryptocompare)
+        #expect(calls.count == 2)
+        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.receivedAt.duration(to: $1.receivedAt) >= .seconds(10) })
+        #expect(calls.allSatisfy { $0.headers["authorization"] == "Apikey \(key)" })
+
+        let (code, report) = try sources(daemon)
+        #expect(code == 0)
+        #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("2"))
+        #expect(entry(report, "cryptocompare")?["budget_24h"] == .number("7500"))
+        #expect(entry(report, "coinbase")?["state"] == .string("failing"))
+        #expect(!daemon.log.contains(key), "the key reached the log")
+        await exchange.shutdown()
+    }
+
+    @Test func consensusExcludesAVenueFivePercentOff() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.coinbase, .price("100000"))
+        exchange.set(.kraken, .price("100020.00000"))
+        exchange.set(.bitstamp, .price("105000"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_MODE": "consensus"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a consensus quote") { try daemon.ctl("price").stdout == "100010\n" }
+        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        #expect(status["source"] == .string("consensus"))
+        #expect(status["currency"] == .string("USD"))
+        #expect(status["sources"] == .array([.string("coinbase"), .string("kraken")]))
+        #expect(status["spread"] == .string("20"))
+        let (code, report) = try sources(daemon)
+        #expect(code == 0)
+        #expect(report["mode"] == .string("consensus"))
+        #expect(entry(report, "bitstamp")?["note"] == .string("outlier"))
+        #expect(entry(report, "bitstamp")?["selected"] == .bool(false))
+        #expect(entry(report, "binance")?["state"] == .string("disabled"), "USDT stays out unless BTCPRICED_CONSENSUS_USDT=yes")
+        #expect(exchange.requestCount(.binance) == 0)
+        #expect(daemon.log.components(separatedBy: "bitstamp is an outlier").count == 2)
+        await exchange.shutdown()
+    }
+
+    @Test func sourcesExitsThreeWhenNoSourceIsOK() async throws {
+        let exchange = try await FakeExchange.start()
+        for market in Market.allCases { exchange.set(market, .status(503)) }
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "coinbase,kraken"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("both sources failing") {
+            let report = try JSONValue(parsing: try daemon.ctl("sources", "--json").stdout)
+            return report["sources"]?.arrayElements?.allSatisfy { $0["state"] == .string("failing") } == true
+        }
+        #expect(try daemon.ctl("sources").status == 3)
+        await exchange.shutdown()
+    }
+
+    @Test func checkConfigShowsTheChainAndNeverTheKey() throws {
+        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"],
+                                    environment: ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "hidden-key-42"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("1. binance"))
+        #expect(result.stdout.contains("https://api.coinbase.com/v2/prices/BTC-USD/spot"))
+        #expect(result.stdout.contains("cryptocompare budget: 7500 calls a day"))
+        #expect(!result.stdout.contains("hidden-key-42"))
+        let keyless = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_SOURCES": "cryptocompare"])
+        #expect(keyless.status == 78)
+        #expect(keyless.stderr.contains("no usable source"))
+    }
+}
