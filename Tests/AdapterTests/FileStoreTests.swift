@@ -100,3 +100,23 @@ struct FileStoreTests {
         #expect(throws: StoreError.self) { try FileQuoteStore(directory: dir.path + "/file/state").prepare() }
     }
 }
+
+@Suite("sources.json: restraints on disk")
+struct RestraintStoreTests {
+    @Test func roundTripAndBadFiles() throws {
+        let directory = TemporaryDirectory()
+        let store = FileRestraintStore(directory: directory.path)
+        #expect(try store.load().isEmpty)
+        let restraints: [SourceName: SourceRestraint] = [
+            .binance: SourceRestraint(restingUntil: Timestamp(millisecondsSinceEpoch: 1_795_300_120_000)),
+            .cryptoCompare: SourceRestraint(lastCall: Timestamp(millisecondsSinceEpoch: 1_795_300_000_000),
+                                            callsByHourEnd: [1_795_302_000_000: 312, 1_795_298_400_000: 7]),
+        ]
+        try store.save(restraints)
+        #expect(try store.load() == restraints)
+        for junk in ["", "{", #"{"version":2,"sources":{}}"#, #"{"version":1,"sources":{"binance":{"resting_until":"soon"}}}"#] {
+            try junk.write(toFile: store.path, atomically: true, encoding: .utf8)
+            #expect(throws: (any Error).self) { try store.load() }
+        }
+    }
+}

@@ -121,9 +121,11 @@ struct SourcesEndToEndTests {
         try await daemon.start()
         try await until("both sources failing") {
             let report = try JSONValue(parsing: try daemon.ctl("sources", "--json").stdout)
-            return report["sources"]?.arrayElements?.allSatisfy { $0["state"] == .string("failing") } == true
+            let states = report["sources"]?.arrayElements?.map { $0["state"]?.stringValue ?? "?" }
+            return states == ["failing", "failing"]
         }
-        #expect(try daemon.ctl("sources").status == 3)
+        let table = try daemon.ctl("sources")
+        #expect(table.status == 3, "\(table.stdout)\(table.stderr)")
         await exchange.shutdown()
     }
 
@@ -138,5 +140,33 @@ struct SourcesEndToEndTests {
         let keyless = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_SOURCES": "cryptocompare"])
         #expect(keyless.status == 78)
         #expect(keyless.stderr.contains("no usable source"))
+    }
+
+    @Test func aRestartResumesBinancesRestAndCryptoComparesPace() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .status(451))
+        for market in [Market.coinbase, .kraken, .bitstamp] { exchange.set(market, .status(503)) }
+        exchange.set(.cryptocompare, .price("85866.19"))
+        let settings = ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "cc-test-key"]
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL, settings: settings)
+        defer { first.removeFiles() }
+        try await first.start()
+        try await until("a cryptocompare quote") { try first.ctl("price").stdout == "85866.19\n" }
+        first.stop()
+        #expect(FileManager.default.fileExists(atPath: first.stateDirectory + "/sources.json"))
+
+        // As a restart loop would: straight back up on the same state directory.
+        let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory, settings: settings)
+        defer { second.stop() }
+        try await second.start()
+        try await until("the restored quote is served") { try second.ctl("price").stdout == "85866.19\n" }
+        try await Task.sleep(for: .seconds(2))
+        #expect(exchange.requestCount(.binance) == 1, "the 451 rest survived the restart")
+        #expect(exchange.requestCount(.cryptocompare) == 1, "CryptoCompare's pace survived the restart")
+        #expect(second.log.contains("binance still rests until"))
+        let report = try JSONValue(parsing: try second.ctl("sources", "--json").stdout)
+        #expect(entry(report, "binance")?["state"] == .string("cooling-down"))
+        #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("1"))
+        await exchange.shutdown()
     }
 }

@@ -63,6 +63,8 @@ struct DaemonRuntime {
             )
         }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger)
+        let restraints = RestraintKeeper(store: FileRestraintStore(directory: settings.stateDirectory), logger: logger)
+        await restraints.restore(into: directory.ledger, wallTime: wallClock.now())
         let (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Reloader(options: options, environment: environment, current: settings, updates: reloadContinuation,
                                 board: board, logLevel: logLevel, notifier: notifier, logger: logger)
@@ -73,7 +75,7 @@ struct DaemonRuntime {
             services: [
                 .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
-                                            persister: persister, server: server, health: health, logger: logger),
+                                            persister: persister, restraints: restraints, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FreshnessMonitor(board: board, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),

@@ -15,18 +15,21 @@ struct FetchService: Service {
     let reloads: AsyncStream<SourcePlan>
     let board: PriceBoard
     let persister: QuotePersister
+    let restraints: RestraintKeeper
     let server: QuoteServer
     let health: DaemonHealth
     let logger: Logger
 
     func run() async throws {
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
+        let restraints = self.restraints
         let firstQuote = FirstQuoteFlag(alreadySeen: board.snapshot.quote != nil)
         let handle: @Sendable (CycleReport) async -> Void = { report in
             health.cycleCompleted()
             for event in report.events { HealthLogging.log(event, report: report, logger: logger) }
             if board.record(report) { server.broadcast(board.currentStatus().json) }
             health.reportStatus(board.statusSummary())
+            await restraints.offer(board.directory.ledger.restraints(at: .now, wallTime: board.wallClock.now()))
             if let quote = report.quote {
                 if await firstQuote.markSeen() {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",

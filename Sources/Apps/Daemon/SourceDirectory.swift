@@ -8,11 +8,18 @@ final class SourceDirectory: Sendable {
     let ledger = SourceLedger<ContinuousClock.Instant>()
     private let plan: Mutex<SourcePlan>
 
-    init(plan: SourcePlan) { self.plan = Mutex(plan) }
+    /// The ledger knows the chain from the start, so `sources` lists it before the first cycle.
+    init(plan: SourcePlan) {
+        self.plan = Mutex(plan)
+        ledger.configure(plan.descriptors)
+    }
 
     var current: SourcePlan {
         get { plan.withLock { $0 } }
-        set { plan.withLock { $0 = newValue } }
+        set {
+            plan.withLock { $0 = newValue }
+            ledger.configure(newValue.descriptors)
+        }
     }
 
     func report(at now: ContinuousClock.Instant = .now) -> SourcesReport {

@@ -65,6 +65,10 @@ struct SourcePlan: Sendable {
 
     func limits(_ venue: Venue) -> SourceLimits { venue.limits(cryptoCompareDailyCalls: settings.cryptoCompareDailyCalls) }
 
+    var descriptors: [SourceDescriptor] {
+        active.map { SourceDescriptor(name: $0.sourceName, quoteAsset: $0.quoteAsset(binanceSymbol: settings.binanceSymbol), limits: limits($0)) }
+    }
+
     func sources(client: HTTPClient, userAgent: String) -> [any PriceSource] {
         active.map { venue in venue.source(venueSettings(venue), client: client, timeout: settings.timeout, userAgent: userAgent) }
     }

@@ -47,6 +47,11 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     public func coolingDownUntil(_ source: SourceName) -> Instant? { states[source]?.coolingDownUntil }
 
+    /// A cool-down carried over from before a restart.
+    public mutating func rest(_ source: SourceName, until instant: Instant) {
+        states[source, default: State()].coolingDownUntil = instant
+    }
+
     public func isCoolingDown(_ source: SourceName, at now: Instant) -> Bool {
         guard let until = states[source]?.coolingDownUntil else { return false }
         return now < until

@@ -12,6 +12,19 @@ public enum SourceState: String, Sendable, Hashable {
     case disabled
 }
 
+/// What the ledger needs to know of a source before it is ever asked.
+public struct SourceDescriptor: Sendable, Hashable {
+    public let name: SourceName
+    public let quoteAsset: String
+    public let limits: SourceLimits
+
+    public init(name: SourceName, quoteAsset: String, limits: SourceLimits) {
+        self.name = name
+        self.quoteAsset = quoteAsset
+        self.limits = limits
+    }
+}
+
 /// One row of the sources report.
 public struct SourceStatus: Sendable, Hashable {
     public var name: SourceName
@@ -59,12 +72,16 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         var shortfall: String?
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     public init() {}
 
     /// Sets the chain for the next cycles, keeping everything known about sources that stay.
     public func configure(_ sources: [any PriceSource]) {
+        configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset, limits: $0.limits) })
+    }
+
+    public func configure(_ sources: [SourceDescriptor]) {
         state.withLock { state in
             state.order = sources.map(\.name)
             state.health.reorder(state.order)

@@ -29,6 +29,15 @@ public struct CallLog<Instant: InstantProtocol>: Sendable where Instant.Duration
 
     public init() {}
 
+    /// The log as it stood before a restart.
+    public init(last: Instant?, recent: [Instant]) {
+        self.last = last
+        self.recent = recent.sorted()
+    }
+
+    /// Calls of the last 24 h, oldest first.
+    public var recentCalls: [Instant] { recent }
+
     public func allows(_ limits: SourceLimits, at now: Instant) -> Bool {
         if let last, last.duration(to: now) < limits.pace { return false }
         if let daily = limits.dailyCalls, calls(inLastDayAt: now) >= daily { return false }

@@ -1,0 +1,51 @@
+import FileStore
+import Logging
+import NIOPosix
+import PriceCore
+
+/// Writes `sources.json` whenever a venue's cool-down or a budgeted call changes it, so a
+/// restart (or a restart loop) resumes every rest and budget instead of asking at once.
+actor RestraintKeeper {
+    private let store: FileRestraintStore
+    private let logger: Logger
+    private var written: [SourceName: SourceRestraint]?
+    private var failing = false
+
+    init(store: FileRestraintStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Reads what the previous run left into the ledger; a bad file is ignored (it is rewritten).
+    func restore(into ledger: SourceLedger<ContinuousClock.Instant>, wallTime: Timestamp) {
+        do {
+            let restraints = try store.load()
+            written = restraints
+            for source in ledger.restore(restraints, at: .now, wallTime: wallTime) {
+                if let until = restraints[source]?.restingUntil {
+                    logger.notice("\(source) still rests until \(until.rfc3339), as it asked before the restart", metadata: ["source": "\(source)"])
+                }
+            }
+        } catch {
+            logger.warning("ignoring unreadable \(store.path) (\(error)); it is rewritten at the next change")
+        }
+    }
+
+    func offer(_ restraints: [SourceName: SourceRestraint]) async {
+        guard restraints != written else { return }
+        let store = self.store
+        do {
+            try await NIOThreadPool.singleton.runIfActive { try store.save(restraints) }
+            written = restraints
+            if failing {
+                failing = false
+                logger.info("saving \(store.path) works again")
+            }
+        } catch {
+            if !failing {
+                failing = true
+                logger.error("cannot save \(store.path): \(error); cool-downs and budgets will not survive a restart", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
