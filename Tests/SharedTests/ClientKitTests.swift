@@ -68,3 +68,26 @@ struct ClientKitTests {
         #expect(!HumanFormat.status(.init(price: "1", symbol: "BTCUSD", source: "cryptocompare", timestamp: nil, ageMilliseconds: 1, state: .fresh, lastError: nil, version: "")).contains("STALE"))
     }
 }
+
+@Suite("btcctl sources table")
+struct SourcesTableTests {
+    @Test func alignedWithTheSelectedSourceMarkedAndHostileTextDefused() {
+        let report = SourcesReport(mode: "fallback", entries: [
+            .init(name: "binance", state: "cooling-down", quoteAsset: "USDT", lastError: "HTTP 451 (geo-restricted)\u{1B}[2J"),
+            .init(name: "coinbase", state: "ok", quoteAsset: "USD", lastPrice: "85866.185", latencyMilliseconds: 88, selected: true),
+            .init(name: "cryptocompare", state: "disabled", quoteAsset: "USD", callsLastDay: 0, dailyBudget: 7500, note: "no API key"),
+        ])
+        let lines = SourcesTable.render(report).split(separator: "\n").map(String.init)
+        #expect(lines[0] == "mode: fallback")
+        #expect(lines[1].hasPrefix("  SOURCE"))
+        #expect(lines[3].hasPrefix("* coinbase"))
+        #expect(lines[3].contains("85866.185") && lines[3].contains("88ms"))
+        #expect(lines[4].contains("0/7500") && lines[4].hasSuffix("no API key"))
+        #expect(!lines[2].contains("\u{1B}"))
+        // Columns line up: the state column starts after the longest name on every row.
+        let stateColumn = 2 + "cryptocompare".count + 1
+        for (line, state) in zip(lines.dropFirst(), ["STATE", "cooling-down", "ok", "disabled"]) {
+            #expect(String(line.dropFirst(stateColumn)).hasPrefix(state + " "), "\(line)")
+        }
+    }
+}

@@ -42,7 +42,7 @@ public enum HumanFormat {
     public static func status(_ status: StatusMessage) -> String {
         guard let price = status.price else {
             var text = "BTC/\(status.currency)  NO DATA  (the daemon has no quote yet)\n"
-            if let error = status.lastError { text += "last error: \(error)\n" }
+            if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
             return text
         }
         var text = "BTC/\(status.currency)  \(groupedPrice(price))"
@@ -53,7 +53,7 @@ public enum HumanFormat {
             if let timestamp = status.timestamp { text += " (\(timestamp))" }
             text += "\n"
         }
-        if let error = status.lastError { text += "last error: \(error)\n" }
+        if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
         return text
     }
 

@@ -7,9 +7,9 @@ public enum SourcesTable {
         for entry in report.entries {
             let calls = entry.dailyBudget.map { "\(entry.callsLastDay ?? 0)/\($0)" } ?? "-"
             let detail = entry.state == "disabled" || entry.note != nil ? (entry.note ?? "") : (entry.lastError ?? "")
-            rows.append([entry.selected ? "*" : " ", entry.name, entry.state, entry.quoteAsset,
-                         entry.lastPrice ?? "-", entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls,
-                         clipped(detail.isEmpty ? "-" : detail)])
+            rows.append([entry.selected ? "*" : " ", TerminalText.printable(entry.name), TerminalText.printable(entry.state),
+                         TerminalText.printable(entry.quoteAsset), TerminalText.printable(entry.lastPrice ?? "-"), entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls,
+                         clipped(TerminalText.printable(detail.isEmpty ? "-" : detail))])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows {
