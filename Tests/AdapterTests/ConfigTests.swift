@@ -51,8 +51,8 @@ struct ConfigTests {
     @Test func flagsBeatEnvironmentBeatsFileBeatsDefaults() throws {
         let file = "BTCPRICED_INTERVAL=3s\nBTCPRICED_TIMEOUT=500ms\nBTCPRICED_STALE_AFTER=20s\n"
         let env = ["BTCPRICED_INTERVAL": "2s", "BTCPRICED_TIMEOUT": "400ms"]
-        let settings = try load(flags: [.interval: "250ms"], env: env, file: file)
-        #expect(settings.interval == .milliseconds(250))
+        let settings = try load(flags: [.interval: "450ms"], env: env, file: file)
+        #expect(settings.interval == .milliseconds(450))
         #expect(settings.timeout == .milliseconds(400))
         #expect(settings.staleAfter == .seconds(20))
         #expect(settings.persistInterval == .zero)
@@ -75,7 +75,7 @@ struct ConfigTests {
 
     @Test("durations", arguments: [("250ms", 250), ("1s", 1000), ("2m", 120_000), ("1h", 3_600_000), ("5", 5000), ("1.5", 1500), ("0.25s", 250)])
     func durations(text: String, milliseconds: Int64) throws {
-        #expect(try load(env: ["BTCPRICED_INTERVAL": text]).interval == .milliseconds(milliseconds))
+        #expect(try load(env: ["BTCPRICED_INTERVAL": text, "BTCPRICED_TIMEOUT": "100ms"]).interval == .milliseconds(milliseconds))
     }
 
     @Test("file errors name file:line", arguments: [
@@ -189,5 +189,19 @@ struct ConfigTests {
         for message in [both, missing, spaced] { #expect(!message.contains("secret")) }
         #expect(APIKey("topsecret").description.contains("topsecret") == false)
         #expect("\(APIKey("topsecret"))".contains("topsecret") == false)
+    }
+
+    @Test func aTimeoutThatCannotFitTheIntervalIsRejectedWithTheRule() {
+        let message = error(flags: [.interval: "500ms"])
+        #expect(message.contains("default BTCPRICED_TIMEOUT (800ms) must be shorter than --interval (500ms)"))
+        #expect(message.contains("Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL"))
+    }
+
+    @Test func echoedValuesAreBoundedAndEscaped() {
+        let huge = String(repeating: "x", count: 1_000_000)
+        let message = error(env: ["BTCPRICED_INTERVAL": huge + "\n"])
+        #expect(message.count < 300)
+        #expect(message.contains("(1000001 bytes)"))
+        #expect(!message.contains("\n"))
     }
 }

@@ -120,3 +120,65 @@ struct RestraintStoreTests {
         }
     }
 }
+
+@Suite("Hostile or odd state files")
+struct HostileStateFileTests {
+    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
+                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+
+    func expectQuarantined(_ store: FileQuoteStore, reasonContains text: String) throws {
+        guard case .quarantined(let reason, let movedTo) = try store.load() else {
+            Issue.record("\(text): not quarantined")
+            return
+        }
+        #expect(reason.contains(text))
+        #expect(FileManager.default.fileExists(atPath: movedTo))
+        #expect(try store.load() == StoredQuote.none)
+        try store.save(quote)
+        #expect(try store.load() == .quote(quote), "the next save works again")
+    }
+
+    @Test func aDirectoryIsMovedAsideNotFatal() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        try FileManager.default.createDirectory(atPath: store.path, withIntermediateDirectories: false)
+        try expectQuarantined(store, reasonContains: "a directory")
+    }
+
+    @Test func aFIFODoesNotHangTheRead() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        #expect(mkfifo(store.path, 0o644) == 0)
+        try expectQuarantined(store, reasonContains: "a FIFO")
+    }
+
+    @Test func aSymlinkIsNotFollowed() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        try "secret".write(toFile: dir.path + "/elsewhere", atomically: true, encoding: .utf8)
+        #expect(symlink(dir.path + "/elsewhere", store.path) == 0)
+        try expectQuarantined(store, reasonContains: "symbolic link")
+        #expect(try String(contentsOfFile: dir.path + "/elsewhere", encoding: .utf8) == "secret")
+    }
+
+    @Test func aSymlinkPlantedAtTheTempNameIsNeverWrittenThrough() throws {
+        let dir = TemporaryDirectory()
+        let store = FileQuoteStore(directory: dir.path)
+        let victim = dir.path + "/victim"
+        try "precious".write(toFile: victim, atomically: true, encoding: .utf8)
+        #expect(symlink(victim, dir.path + "/.quote.json.tmp.\(getpid())") == 0)
+        try store.save(quote)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try store.load() == .quote(quote))
+    }
+
+    @Test func aSecondLockOnTheSameDirectoryIsRefusedAtOnce() throws {
+        let dir = TemporaryDirectory()
+        let first = try StateDirectoryLock(directory: dir.path + "/state")
+        #expect { try StateDirectoryLock(directory: dir.path + "/state") } throws: { error in
+            "\(error)".contains("another btcpriced is already using")
+        }
+        withExtendedLifetime(first) {}
+        _ = try StateDirectoryLock(directory: dir.path + "/other")
+    }
+}

@@ -55,3 +55,20 @@ struct SystemdTests {
         #expect(SystemdNotifier.monotonicMicroseconds() > first + 1000)
     }
 }
+
+@Suite("Untrusted text in notify fields and logs")
+struct UntrustedTextTests {
+    @Test func anExchangeCannotAddNotifyLines() {
+        let hostile = "binance: exchange error: oops\nSTOPPING=1\nWATCHDOG=trigger\r\u{1B}[31m"
+        let field = UntrustedText.oneLine(hostile, limit: 200)
+        #expect(!field.contains("\n") && !field.contains("\r") && !field.contains("\u{1B}"))
+        #expect(field.contains("\\nSTOPPING=1"))
+    }
+
+    @Test func longValuesAreCut() {
+        let line = UntrustedText.oneLine(String(repeating: "a", count: 1_000_000))
+        #expect(line.count == UntrustedText.defaultLimit + 1)
+        #expect(line.hasSuffix("…"))
+        #expect(UntrustedText.oneLine("plain text") == "plain text")
+    }
+}

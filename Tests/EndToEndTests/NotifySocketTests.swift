@@ -67,7 +67,7 @@ struct NotifySocketTests {
     @Test func readyComesAfterTheSocketExistsThenStatusAndWatchdogThenStopping() async throws {
         let exchange = try await FakeExchange.start()
         // A new price every 250ms: STATUS must still change at most about once a second.
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_INTERVAL": "250ms"])
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_INTERVAL": "250ms", "BTCPRICED_TIMEOUT": "200ms"])
         defer { daemon.stop(); daemon.removeFiles() }
         let ticker = Task {
             for cents in 0..<400 {
@@ -153,6 +153,29 @@ struct NotifySocketTests {
         try await reload(expectLog: "reload failed, keeping the previous configuration: \(config):2: BTCPRICED_INTERVAL: must be greater than zero")
         #expect(process.isRunning)
         #expect(try daemon.ctl("ping").stdout == "pong\n")
+        await exchange.shutdown()
+    }
+}
+
+@Suite("sd_notify fields are never injectable", .serialized)
+struct NotifyInjectionTests {
+    @Test func exchangeTextCannotAddNotifyLines() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .body(#"{"msg":"oops\nSTOPPING=1\nWATCHDOG=trigger"}"#))
+        for market in [Market.coinbase, .kraken, .bitstamp] { exchange.set(market, .status(503)) }
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let notify = try NotifyListener(directory: daemon.directory)
+        defer { notify.stop() }
+        let process = try NotifySocketTests().startDaemon(daemon, notify: notify)
+        defer { process.stop() }
+        try await until("a STATUS naming the failure") { notify.all.contains { $0.fields["STATUS"]?.contains("oops") == true } }
+        kill(process.pid, SIGHUP)
+        try await until("READY=1 after the reload") { notify.all.filter { $0.fields["READY"] == "1" }.count >= 2 }
+        for message in notify.all {
+            #expect(message.fields["STOPPING"] == nil, "injected: \(message.raw)")
+            #expect(message.fields["WATCHDOG"] == nil, "injected: \(message.raw)")
+        }
         await exchange.shutdown()
     }
 }

@@ -35,6 +35,12 @@ struct PriceTests {
         #expect(throws: PriceError.notPositive(text)) { try Price(parsing: text) }
     }
 
+    @Test("implausibly small prices are rejected, the smallest plausible one kept exact", arguments: ["1e-40", "0.000000009", "1E-9"])
+    func implausiblySmall(text: String) {
+        #expect(throws: PriceError.implausiblySmall(text)) { try Price(parsing: text) }
+        #expect((try? Price(parsing: "0.00000001"))?.description == "0.00000001")
+    }
+
     @Test("absurd prices are rejected", arguments: ["1000000000000", "1e13", "99999999999999"])
     func rejectsAbsurd(text: String) {
         #expect(throws: PriceError.absurd(text)) { try Price(parsing: text) }

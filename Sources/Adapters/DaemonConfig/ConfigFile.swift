@@ -27,18 +27,18 @@ public enum ConfigFile {
             line = line.trimmingWhitespace
             if line.isEmpty || line.first == "#" || line.first == ";" { continue }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigError("\(where_): expected KEY=value, found \(String(line.prefix(60)).debugDescription)")
+                throw ConfigError("\(where_): expected KEY=value, found \(quoted(line))")
             }
             let key = String(line[..<equals].trimmingWhitespace)
             guard isValidName(key) else {
-                throw ConfigError("\(where_): \(key.debugDescription) is not a valid setting name (letters, digits and _)")
+                throw ConfigError("\(where_): \(quoted(key)) is not a valid setting name (letters, digits and _)")
             }
             guard key.hasPrefix(SettingKey.prefix) else {
-                throw ConfigError("\(where_): \(key) is not a btcpriced setting; every key starts with \(SettingKey.prefix)")
+                throw ConfigError("\(where_): \(key.count > 64 ? key.prefix(64) + "…" : key) is not a btcpriced setting; every key starts with \(SettingKey.prefix)")
             }
             guard SettingKey(rawValue: key) != nil else {
                 let hint = SettingKey.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? ""
-                throw ConfigError("\(where_): unknown setting \(key)\(hint)")
+                throw ConfigError("\(where_): unknown setting \(key.count > 64 ? key.prefix(64) + "…" : key)\(hint)")
             }
             if let first = firstLine[key] {
                 throw ConfigError("\(where_): \(key) is already set on line \(first); keep one of them")
@@ -87,4 +87,12 @@ extension Substring {
         let end = lastIndex { $0 != " " && $0 != "\t" }.map { index(after: $0) } ?? start
         return self[start..<Swift.max(start, end)]
     }
+}
+
+/// An echoed value in an error: quoted, escaped and cut to a readable length, so a 1 MB value
+/// costs one short line in the journal.
+func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
+    let value = String(text)
+    let shown = value.count > limit ? String(value.prefix(limit)) : value
+    return shown.debugDescription + (value.count > limit ? "… (\(value.utf8.count) bytes)" : "")
 }

@@ -53,7 +53,7 @@ public enum DaemonCommandLine {
             let argument = arguments[index]
             index += 1
             guard argument.hasPrefix("--") else {
-                throw UsageError(description: "unexpected argument \(argument.debugDescription); see --help")
+                throw UsageError(description: "unexpected argument \(quoted(argument)); see --help")
             }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
@@ -74,7 +74,7 @@ public enum DaemonCommandLine {
             case "config": options.configPath = try takeValue()
             default:
                 guard let key = settingFlags[name] else {
-                    throw UsageError(description: "unknown option --\(name); see --help")
+                    throw UsageError(description: "unknown option \(quoted("--" + name)); see --help")
                 }
                 options.flags[key] = try takeValue()
             }

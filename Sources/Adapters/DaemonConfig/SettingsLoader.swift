@@ -45,8 +45,8 @@ public enum SettingsLoader {
         func positive(_ key: SettingKey, allowZero: Bool = false, atMost limit: Duration) throws(ConfigError) -> Duration {
             try value(key) { text in
                 ValueParsers.duration(text).flatMap { duration in
-                    if duration == .zero && !allowZero { return .failure("must be greater than zero, got \(text.debugDescription)") }
-                    if duration > limit { return .failure("\(text.debugDescription) is longer than the maximum of \(limit.humanReadable)") }
+                    if duration == .zero && !allowZero { return .failure("must be greater than zero, got \(quoted(text))") }
+                    if duration > limit { return .failure("\(quoted(text)) is longer than the maximum of \(limit.humanReadable)") }
                     return .success(duration)
                 }
             }
@@ -55,7 +55,7 @@ public enum SettingsLoader {
             try value(key) { $0.isEmpty ? .failure("must not be empty") : .success($0) }
         }
 
-        return DaemonSettings(
+        let settings = DaemonSettings(
             sources: try value(.sources, ValueParsers.sources),
             interval: try positive(.interval, atMost: .seconds(3600)),
             timeout: try positive(.timeout, atMost: .seconds(60)),
@@ -80,9 +80,14 @@ public enum SettingsLoader {
             socketPath: try nonEmpty(.socket),
             logLevel: try value(.logLevel) { text in
                 LogLevel(rawValue: text.lowercased()).map { .success($0) }
-                    ?? .failure("unknown log level \(text.debugDescription); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+                    ?? .failure("unknown log level \(quoted(text)); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         )
+        // Every attempt must end before the next cycle is due, or the interval is not kept.
+        guard settings.timeout < settings.interval else {
+            throw ConfigError("\(origin(of: .timeout)) (\(settings.timeout.humanReadable)) must be shorter than \(origin(of: .interval)) (\(settings.interval.humanReadable)): a slow source would overrun every cycle. Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL")
+        }
+        return settings
     }
 
     /// `BTCPRICED_*` variables in the environment that are not settings: likely typos.

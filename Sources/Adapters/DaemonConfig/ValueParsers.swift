@@ -17,17 +17,17 @@ enum ValueParsers {
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard !number.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               parts[0].count <= 9, let whole = Int64(parts[0]) else {
-            return .failure("\(text.debugDescription) is not a duration; use e.g. 250ms, 1s, 2m or plain seconds")
+            return .failure("\(quoted(text)) is not a duration; use e.g. 250ms, 1s, 2m or plain seconds")
         }
         var milliseconds = whole * scale
         if parts.count == 2 {
             let fraction = parts[1].prefix(6)
-            guard let digits = Int64(fraction) else { return .failure("\(text.debugDescription) is not a duration") }
+            guard let digits = Int64(fraction) else { return .failure("\(quoted(text)) is not a duration") }
             var denominator: Int64 = 1
             for _ in 0..<fraction.count { denominator *= 10 }
             let extra = digits * scale
             guard extra % denominator == 0 else {
-                return .failure("\(text.debugDescription) is finer than a millisecond")
+                return .failure("\(quoted(text)) is finer than a millisecond")
             }
             milliseconds += extra / denominator
         }
@@ -43,29 +43,29 @@ enum ValueParsers {
         } else if lower.hasPrefix("http://") {
             scheme = "http"
         } else {
-            return .failure("\(text.debugDescription) is not an http(s) URL; expected e.g. https://api.binance.com")
+            return .failure("\(quoted(text)) is not an http(s) URL; expected e.g. https://api.binance.com")
         }
         let rest = text.dropFirst(scheme.count + 3)
         guard !rest.contains("?"), !rest.contains("#"), !rest.contains(where: { $0 == " " || $0.isNewline }) else {
-            return .failure("\(text.debugDescription) must be a base URL without spaces, query or fragment")
+            return .failure("\(quoted(text)) must be a base URL without spaces, query or fragment")
         }
         let authority = rest.prefix { $0 != "/" }
         let hostAndPort = authority.split(separator: "@").last.map(String.init) ?? ""
         let host: String
         if hostAndPort.hasPrefix("[") {
-            guard let close = hostAndPort.firstIndex(of: "]") else { return .failure("\(text.debugDescription) has an unclosed IPv6 bracket") }
+            guard let close = hostAndPort.firstIndex(of: "]") else { return .failure("\(quoted(text)) has an unclosed IPv6 bracket") }
             host = String(hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close])
         } else {
             let parts = hostAndPort.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 2 else { return .failure("\(text.debugDescription) has a malformed host") }
+            guard parts.count <= 2 else { return .failure("\(quoted(text)) has a malformed host") }
             if parts.count == 2, !(parts[1].allSatisfy(\.isNumber) && UInt16(parts[1]) != nil) {
-                return .failure("\(text.debugDescription) has an invalid port")
+                return .failure("\(quoted(text)) has an invalid port")
             }
             host = String(parts[0])
         }
-        guard !host.isEmpty else { return .failure("\(text.debugDescription) has no host") }
+        guard !host.isEmpty else { return .failure("\(quoted(text)) has no host") }
         if scheme == "http" && !isLoopback(host) {
-            return .failure("\(text.debugDescription) uses plain http; only https is allowed (http only for loopback test servers)")
+            return .failure("\(quoted(text)) uses plain http; only https is allowed (http only for loopback test servers)")
         }
         return .success(text)
     }
@@ -81,12 +81,12 @@ enum ValueParsers {
         let known = SourceName.venues
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingWhitespace).lowercased() }
         guard !names.isEmpty, !names.contains("") else {
-            return .failure("\(text.prefix(200).debugDescription) names no sources; use e.g. coinbase,kraken,bitstamp")
+            return .failure("\(quoted(text)) names no sources; use e.g. coinbase,kraken,bitstamp")
         }
         var result: [SourceName] = []
         for name in names {
             guard known.contains(SourceName(name)) else {
-                return .failure("unknown source \(String(name.prefix(40)).debugDescription); known sources: \(known.map(\.rawValue).joined(separator: ", "))")
+                return .failure("unknown source \(quoted(name)); known sources: \(known.map(\.rawValue).joined(separator: ", "))")
             }
             guard !result.contains(SourceName(name)) else { return .failure("source \(name) is listed twice") }
             result.append(SourceName(name))
@@ -98,13 +98,13 @@ enum ValueParsers {
     static func symbol(_ text: String) -> Result<String, InvalidValue> {
         let valid = (5...20).contains(text.utf8.count) && text.hasPrefix("BTC")
             && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }
-        return valid ? .success(text) : .failure("\(String(text.prefix(40)).debugDescription) is not a BTC market symbol like BTCUSDT or BTCUSDC (BTC, then the quote asset; A–Z, 0–9)")
+        return valid ? .success(text) : .failure("\(quoted(text)) is not a BTC market symbol like BTCUSDT or BTCUSDC (BTC, then the quote asset; A–Z, 0–9)")
     }
 
     static func wholeNumber(in range: ClosedRange<Int>) -> (String) -> Result<Int, InvalidValue> {
         { text in
             guard text.utf8.count <= 9, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {
-                return .failure("\(String(text.prefix(40)).debugDescription) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+                return .failure("\(quoted(text)) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return .success(value)
         }
@@ -112,7 +112,7 @@ enum ValueParsers {
 
     /// `1%`, `0.5%`: a percentage from above 0 to 50, kept exact.
     static func percentage(_ text: String) -> Result<Decimal, InvalidValue> {
-        let usage: InvalidValue = "\(String(text.prefix(40)).debugDescription) is not a percentage like 1% or 0.5% (above 0, at most 50%)"
+        let usage: InvalidValue = "\(quoted(text)) is not a percentage like 1% or 0.5% (above 0, at most 50%)"
         guard text.hasSuffix("%") else { return .failure(usage) }
         let number = String(text.dropLast())
         guard number.utf8.count <= 12, number.utf8.allSatisfy({ (48...57).contains($0) || $0 == 46 }),
@@ -125,13 +125,13 @@ enum ValueParsers {
         switch text.lowercased() {
         case "yes", "true", "on", "1": .success(true)
         case "no", "false", "off", "0": .success(false)
-        default: .failure("\(String(text.prefix(40)).debugDescription) is not yes or no")
+        default: .failure("\(quoted(text)) is not yes or no")
         }
     }
 
     static func mode(_ text: String) -> Result<SourceMode, InvalidValue> {
         SourceMode(rawValue: text.lowercased()).map { .success($0) }
-            ?? .failure("unknown mode \(String(text.prefix(40)).debugDescription); use fallback or consensus")
+            ?? .failure("unknown mode \(quoted(text)); use fallback or consensus")
     }
 }
 

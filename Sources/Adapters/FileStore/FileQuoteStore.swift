@@ -35,9 +35,10 @@ public struct FileQuoteStore: QuoteStore {
 
     public func load() throws -> StoredQuote {
         let bytes: [UInt8]
-        switch try FileSystem.read(path, limit: Self.readLimit) {
+        switch try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) {
         case .missing: return .none
         case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024) KiB")
+        case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
         case .contents(let contents): bytes = contents
         }
         do {

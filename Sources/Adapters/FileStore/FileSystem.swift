@@ -25,6 +25,8 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
 enum ReadResult {
     case missing
     case tooLarge
+    /// A directory, FIFO, socket or device where a file should be; says which.
+    case notAFile(String)
     case contents([UInt8])
 }
 
@@ -52,13 +54,27 @@ enum FileSystem {
         return names
     }
 
-    static func read(_ path: String, limit: Int) throws(StoreError) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Never blocks on a FIFO (O_NONBLOCK) and reads only regular files (fstat), plus character
+    /// devices when `allowDevices` (`--config /dev/null`); with `followSymlinks: false`, a
+    /// symlink is refused too.
+    static func read(_ path: String, limit: Int, followSymlinks: Bool = true, allowDevices: Bool = false) throws(StoreError) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
             if errno == ENOENT { return .missing }
+            if errno == ELOOP && !followSymlinks { return .notAFile("a symbolic link") }
             throw StoreError(operation: "open", path: path, errno: errno)
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreError(operation: "stat", path: path, errno: errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFCHR where allowDevices: break
+        case S_IFDIR: return .notAFile("a directory")
+        case S_IFIFO: return .notAFile("a FIFO")
+        case S_IFSOCK: return .notAFile("a socket")
+        default: return .notAFile("a device or other special file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -76,7 +92,10 @@ enum FileSystem {
     /// The whole durable-replace dance. A crash at any point leaves either the old or the new
     /// file under `path`, complete; at worst a temp file remains, which `prepare()` removes.
     static func writeDurably(_ bytes: [UInt8], to path: String, via temp: String, mode: mode_t) throws(StoreError) {
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        // A fresh file, never one that is there already: a symlink planted at the temp name is
+        // removed, not followed, and if one reappears the write fails instead of overwriting.
+        unlink(temp)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError(operation: "create", path: temp, errno: errno) }
         var closed = false
         defer { if !closed { close(fd); unlink(temp) } }
@@ -118,9 +137,10 @@ enum FileSystem {
 public enum SmallTextFile {
     /// nil when the file does not exist.
     public static func read(_ path: String, limit: Int = 1024 * 1024) throws(StoreError) -> String? {
-        switch try FileSystem.read(path, limit: limit) {
+        switch try FileSystem.read(path, limit: limit, allowDevices: true) {
         case .missing: return nil
         case .tooLarge: throw StoreError(operation: "read (larger than \(limit / 1024) KiB)", path: path, errno: EFBIG)
+        case .notAFile(let kind): throw StoreError(operation: "read (it is \(kind), not a file)", path: path, errno: EINVAL)
         case .contents(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }

@@ -102,7 +102,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
         }
-        channelContext.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        // Bounded: a turned-away client must not keep a descriptor long, or a flood of them
+        // would use up what the cap keeps in reserve.
+        channelContext.eventLoop.scheduleTask(in: .milliseconds(250)) { channel.close(promise: nil) }
     }
 
     private func startWatching(context channelContext: ChannelHandlerContext) {

@@ -29,6 +29,10 @@ public final class QuoteServer: Sendable {
         let context = ServerContext(status: status, version: version, limits: limits)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
+            // EMFILE/ENFILE on accept: back off for a moment instead of spinning on the listener.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler()) }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
             .childChannelInitializer { channel in

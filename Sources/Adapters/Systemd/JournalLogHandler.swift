@@ -39,7 +39,7 @@ public struct JournalLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields = [
-            "MESSAGE=\(event.message)",
+            "MESSAGE=\(UntrustedText.oneLine(event.message.description, limit: 2048))",
             "PRIORITY=\(Self.priority(event.level))",
             "SYSLOG_IDENTIFIER=\(identifier)",
             "CODE_FILE=\(event.file)",
@@ -47,7 +47,7 @@ public struct JournalLogHandler: LogHandler {
             "CODE_FUNC=\(event.function)",
         ]
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
-            fields.append("\(JournalField.name(for: key))=\(value)")
+            fields.append("\(JournalField.name(for: key))=\(UntrustedText.oneLine("\(value)"))")
         }
         Self.send(fields)
     }

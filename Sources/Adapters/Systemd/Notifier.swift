@@ -12,11 +12,11 @@ public struct SystemdNotifier: Sendable {
     public var isActive: Bool { getenv("NOTIFY_SOCKET") != nil }
 
     public func ready(status: String? = nil) {
-        send(["READY=1"] + (status.map { ["STATUS=" + $0] } ?? []))
+        send(["READY=1"] + Self.statusField(status))
     }
 
     public func status(_ text: String) {
-        send(["STATUS=" + Self.singleLine(text)])
+        send(Self.statusField(text))
     }
 
     public func watchdog() {
@@ -24,12 +24,12 @@ public struct SystemdNotifier: Sendable {
     }
 
     public func stopping(status: String? = nil) {
-        send(["STOPPING=1"] + (status.map { ["STATUS=" + $0] } ?? []))
+        send(["STOPPING=1"] + Self.statusField(status))
     }
 
     /// systemd ≥ 253 requires MONOTONIC_USEC with RELOADING=1 to match reload and READY.
     public func reloading(status: String? = nil) {
-        send(["RELOADING=1", "MONOTONIC_USEC=\(Self.monotonicMicroseconds())"] + (status.map { ["STATUS=" + $0] } ?? []))
+        send(["RELOADING=1", "MONOTONIC_USEC=\(Self.monotonicMicroseconds())"] + Self.statusField(status))
     }
 
     public func extendTimeout(by duration: Duration) {
@@ -43,8 +43,14 @@ public struct SystemdNotifier: Sendable {
         _ = sd_notify(0, assignments.joined(separator: "\n"))
     }
 
+    /// The one place a STATUS= value is built: whatever an exchange wrote into an error, it
+    /// can add no line (READY=1, STOPPING=1, WATCHDOG=trigger) to the message.
+    static func statusField(_ text: String?) -> [String] {
+        text.map { ["STATUS=" + singleLine($0)] } ?? []
+    }
+
     static func singleLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 }.prefix(200))
+        UntrustedText.oneLine(text, limit: 200)
     }
 
     public static func monotonicMicroseconds() -> UInt64 {

@@ -20,10 +20,10 @@ struct ConsoleLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = "\(event.level): \(event.message)"
+        var line = "\(event.level): \(UntrustedText.oneLine(event.message.description, limit: 2048))"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "message_id" {
-            line += " \(key)=\(value)"
+            line += " \(key)=\(UntrustedText.oneLine("\(value)"))"
         }
         line += "\n"
         StandardError.write(line)

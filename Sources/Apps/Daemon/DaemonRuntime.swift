@@ -33,7 +33,17 @@ struct DaemonRuntime {
         let directory = SourceDirectory(plan: plan)
         let board = PriceBoard(directory: directory, wallClock: wallClock)
         let store = FileQuoteStore(directory: settings.stateDirectory)
-        guard restore(from: store, into: board) else { return ExitStatus.failure }
+        // Before any file in the state directory is touched: a second daemon stops here.
+        let lock: StateDirectoryLock
+        do {
+            lock = try StateDirectoryLock(directory: settings.stateDirectory)
+        } catch {
+            logger.critical("cannot use the state directory: \(error)")
+            return ExitStatus.cannotCreate
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard prepare(store) else { return ExitStatus.cannotCreate }
+        restore(from: store, into: board, at: wallClock.now())
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: QuoteServer
@@ -41,11 +51,16 @@ struct DaemonRuntime {
         do {
             let listener = try listener()
             listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
-            server = try await QuoteServer.start(listener: listener, status: board, version: ProductVersion.current, group: group)
+            let descriptors = DescriptorLimit.raiseSoftLimit()
+            let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors))
+            if limits.maximumConnections < ServerLimits().maximumConnections {
+                logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
+            }
+            server = try await QuoteServer.start(listener: listener, status: board, version: ProductVersion.current, limits: limits, group: group)
         } catch {
             logger.critical("cannot serve the socket: \(error)")
             try? await group.shutdownGracefully()
-            return ExitStatus.failure
+            return ExitStatus.cannotCreate
         }
 
         var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
@@ -113,24 +128,36 @@ struct DaemonRuntime {
         return .path(settings.socketPath)
     }
 
-    private func restore(from store: FileQuoteStore, into board: PriceBoard) -> Bool {
+    private func prepare(_ store: FileQuoteStore) -> Bool {
         do {
             let removed = try store.prepare()
             if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(store.directory)") }
+            return true
+        } catch {
+            logger.critical("cannot use the state directory: \(error)")
+            return false
+        }
+    }
+
+    /// Corrupt state gives no data, never a failure to serve: whatever is wrong with the file is
+    /// logged once and the daemon starts with live prices only.
+    private func restore(from store: FileQuoteStore, into board: PriceBoard, at now: Timestamp) {
+        do {
             switch try store.load() {
             case .none:
                 logger.info("no saved quote in \(store.path) yet")
+            case .quote(let quote) where quote.timestamp.milliseconds(since: now) > PriceBoard.futureTolerance.wholeMilliseconds:
+                board.restore(quote, ageKnown: false)
+                logger.warning("\(store.path) is stamped \(quote.timestamp.rfc3339), in the future (a wrong clock or a copied file); serving its price as stale, of unknown age, until a fresh quote arrives")
             case .quote(let quote):
-                board.restore(quote)
+                board.restore(quote, ageKnown: true)
                 logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)",
                             metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
             case .quarantined(let reason, let movedTo):
                 logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
             }
-            return true
         } catch {
-            logger.critical("cannot use the state directory: \(error)")
-            return false
+            logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
         }
     }
 }

@@ -9,7 +9,14 @@ final class PriceBoard: StatusProvider, Sendable {
     struct State: Sendable, Equatable {
         var quote: Quote?
         var failureSummary: String?
+        /// False for a restored quote stamped in the future: its age is unknown, so it is stale.
+        var ageKnown = true
+        /// Set for quotes this process received; their age follows the monotonic clock.
+        var age = QuoteAge<ContinuousClock.Instant>(receivedAt: nil)
     }
+
+    /// How far in the future a restored quote's stamp may be before its age counts as unknown.
+    static let futureTolerance = Duration.seconds(60)
 
     private let state = Mutex(State())
     private let staleness: Mutex<StalenessPolicy>
@@ -35,34 +42,49 @@ final class PriceBoard: StatusProvider, Sendable {
 
     var snapshot: State { state.withLock { $0 } }
 
-    func restore(_ quote: Quote) {
-        state.withLock { $0.quote = quote }
+    func restore(_ quote: Quote, ageKnown: Bool) {
+        state.withLock {
+            $0.quote = quote
+            $0.ageKnown = ageKnown
+        }
     }
 
     /// Records a cycle; returns true when watchers should hear about it.
     func record(_ report: CycleReport) -> Bool {
         state.withLock { state in
             let before = state
-            if let quote = report.quote { state.quote = quote }
+            if let quote = report.quote {
+                state.quote = quote
+                state.ageKnown = true
+                state.age = QuoteAge(receivedAt: .now)
+            }
             state.failureSummary = report.failureSummary
             return report.quote != nil || state != before
         }
     }
 
-    func freshness() -> Freshness { freshness(of: snapshot.quote) }
+    func freshness() -> Freshness { freshness(of: snapshot) }
 
-    private func freshness(of quote: Quote?) -> Freshness {
-        Freshness(of: quote, at: wallClock.now(), staleAfter: stalenessPolicy.limit(for: quote))
+    private func freshness(of current: State) -> Freshness {
+        guard current.ageKnown else { return .unknownAge }
+        return current.age.freshness(of: current.quote, now: .now, wallTime: wallClock.now(), staleAfter: stalenessPolicy.limit(for: current.quote))
+    }
+
+    /// How long until the current quote turns stale, on the same clocks as `freshness()`.
+    func timeUntilStale() -> Duration? {
+        let current = snapshot
+        guard current.ageKnown else { return nil }
+        return current.age.timeUntilStale(of: current.quote, now: .now, wallTime: wallClock.now(), staleAfter: stalenessPolicy.limit(for: current.quote))
     }
 
     func statusSummary() -> String {
         let current = snapshot
-        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current.quote), failures: current.failureSummary)
+        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current), failures: current.failureSummary)
     }
 
     func currentStatus() -> StatusLine {
         let current = snapshot
-        let freshness = freshness(of: current.quote)
+        let freshness = freshness(of: current)
         let message = StatusMessage(
             price: current.quote?.price.description,
             currency: current.quote?.currency ?? "USD",

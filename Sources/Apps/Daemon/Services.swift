@@ -77,8 +77,9 @@ struct FreshnessMonitor: Service {
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
-                let wait = Freshness.timeUntilStale(of: board.snapshot.quote, at: board.wallClock.now(), staleAfter: board.staleLimit)
-                do { try await Task.sleep(for: wait ?? .seconds(1)) } catch { return }
+                let wait = board.timeUntilStale()
+                // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
+                do { try await Task.sleep(for: min(wait ?? .seconds(1), board.staleLimit)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
                     if state == .stale {

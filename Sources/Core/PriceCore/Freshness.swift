@@ -9,6 +9,20 @@ public struct Freshness: Sendable, Hashable {
     /// even if the wall clock stepped backwards.
     public let ageMilliseconds: Int64?
 
+    /// A quote whose age cannot be known (stamped in the future): stale, never fresh.
+    public static let unknownAge = Freshness(state: .stale, ageMilliseconds: nil)
+
+    init(state: FreshnessState, ageMilliseconds: Int64?) {
+        self.state = state
+        self.ageMilliseconds = ageMilliseconds
+    }
+
+    /// A quote of known age: stale once older than `staleAfter`.
+    public init(ageMilliseconds age: Int64, staleAfter: Duration) {
+        self.ageMilliseconds = max(0, age)
+        self.state = age > staleAfter.wholeMilliseconds ? .stale : .fresh
+    }
+
     /// A quote is stale once it is older than `staleAfter`.
     public init(of quote: Quote?, at now: Timestamp, staleAfter: Duration) {
         guard let quote else {
@@ -57,5 +71,27 @@ public struct StalenessPolicy: Sendable, Hashable {
             pace = paces[quote.source] ?? .zero
         }
         return pace > interval ? staleAfter + pace : staleAfter
+    }
+}
+
+/// How old a quote is. One received by this process is timed on the monotonic clock, which no
+/// wall-clock step (NTP, a user, a VM resume) can move: a step back during an outage must not
+/// make an hour-old quote look fresh. A restored quote has only its wall-clock stamp.
+public struct QuoteAge<Instant: InstantProtocol>: Sendable, Hashable where Instant.Duration == Duration {
+    /// When this process received the quote, if it did.
+    public let receivedAt: Instant?
+
+    public init(receivedAt: Instant?) { self.receivedAt = receivedAt }
+
+    public func freshness(of quote: Quote?, now: Instant, wallTime: Timestamp, staleAfter: Duration) -> Freshness {
+        guard let quote, let receivedAt else { return Freshness(of: quote, at: wallTime, staleAfter: staleAfter) }
+        return Freshness(ageMilliseconds: receivedAt.duration(to: now).wholeMilliseconds, staleAfter: staleAfter)
+    }
+
+    /// How long until the quote turns stale; nil when it already is or there is none.
+    public func timeUntilStale(of quote: Quote?, now: Instant, wallTime: Timestamp, staleAfter: Duration) -> Duration? {
+        guard quote != nil, let age = freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleAfter).ageMilliseconds else { return nil }
+        let remaining = staleAfter.wholeMilliseconds - age
+        return remaining >= 0 ? .milliseconds(remaining + 1) : nil
     }
 }

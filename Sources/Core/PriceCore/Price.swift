@@ -7,6 +7,9 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Anything at or above this is a broken feed, not a market.
     public static let absurdBound = Decimal(1_000_000_000_000)
+    /// One hundred-millionth of a dollar: below this no BTC market has ever traded, so a smaller
+    /// number is a broken feed (or a unit mix-up), not a price.
+    public static let smallestPlausible = Decimal(sign: .plus, exponent: -8, significand: 1)
     /// `Decimal` keeps 38 significant digits; more would be silently rounded.
     static let maximumSignificantDigits = 38
 
@@ -20,6 +23,7 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard let value = Decimal(string: literal), value.isFinite else { throw .notANumber(literal) }
         guard value > 0 else { throw .notPositive(literal) }
         guard value < Price.absurdBound else { throw .absurd(literal) }
+        guard value >= Price.smallestPlausible else { throw .implausiblySmall(literal) }
         self.value = value
     }
 
@@ -72,6 +76,7 @@ public enum PriceError: Error, Hashable, Sendable, CustomStringConvertible {
     case tooPrecise(String)
     case notPositive(String)
     case absurd(String)
+    case implausiblySmall(String)
 
     public var description: String {
         switch self {
@@ -79,6 +84,7 @@ public enum PriceError: Error, Hashable, Sendable, CustomStringConvertible {
         case .tooPrecise(let text): "price \(text.prefix(40)) has more than \(Price.maximumSignificantDigits) significant digits"
         case .notPositive(let text): "price \(text) is not greater than zero"
         case .absurd(let text): "price \(text) is absurdly high"
+        case .implausiblySmall(let text): "price \(text) is implausibly small (below 0.00000001)"
         }
     }
 }

@@ -2,8 +2,11 @@
 /// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
 public enum StatusSummary {
     public static func line(quote: Quote?, freshness: Freshness, failures: String?) -> String {
-        guard let quote, let age = freshness.ageMilliseconds else {
+        guard let quote else {
             return "waiting for first quote" + (failures.map { "; \($0)" } ?? "")
+        }
+        guard let age = freshness.ageMilliseconds else {
+            return "STALE, age unknown: " + (failures ?? "no new quote") + "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"
         }
         if freshness.state == .stale {
             return "STALE \(compactAge(age)): " + (failures ?? "no new quote") + "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"

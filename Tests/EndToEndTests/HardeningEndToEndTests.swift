@@ -1,0 +1,162 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// Regressions from the torture run: hostile state files, a second daemon, hostile exchange
+/// text, clocks, and the exit-code table (78 config, 73 socket or state path, 1 otherwise).
+@Suite("Hardening, end to end")
+struct HardeningEndToEndTests {
+    @Test func aFIFOAsQuoteJSONNeitherHangsNorStopsTheDaemon() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        #expect(mkfifo(daemon.quoteFile, 0o644) == 0)
+        try await daemon.start()
+        try await until("a live price") { try daemon.ctl("price").status == 0 }
+        #expect(daemon.log.contains("it is a FIFO, not a file"))
+        try await until("the quote is saved as a regular file again") {
+            var info = stat()
+            return stat(daemon.quoteFile, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        }
+        await exchange.shutdown()
+    }
+
+    @Test func aSecondDaemonOnTheSameStateDirectoryRefusesAndTouchesNothing() async throws {
+        let exchange = try await FakeExchange.start()
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { first.stop(); first.removeFiles() }
+        try await first.start()
+        try await until("a quote is saved") { FileManager.default.fileExists(atPath: first.quoteFile) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: first.quoteFile))
+        try FileManager.default.createDirectory(atPath: first.directory + "/second", withIntermediateDirectories: true)
+        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", first.stateDirectory,
+                                                     "--socket", first.directory + "/second/btcpriced.sock"],
+                                    environment: ["BTCPRICED_BINANCE_URL": exchange.baseURL, "BTCPRICED_SOURCES": "binance"])
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("another btcpriced is already using"))
+        #expect(!FileManager.default.fileExists(atPath: first.directory + "/second/btcpriced.sock"))
+        let after = try Data(contentsOf: URL(fileURLWithPath: first.quoteFile))
+        #expect(after.count == before.count)
+        #expect(try first.ctl("ping").status == 0)
+        await exchange.shutdown()
+    }
+
+    @Test func anUnusableSocketDirectoryExits73WithTheReason() throws {
+        let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        FileManager.default.createFile(atPath: directory + "/file", contents: nil)
+        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", directory + "/state",
+                                                     "--socket", directory + "/file/btcpriced.sock"],
+                                    environment: ["BTCPRICED_SOURCES": "binance", "BTCPRICED_BINANCE_URL": "http://127.0.0.1:9"])
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("cannot serve the socket"))
+    }
+
+    @Test func aQuoteStampedInTheFutureIsStaleOfUnknownAge() async throws {
+        let exchange = try await FakeExchange.start()
+        for market in Market.allCases { exchange.set(market, .status(503)) }
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try #"{"version":1,"price":"70000","currency":"USD","symbol":"BTC-USD","source":"coinbase","timestamp":"9999-01-01T00:00:00.000Z"}"#
+            .write(toFile: daemon.quoteFile, atomically: true, encoding: .utf8)
+        try await daemon.start()
+        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        #expect(status["state"] == .string("stale"))
+        #expect(status["age"] == .null)
+        #expect(status["price"] == .string("70000"))
+        #expect(try daemon.ctl("price").status == 3)
+        #expect(daemon.log.contains("in the future"))
+        await exchange.shutdown()
+    }
+
+    @Test func exchangeTextCannotForgeLogLines() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .body(#"{"msg":"oops\nwarning: forged line\nSTOPPING=1"}"#))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance,coinbase"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("binance's failure is logged") { daemon.log.contains("binance is failing") }
+        let lines = daemon.log.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("warning: forged line") })
+        #expect(!lines.contains { $0.hasPrefix("STOPPING=1") })
+        #expect(daemon.log.contains("oops\\nwarning: forged line"))
+        await exchange.shutdown()
+    }
+
+    @Test func aTimeoutLongerThanTheIntervalIsAConfigurationError() throws {
+        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--interval", "500ms"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("must be shorter than --interval (500ms)"))
+    }
+
+    @Test func withFewDescriptorsExtraClientsGetBusyAndTheDaemonKeepsWorking() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.removeFiles() }
+        // 256 descriptors, soft and hard: the daemon caps clients at 256 - 160 = 96.
+        let process = try SpawnedProcess(["/bin/sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\"", Binaries.daemon] + (daemon.process.arguments ?? []),
+                                         environment: daemon.process.environment ?? [:], output: daemon.logFile)
+        defer { process.stop() }
+        try await until("the socket answers") { (try? runCommand(Binaries.ctl, ["--socket", daemon.socket, "ping"]).status) == 0 }
+        try await until("a quote is saved") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
+        #expect(daemon.log.contains("serving at most 96 clients at once"))
+
+        var idle: [UnixSocketClient] = []
+        defer { for client in idle { client.closeConnection() } }
+        for _ in 0..<130 { idle.append(try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000)) }
+        var busy = 0
+        for index in 100..<130 {
+            if let line = try? idle[index].readLine(), line.contains("\"error\":\"busy\"") { busy += 1 }
+        }
+        #expect(busy == 30, "over-cap clients are told busy")
+        let savedBefore = try FileManager.default.attributesOfItem(atPath: daemon.quoteFile)[.modificationDate] as? Date
+        // The idle ones are cut at the 5 s request deadline; a polite client is answered after that.
+        try await until("a polite client is answered", timeout: .seconds(10)) {
+            usleep(100_000)
+            return (try? runCommand(Binaries.ctl, ["--socket", daemon.socket, "price"]).status) == 0
+        }
+        let savedAfter = try FileManager.default.attributesOfItem(atPath: daemon.quoteFile)[.modificationDate] as? Date
+        #expect(savedAfter != nil && savedBefore != nil && savedAfter! > savedBefore!, "the quote kept being saved")
+        let exhausted = daemon.log.split(separator: "\n").filter { $0.contains("Too many open files") }
+        #expect(exhausted.isEmpty, "\(exhausted)")
+        await exchange.shutdown()
+    }
+
+    @Test func fiftyReloadsKeepTheRateAndTheCooldown() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance,coinbase"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a binance quote") { exchange.requestCount(.binance) >= 1 }
+        // Signals sent faster than they are handled merge in the kernel, so 20 ms apart.
+        func storm() async throws -> Int {
+            let before = daemon.log.components(separatedBy: "reloaded configuration").count
+            for _ in 0..<50 {
+                kill(daemon.process.processIdentifier, SIGHUP)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            return daemon.log.components(separatedBy: "reloaded configuration").count - before
+        }
+        let before = exchange.requestCount(.binance)
+        let started = ContinuousClock.now
+        #expect(try await storm() >= 25)
+        let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
+        #expect(exchange.requestCount(.binance) - before <= seconds + 1, "at most one call a second, reloads or not")
+
+        // A Retry-After survives the same storm.
+        exchange.set(.binance, .status(429, retryAfter: 30))
+        try await until("binance is rate-limited") { daemon.log.contains("binance is failing: rate-limited") }
+        let limited = exchange.requestCount(.binance)
+        #expect(try await storm() >= 25)
+        #expect(exchange.requestCount(.binance) == limited, "the 30 s rest held through 50 reloads")
+        #expect(daemon.log.components(separatedBy: "binance is failing").count == 2, "one warning, not one per reload")
+        #expect(try daemon.ctl("price").stdout == "114460.215\n", "coinbase serves meanwhile")
+        await exchange.shutdown()
+    }
+}
