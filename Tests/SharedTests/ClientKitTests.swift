@@ -91,3 +91,38 @@ struct SourcesTableTests {
         }
     }
 }
+
+@Suite("btcctl: what a new user hit")
+struct CtlNewUserTests {
+    func parse(_ arguments: [String]) throws(CtlUsageError) -> CtlInvocation {
+        try CtlCommandLine.parse(arguments, socketFromEnvironment: nil)
+    }
+
+    @Test("--timeout takes decimals like systemd time spans", arguments: [("1.5", 1500), ("1.5s", 1500), ("0.5s", 500), ("250ms", 250), ("2", 2000), ("1m", 60_000), ("0.25m", 15_000)])
+    func decimalTimeouts(text: String, milliseconds: Int) throws {
+        #expect(try parse(["--timeout", text, "price"]).timeoutMilliseconds == milliseconds)
+    }
+
+    @Test("bad timeouts say what is accepted", arguments: ["0", "1.5x", "-1s", "1.0001s", "2h", "61m", ".5", "1."])
+    func badTimeouts(text: String) {
+        #expect { try parse(["--timeout", text, "price"]) } throws: { error in
+            (error as? CtlUsageError)?.message.contains("such as 500ms, 1.5s") == true
+        }
+    }
+
+    @Test func versionIsACommandToo() throws {
+        #expect(try parse(["version"]).action == .version)
+    }
+
+    @Test func repeatedFlagsAreRefused() {
+        #expect { try parse(["--json", "status", "--json"]) } throws: { error in
+            (error as? CtlUsageError)?.message == "--json is given twice; give it once"
+        }
+    }
+
+    @Test func barsExitZeroUnlessAskedForStatusCodes() throws {
+        #expect(try parse(["waybar"]).action == .waybar(watch: false, exitStatus: false))
+        #expect(try parse(["i3blocks", "--exit-status"]).action == .i3blocks(watch: false, exitStatus: true))
+        #expect(throws: CtlUsageError.self) { try parse(["status", "--exit-status"]) }
+    }
+}

@@ -2,7 +2,7 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks prompt"
+    local commands="status price watch sources ping waybar i3blocks prompt version"
     case $prev in
         --socket) _filedir; return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
@@ -16,7 +16,7 @@ _btcctl() {
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;
-        waybar|i3blocks) options+=" --watch" ;;
+        waybar|i3blocks) options+=" --watch --exit-status" ;;
         prompt) options+=" --strict --format" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
     esac

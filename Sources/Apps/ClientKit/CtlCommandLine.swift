@@ -7,9 +7,12 @@ public enum CtlAction: Equatable, Sendable {
     case sources(json: Bool)
     case ping
     /// Waybar's custom module, `"return-type": "json"`; `watch` is its continuous mode.
-    case waybar(watch: Bool)
+    /// Exits 0 whenever it printed a block (Waybar hides a module that exits non-zero);
+    /// `exitStatus` keeps the 1/3 codes for scripts.
+    case waybar(watch: Bool, exitStatus: Bool = false)
     /// i3blocks' line protocol, also fine for polybar's custom/script; `watch` for persist/tail.
-    case i3blocks(watch: Bool)
+    /// Exits 0 whenever it printed a block (i3blocks marks other codes as a broken block).
+    case i3blocks(watch: Bool, exitStatus: Bool = false)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
     case prompt(strict: Bool, format: String?)
     case version
@@ -49,8 +52,11 @@ public enum CtlCommandLine {
       sources [--json]            each configured exchange: state, last price, latency,
                                   calls against its budget; * marks the one(s) in use
       ping                        check that the daemon answers
-      waybar [--watch]            JSON for a Waybar custom module (--watch: continuous mode)
-      i3blocks [--watch]          i3blocks/polybar lines (--watch: interval=persist, tail = true)
+      waybar [--watch] [--exit-status]
+                                  JSON for a Waybar custom module (--watch: continuous mode)
+      i3blocks [--watch] [--exit-status]
+                                  i3blocks/polybar lines (--watch: interval=persist, tail = true)
+      version                     the client's version, like --version
       prompt [--strict] [--format T]
                                   short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
                                   exits 0 when the daemon is down, unless --strict
@@ -64,6 +70,8 @@ public enum CtlCommandLine {
       --version            print the version
       --help               print this help
 
+    Bars (waybar, i3blocks) exit 0 whenever they printed a block, stale or down included, as
+    bars hide or break a module that exits non-zero; --exit-status gives them the codes below.
     Exit status: 0 ok and fresh, 1 daemon unreachable or protocol error,
     2 usage error, 3 stale or no data (output is still printed); for sources,
     0 when at least one source is ok and 3 otherwise.
@@ -75,7 +83,8 @@ public enum CtlCommandLine {
         var socket = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
         var timeout: Int?
         var command: String?
-        var json = false, watch = false, strict = false
+        var json = false, watch = false, strict = false, exitStatus = false
+        var seen: [String] = []
         var format: String?
         var index = 0
         while index < arguments.count {
@@ -92,12 +101,17 @@ public enum CtlCommandLine {
                 index += 1
                 return arguments[index - 1]
             }
+            if argument.hasPrefix("-") {
+                guard !seen.contains(argument) else { throw CtlUsageError(message: "\(argument) is given twice; give it once") }
+                seen.append(argument)
+            }
             switch argument {
             case "--help", "-h": return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
             case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
             case "--json": json = true
             case "--watch": watch = true
             case "--strict": strict = true
+            case "--exit-status": exitStatus = true
             case "--format":
                 guard let template = value() else { throw CtlUsageError(message: "--format needs a template, e.g. '₿{price_short}'") }
                 try Template.validate(template)
@@ -108,7 +122,7 @@ public enum CtlCommandLine {
             case "--timeout":
                 guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
                 guard let ms = parseMilliseconds(text), ms > 0 else {
-                    throw CtlUsageError(message: "invalid --timeout \"\(text)\"; use e.g. 500ms or 2s")
+                    throw CtlUsageError(message: "invalid --timeout \"\(text.prefix(40))\": use a positive duration of at most 1h, such as 500ms, 1.5s, 2 (seconds) or 1m")
                 }
                 timeout = ms
             default:
@@ -129,6 +143,7 @@ public enum CtlCommandLine {
             try check("--watch", watch)
             try check("--strict", strict)
             try check("--format", format != nil)
+            try check("--exit-status", exitStatus)
         }
         let action: CtlAction
         switch command {
@@ -137,8 +152,9 @@ public enum CtlCommandLine {
         case "sources": try only(["--json"]); action = .sources(json: json)
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
-        case "waybar": try only(["--watch"]); action = .waybar(watch: watch)
-        case "i3blocks": try only(["--watch"]); action = .i3blocks(watch: watch)
+        case "waybar": try only(["--watch", "--exit-status"]); action = .waybar(watch: watch, exitStatus: exitStatus)
+        case "i3blocks": try only(["--watch", "--exit-status"]); action = .i3blocks(watch: watch, exitStatus: exitStatus)
+        case "version": try only([]); action = .version
         case "prompt": try only(["--strict", "--format"]); action = .prompt(strict: strict, format: format)
         case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks or prompt")
         case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks or prompt")
@@ -148,11 +164,30 @@ public enum CtlCommandLine {
         return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout ?? defaultTimeout)
     }
 
-    /// `500ms`, `2s`, `1m`, or plain seconds.
+    /// `500ms`, `1.5s`, `2`, `0.5`, `1m`: decimals as systemd's time spans take them, whole
+    /// milliseconds, at most an hour.
     static func parseMilliseconds(_ text: String) -> Int? {
-        for (suffix, scale) in [("ms", 1), ("s", 1000), ("m", 60_000)] where text.hasSuffix(suffix) {
-            return Int(text.dropLast(suffix.count)).flatMap { $0 <= 3_600_000 / scale ? $0 * scale : nil }
+        var number = Substring(text), scale = 1000
+        if text.hasSuffix("ms") {
+            number = number.dropLast(2); scale = 1
+        } else if text.hasSuffix("s") {
+            number = number.dropLast(); scale = 1000
+        } else if text.hasSuffix("m") {
+            number = number.dropLast(); scale = 60_000
         }
-        return Int(text).flatMap { $0 <= 3600 ? $0 * 1000 : nil }
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !number.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 7 && $0.allSatisfy { $0 >= "0" && $0 <= "9" } }),
+              let whole = Int(parts[0]) else { return nil }
+        var milliseconds = whole * scale
+        if parts.count == 2 {
+            var fraction = 0, denominator = 1
+            for digit in parts[1].utf8 {
+                fraction = fraction * 10 + Int(digit - 48)
+                denominator *= 10
+            }
+            guard (fraction * scale) % denominator == 0 else { return nil }
+            milliseconds += fraction * scale / denominator
+        }
+        return milliseconds <= 3_600_000 ? milliseconds : nil
     }
 }

@@ -50,11 +50,13 @@ public enum CtlMain {
                 return exitStatus(for: status)
             case .prompt(let strict, let format):
                 return prompt(invocation, strict: strict, format: format)
-            case .waybar(let watch):
-                return bar(invocation, watch: watch, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
-            case .i3blocks(let watch):
+            case .waybar(let watch, let exitStatus):
+                let code = bar(invocation, watch: watch, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
+                return exitStatus ? code : CtlExit.ok
+            case .i3blocks(let watch, let exitStatus):
                 // In persist/tail mode each line replaces the block's text, so stream the full text only.
-                return bar(invocation, watch: watch, render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
+                let code = bar(invocation, watch: watch, render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
+                return exitStatus ? code : CtlExit.ok
             case .watch(let json):
                 return try watch(invocation, json: json)
             case .sources(let json):
