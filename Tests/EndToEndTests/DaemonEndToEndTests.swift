@@ -140,7 +140,12 @@ struct DaemonEndToEndTests {
         let invalid = try runCommand(Binaries.daemon, ["--config", file, "--check-config"])
         #expect(invalid.status == 78)
         #expect(invalid.stderr.contains("\(file):2: BTCPRICED_TIMEOUT"))
-        #expect(try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"]).status == 0)
+        let scratch = NSTemporaryDirectory() + "btcpriced-check-\(UUID().uuidString.prefix(8))"
+        #expect(try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
+                                                 "--socket", scratch + "/run/btcpriced.sock"]).status == 0)
+        let unusable = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", "/dev/null/state"])
+        #expect(unusable.status == 73)
+        #expect(unusable.stderr.contains("state directory unusable: /dev/null/state cannot be created: /dev/null is not a directory"))
         #expect(try runCommand(Binaries.daemon, ["--bogus"]).status == 64)
         #expect(try runCommand(Binaries.daemon, ["--version"]).stdout.hasPrefix("btcpriced "))
     }

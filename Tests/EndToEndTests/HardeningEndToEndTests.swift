@@ -159,4 +159,36 @@ struct HardeningEndToEndTests {
         #expect(try daemon.ctl("price").stdout == "114460.215\n", "coinbase serves meanwhile")
         await exchange.shutdown()
     }
+
+    @Test func aFailingDiskShowsInStatusAndClearsWhenItWorksAgain() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a quote is saved") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
+        // A non-empty directory where quote.json goes: every rename onto it fails.
+        try FileManager.default.removeItem(atPath: daemon.quoteFile)
+        try FileManager.default.createDirectory(atPath: daemon.quoteFile + "/blocker", withIntermediateDirectories: true)
+        func lastError() throws -> String? {
+            try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)["last_error"]?.stringValue
+        }
+        try await until("status reports the failing save") { try lastError()?.contains("saving: cannot rename") == true }
+        #expect(try daemon.ctl("price").status == 0, "still serving")
+        try FileManager.default.removeItem(atPath: daemon.quoteFile)
+        try await until("the problem clears") { try lastError() == nil }
+        #expect(daemon.log.components(separatedBy: "cannot save the quote").count == 2, "one error line for the outage")
+        await exchange.shutdown()
+    }
+
+    @Test func aRefusedConnectionIsReportedAsRefusedInOneConciseLine() async throws {
+        let daemon = try DaemonProcess(exchangeURL: "http://127.0.0.1:9", settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the failure is logged") { daemon.log.contains("binance is failing") }
+        let line = daemon.log.split(separator: "\n").first { $0.contains("binance is failing") }.map(String.init) ?? ""
+        #expect(line.contains("binance is failing: connection refused"), "\(line)")
+        #expect(!line.contains("error="), "the console line repeats no metadata its message says: \(line)")
+        try await until("the outage is logged") { daemon.log.contains("no source returned a price") }
+        #expect(daemon.log.contains("no quote to serve yet"), "no saved quote, so none is served")
+    }
 }

@@ -130,12 +130,15 @@ struct SourcesEndToEndTests {
     }
 
     @Test func checkConfigShowsTheChainAndNeverTheKey() throws {
-        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"],
+        let scratch = NSTemporaryDirectory() + "btcpriced-check-\(UUID().uuidString.prefix(8))"
+        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
+                                                      "--socket", scratch + "/run/btcpriced.sock"],
                                     environment: ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "hidden-key-42"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("1. binance"))
         #expect(result.stdout.contains("https://api.coinbase.com/v2/prices/BTC-USD/spot"))
         #expect(result.stdout.contains("cryptocompare budget: 7500 calls a day"))
+        #expect(result.stdout.contains("state directory: \(scratch)/state will be created"))
         #expect(!result.stdout.contains("hidden-key-42"))
         let keyless = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_SOURCES": "cryptocompare"])
         #expect(keyless.status == 78)

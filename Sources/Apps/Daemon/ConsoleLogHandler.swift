@@ -22,7 +22,9 @@ struct ConsoleLogHandler: LogHandler {
     func log(event: LogEvent) {
         var line = "\(event.level): \(UntrustedText.oneLine(event.message.description, limit: 2048))"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "message_id" {
+        // The journal keeps every field; a console line skips what its message already says.
+        let message = event.message.description
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where key != "message_id" && !message.contains("\(value)") {
             line += " \(key)=\(UntrustedText.oneLine("\(value)"))"
         }
         line += "\n"

@@ -41,6 +41,16 @@ public enum DaemonMain {
                 let plan = try SourcePlan(settings)
                 print("configuration OK: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
                 print(plan.description)
+                // Checked as the user running --check-config; under systemd the unit's own
+                // user and sandbox apply (StateDirectory=, RuntimeDirectory= create them).
+                let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
+                let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
+                              ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory))]
+                for (what, check) in checks { print("\(what): \(check.verdict)") }
+                if let failed = checks.first(where: { !$0.1.usable }) {
+                    printError("\(failed.0) unusable: \(failed.1.verdict)")
+                    return ExitStatus.cannotCreate
+                }
                 return ExitStatus.ok
             } catch {
                 printError("\(error)")

@@ -66,6 +66,9 @@ struct DaemonRuntime {
         var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
         // The core enforces BTCPRICED_TIMEOUT per attempt; these only bound a misbehaving connection.
         httpConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(10))
+        // The fetch loop has its own retry (the fallback chain, the next cycle, backoff). AHC's
+        // silent connect retries would turn a refused connection into "timeout after 800ms".
+        httpConfiguration.connectionPool.retryConnectionEstablishment = false
         let httpClient = HTTPClient(eventLoopGroup: group, configuration: httpConfiguration)
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
         let longestIdle = health.longestIdle
@@ -77,7 +80,7 @@ struct DaemonRuntime {
                 wallClock: wallClock, ledger: directory.ledger, mode: plan.mode
             )
         }
-        let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger)
+        let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger) { board.persistence(failing: $0) }
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: settings.stateDirectory), logger: logger)
         await restraints.restore(into: directory.ledger, wallTime: wallClock.now())
         let (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))

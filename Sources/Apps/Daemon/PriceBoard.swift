@@ -13,6 +13,14 @@ final class PriceBoard: StatusProvider, Sendable {
         var ageKnown = true
         /// Set for quotes this process received; their age follows the monotonic clock.
         var age = QuoteAge<ContinuousClock.Instant>(receivedAt: nil)
+        /// Why quotes cannot be saved, while they cannot.
+        var persistenceProblem: String?
+
+        /// What `last_error` and STATUS= report: failing sources, then a failing disk.
+        var problems: String? {
+            let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        }
     }
 
     /// How far in the future a restored quote's stamp may be before its age counts as unknown.
@@ -39,6 +47,11 @@ final class PriceBoard: StatusProvider, Sendable {
     var staleLimit: Duration { stalenessPolicy.limit(for: snapshot.quote) }
 
     func sourcesReport() -> String { directory.report().line }
+
+    /// Set by the persister when saving starts or stops failing.
+    func persistence(failing problem: String?) {
+        state.withLock { $0.persistenceProblem = problem }
+    }
 
     var snapshot: State { state.withLock { $0 } }
 
@@ -79,7 +92,7 @@ final class PriceBoard: StatusProvider, Sendable {
 
     func statusSummary() -> String {
         let current = snapshot
-        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current), failures: current.failureSummary)
+        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current), failures: current.problems)
     }
 
     func currentStatus() -> StatusLine {
@@ -93,7 +106,7 @@ final class PriceBoard: StatusProvider, Sendable {
             timestamp: current.quote?.timestamp.rfc3339,
             ageMilliseconds: freshness.ageMilliseconds,
             state: StatusMessage.State(rawValue: freshness.state.rawValue) ?? .nodata,
-            lastError: current.failureSummary,
+            lastError: current.problems,
             version: ProductVersion.current,
             sources: current.quote?.contributors.map(\.rawValue) ?? [],
             spread: current.quote?.spread.map { "\($0)" }

@@ -11,11 +11,14 @@ actor QuotePersister {
     private var lastSaved: Timestamp?
     private var unsaved: Quote?
     private var failing = false
+    private let report: @Sendable (String?) -> Void
 
-    init(store: any QuoteStore, minimumInterval: Duration, logger: Logger) {
+    /// `report` hears the problem when saving starts failing, and nil when it works again.
+    init(store: any QuoteStore, minimumInterval: Duration, logger: Logger, report: @escaping @Sendable (String?) -> Void = { _ in }) {
         self.store = store
         self.minimumInterval = minimumInterval
         self.logger = logger
+        self.report = report
     }
 
     func offer(_ quote: Quote) async {
@@ -37,11 +40,13 @@ actor QuotePersister {
             unsaved = nil
             if failing {
                 failing = false
+                report(nil)
                 logger.info("saving quotes works again")
             }
         } catch {
             if !failing {
                 failing = true
+                report("\(error)")
                 logger.error("cannot save the quote: \(error); still serving it from memory", metadata: ["error": "\(error)"])
             }
         }

@@ -26,7 +26,8 @@ struct FetchService: Service {
         let firstQuote = FirstQuoteFlag(alreadySeen: board.snapshot.quote != nil)
         let handle: @Sendable (CycleReport) async -> Void = { report in
             health.cycleCompleted()
-            for event in report.events { HealthLogging.log(event, report: report, logger: logger) }
+            let hasQuote = board.snapshot.quote != nil
+            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, logger: logger) }
             if board.record(report) { server.broadcast(board.currentStatus().json) }
             health.reportStatus(board.statusSummary())
             await restraints.offer(board.directory.ledger.restraints(at: .now, wallTime: board.wallClock.now()))
