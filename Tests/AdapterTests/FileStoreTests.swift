@@ -25,7 +25,7 @@ struct FileStoreTests {
         try store.save(quote)
         #expect(try store.load() == .quote(quote))
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
-        #expect(text == #"{"version":1,"price":"68901.23","currency":"USDT","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z"}"# + "\n")
+        #expect(text == #"{"version":1,"price":"68901.23","currency":"USDT","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z","origins":{}}"# + "\n")
     }
 
     @Test func fileModeIs0644EvenUnderATightUmask() throws {
@@ -180,5 +180,31 @@ struct HostileStateFileTests {
         }
         withExtendedLifetime(first) {}
         _ = try StateDirectoryLock(directory: dir.path + "/other")
+    }
+}
+
+@Suite("Saved quotes remember where they came from")
+struct QuoteOriginTests {
+    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
+                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+
+    @Test func aQuoteFromAFakeExchangeIsNotRestoredByARealRun() throws {
+        let dir = TemporaryDirectory()
+        try FileQuoteStore(directory: dir.path) { [.binance: "http://127.0.0.1:40123"] }.save(quote)
+        let real = FileQuoteStore(directory: dir.path) { [.binance: "https://api.binance.com"] }
+        guard case .foreign(let found, let reason) = try real.load() else {
+            Issue.record("the fake quote was restored")
+            return
+        }
+        #expect(found == quote)
+        #expect(reason == "its binance price came from http://127.0.0.1:40123, not the configured https://api.binance.com")
+        // Same origin, or a file from before origins were recorded: restored as usual.
+        #expect(try FileQuoteStore(directory: dir.path) { [.binance: "http://127.0.0.1:40123"] }.load() == .quote(quote))
+        try #"{"version":1,"price":"1","currency":"USD","symbol":"x","source":"binance","timestamp":"2026-11-21T16:00:00.000Z"}"#
+            .write(toFile: real.path, atomically: true, encoding: .utf8)
+        guard case .quote = try real.load() else {
+            Issue.record("a file without origins was not restored")
+            return
+        }
     }
 }

@@ -16,9 +16,12 @@ public struct FileQuoteStore: QuoteStore {
     public let directory: String
     public var path: String { directory + "/" + Self.fileName }
     public var quarantinePath: String { path + ".corrupt" }
+    /// Each venue's configured base URL, now: stamped on saves and compared on loads.
+    let origins: @Sendable () -> [SourceName: String]
 
-    public init(directory: String) {
+    public init(directory: String, origins: @escaping @Sendable () -> [SourceName: String] = { [:] }) {
         self.directory = directory
+        self.origins = origins
     }
 
     /// Creates the directory if needed and removes temp files a crash left behind.
@@ -41,16 +44,22 @@ public struct FileQuoteStore: QuoteStore {
         case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
         case .contents(let contents): bytes = contents
         }
+        let quote: Quote
         do {
-            return .quote(try QuoteDocument.decode(bytes))
+            quote = try QuoteDocument.decode(bytes)
         } catch {
             return try quarantine(reason: error.description)
         }
+        let current = origins()
+        for (source, url) in QuoteDocument.origins(bytes) where current[source] != nil && current[source] != url {
+            return .foreign(quote, reason: "its \(source) price came from \(url), not the configured \(current[source] ?? "")")
+        }
+        return .quote(quote)
     }
 
     public func save(_ quote: Quote) throws {
         let temp = directory + "/" + Self.tempPrefix + String(getpid())
-        try FileSystem.writeDurably(Array(QuoteDocument.encode(quote).utf8), to: path, via: temp, mode: 0o644)
+        try FileSystem.writeDurably(Array(QuoteDocument.encode(quote, origins: origins()).utf8), to: path, via: temp, mode: 0o644)
     }
 
     private func quarantine(reason: String) throws(StoreError) -> StoredQuote {

@@ -6,15 +6,27 @@ import PriceCore
 public enum QuoteDocument {
     public static let formatVersion = 1
 
-    public static func encode(_ quote: Quote) -> String {
-        JSONValue.object([
+    /// `origins`: the base URL each contributing venue was asked at, so a quote from a fake or
+    /// test exchange is never restored by a run against the real ones.
+    public static func encode(_ quote: Quote, origins: [SourceName: String] = [:]) -> String {
+        let known = quote.contributors.compactMap { name in origins[name].map { JSONMember(key: name.rawValue, value: .string($0)) } }
+        return JSONValue.object([
             "version": .number(String(formatVersion)),
             "price": .string(quote.price.description),
             "currency": .string(quote.currency),
             "symbol": .string(quote.symbol),
             "source": .string(quote.source.rawValue),
             "timestamp": .string(quote.timestamp.rfc3339),
+            "origins": .object(JSONObject(members: known)),
         ]).encoded + "\n"
+    }
+
+    /// The origins a document names; empty for files written before they were recorded.
+    public static func origins(_ bytes: [UInt8]) -> [SourceName: String] {
+        guard case .object(let members)? = (try? JSONValue(parsing: bytes))?["origins"] else { return [:] }
+        var result: [SourceName: String] = [:]
+        for member in members.members { if let url = member.value.stringValue { result[SourceName(member.key)] = url } }
+        return result
     }
 
     /// Throws a one-line reason when the bytes are not a quote this version understands.

@@ -32,7 +32,7 @@ struct DaemonRuntime {
         let wallClock = SystemWallClock()
         let directory = SourceDirectory(plan: plan)
         let board = PriceBoard(directory: directory, wallClock: wallClock)
-        let store = FileQuoteStore(directory: settings.stateDirectory)
+        let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
         // Before any file in the state directory is touched: a second daemon stops here.
         let lock: StateDirectoryLock
         do {
@@ -156,6 +156,8 @@ struct DaemonRuntime {
                 board.restore(quote, ageKnown: true)
                 logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)",
                             metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
+            case .foreign(let quote, let reason):
+                logger.warning("not restoring \(quote.price) \(quote.currency) from \(store.path): \(reason) (a test or fake exchange?); it is replaced by the next quote")
             case .quarantined(let reason, let movedTo):
                 logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
             }

@@ -65,6 +65,11 @@ struct SourcePlan: Sendable {
 
     func limits(_ venue: Venue) -> SourceLimits { venue.limits(cryptoCompareDailyCalls: settings.cryptoCompareDailyCalls) }
 
+    /// Each usable venue's base URL, as saved quotes are stamped with it.
+    var origins: [SourceName: String] {
+        Dictionary(uniqueKeysWithValues: active.map { ($0.sourceName, baseURL($0)) })
+    }
+
     var descriptors: [SourceDescriptor] {
         active.map { SourceDescriptor(name: $0.sourceName, quoteAsset: $0.quoteAsset(binanceSymbol: settings.binanceSymbol), limits: limits($0)) }
     }

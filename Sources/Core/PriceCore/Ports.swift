@@ -19,6 +19,9 @@ public enum StoredQuote: Sendable, Equatable {
     case quote(Quote)
     /// The file was unreadable as a quote and has been moved aside; the reason says why.
     case quarantined(reason: String, movedTo: String)
+    /// A valid quote from another exchange URL than configured now (a test or fake exchange):
+    /// not served, and overwritten by the next save.
+    case foreign(Quote, reason: String)
 }
 
 /// The wall clock that stamps quotes. Injected so tests control time.
