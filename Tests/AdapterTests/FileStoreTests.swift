@@ -13,10 +13,13 @@ struct TemporaryDirectory: ~Copyable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
+/// The quote every store test saves and expects back.
+let sampleQuote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
+                        timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+
 @Suite("File store: durable writes, restore, quarantine")
 struct FileStoreTests {
-    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
-                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+    let quote = sampleQuote
 
     @Test func roundTripKeepsEveryFieldExactly() throws {
         let dir = TemporaryDirectory()
@@ -123,8 +126,7 @@ struct RestraintStoreTests {
 
 @Suite("Hostile or odd state files")
 struct HostileStateFileTests {
-    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
-                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+    let quote = sampleQuote
 
     func expectQuarantined(_ store: FileQuoteStore, reasonContains text: String) throws {
         guard case .quarantined(let reason, let movedTo) = try store.load() else {
@@ -185,8 +187,7 @@ struct HostileStateFileTests {
 
 @Suite("Saved quotes remember where they came from")
 struct QuoteOriginTests {
-    let quote = Quote(price: try! Price(parsing: "68901.23"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
-                      timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_123))
+    let quote = sampleQuote
 
     @Test func aQuoteFromAFakeExchangeIsNotRestoredByARealRun() throws {
         let dir = TemporaryDirectory()
