@@ -25,7 +25,7 @@ public enum BinanceAPI {
             throw .exchangeError("HTTP \(response.status): \(message)")
         }
         try ResponseChecks.requireSuccess(response)
-        let json = try ResponseChecks.json(response.body)
+        let json = try response.json()
         if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
         guard let symbol = json["symbol"]?.stringValue else { throw .missingField("symbol") }
         guard symbol == expectedSymbol else { throw .wrongSymbol(expected: expectedSymbol, got: symbol) }

@@ -20,7 +20,7 @@ public enum BitstampAPI {
             throw .exchangeError(response.status < 300 ? reason : "HTTP \(response.status): \(reason)")
         }
         try ResponseChecks.requireSuccess(response)
-        let json = try ResponseChecks.json(response.body)
+        let json = try response.json()
         return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol, quoteAsset: quoteAsset)
     }
 }

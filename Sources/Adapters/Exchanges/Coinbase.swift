@@ -17,7 +17,7 @@ public enum CoinbaseAPI {
             throw .exchangeError("HTTP \(response.status): \(errorMessage)")
         }
         try ResponseChecks.requireSuccess(response)
-        let json = try ResponseChecks.json(response.body)
+        let json = try response.json()
         if let errorMessage { throw .exchangeError(errorMessage) }
         guard let data = json["data"] else { throw .missingField("data") }
         let base = data["base"]?.stringValue ?? "?", currency = data["currency"]?.stringValue ?? "?"

@@ -28,7 +28,7 @@ public enum CryptoCompareAPI {
         }
         if response.status == 401 { throw .unauthorized("HTTP 401") }
         try ResponseChecks.requireSuccess(response)
-        let json = try ResponseChecks.json(response.body)
+        let json = try response.json()
         if json["Response"]?.stringValue == "Error" {
             let message = json["Message"]?.stringValue ?? "unspecified error"
             let type = json["Type"]?.numberLiteral

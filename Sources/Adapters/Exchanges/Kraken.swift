@@ -17,7 +17,7 @@ public enum KrakenAPI {
             throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
         }
         try ResponseChecks.requireSuccess(response)
-        let json = try ResponseChecks.json(response.body)
+        let json = try response.json()
         guard case .object(let result)? = json["result"] else { throw .missingField("result") }
         guard result.members.count == 1, let pair = result.members.first else {
             throw .exchangeError("expected one pair in result, got \(result.members.count)")

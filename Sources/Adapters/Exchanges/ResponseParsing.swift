@@ -8,12 +8,15 @@ public struct ExchangeResponse: Sendable {
     /// Binance's `X-MBX-USED-WEIGHT-1M`: request weight this IP used in the current minute.
     public let usedWeight: String?
     public let body: [UInt8]
+    /// The body parsed once, read both for a venue's error object and for its answer.
+    let parsed: Result<JSONValue, FetchFailure>
 
     public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: [UInt8]) {
         self.status = status
         self.retryAfter = retryAfter
         self.usedWeight = usedWeight
         self.body = body
+        self.parsed = ResponseChecks.parse(body)
     }
 
     public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: String) {
@@ -21,7 +24,10 @@ public struct ExchangeResponse: Sendable {
     }
 
     /// The body as JSON when it is, for reading a venue's error object off a failed answer.
-    var errorJSON: JSONValue? { try? ResponseChecks.json(body) }
+    var errorJSON: JSONValue? { try? parsed.get() }
+
+    /// The body as JSON, or why it is not.
+    func json() throws(FetchFailure) -> JSONValue { try parsed.get() }
 }
 
 enum ResponseChecks {
@@ -48,14 +54,14 @@ enum ResponseChecks {
         return min(.seconds(seconds), longestRetryAfter)
     }
 
-    static func json(_ body: [UInt8]) throws(FetchFailure) -> JSONValue {
+    static func parse(_ body: [UInt8]) -> Result<JSONValue, FetchFailure> {
         let start = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        if let start, body[start] == UInt8(ascii: "<") { throw .notJSON("HTML page") }
-        guard start != nil else { throw .notJSON("empty body") }
+        if let start, body[start] == UInt8(ascii: "<") { return .failure(.notJSON("HTML page")) }
+        guard start != nil else { return .failure(.notJSON("empty body")) }
         do {
-            return try JSONValue(parsing: body)
+            return .success(try JSONValue(parsing: body))
         } catch {
-            throw .notJSON("invalid JSON: \(error.message)")
+            return .failure(.notJSON("invalid JSON: \(error.message)"))
         }
     }
 

@@ -9,6 +9,8 @@ actor RestraintKeeper {
     private let store: FileRestraintStore
     private let logger: Logger
     private var written: [SourceName: SourceRestraint]?
+    /// The ledger's restraint version last looked at; -1 forces a look.
+    private var seenVersion = -1
     private var failing = false
 
     init(store: FileRestraintStore, logger: Logger) {
@@ -31,7 +33,11 @@ actor RestraintKeeper {
         }
     }
 
-    func offer(_ restraints: [SourceName: SourceRestraint]) async {
+    func offer(from ledger: SourceLedger<ContinuousClock.Instant>, wallTime: Timestamp) async {
+        let version = ledger.restraintVersion
+        guard version != seenVersion else { return }
+        seenVersion = version
+        let restraints = ledger.restraints(at: .now, wallTime: wallTime)
         guard restraints != written else { return }
         let store = self.store
         do {
@@ -42,6 +48,7 @@ actor RestraintKeeper {
                 logger.info("saving \(store.path) works again")
             }
         } catch {
+            seenVersion = -1  // try again next cycle
             if !failing {
                 failing = true
                 logger.error("cannot save \(store.path): \(error); cool-downs and budgets will not survive a restart", metadata: ["error": "\(error)"])

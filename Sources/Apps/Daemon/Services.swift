@@ -30,7 +30,7 @@ struct FetchService: Service {
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, logger: logger) }
             if board.record(report) { server.broadcast(board.currentStatus().json) }
             health.reportStatus(board.statusSummary())
-            await restraints.offer(board.directory.ledger.restraints(at: .now, wallTime: board.wallClock.now()))
+            await restraints.offer(from: board.directory.ledger, wallTime: board.wallClock.now())
             if let quote = report.quote {
                 if await firstQuote.markSeen() {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",

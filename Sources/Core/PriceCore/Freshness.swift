@@ -38,7 +38,12 @@ public struct Freshness: Sendable, Hashable {
     /// How long until a fresh quote turns stale; nil when it cannot happen any more.
     public static func timeUntilStale(of quote: Quote?, at now: Timestamp, staleAfter: Duration) -> Duration? {
         guard let quote else { return nil }
-        let remaining = staleAfter.wholeMilliseconds - now.milliseconds(since: quote.timestamp)
+        return timeUntilStale(ageMilliseconds: now.milliseconds(since: quote.timestamp), staleAfter: staleAfter)
+    }
+
+    /// The moment just past `staleAfter`, counted from an age; nil once it has passed.
+    static func timeUntilStale(ageMilliseconds age: Int64, staleAfter: Duration) -> Duration? {
+        let remaining = staleAfter.wholeMilliseconds - age
         return remaining >= 0 ? .milliseconds(remaining + 1) : nil
     }
 }
@@ -91,7 +96,6 @@ public struct QuoteAge<Instant: InstantProtocol>: Sendable, Hashable where Insta
     /// How long until the quote turns stale; nil when it already is or there is none.
     public func timeUntilStale(of quote: Quote?, now: Instant, wallTime: Timestamp, staleAfter: Duration) -> Duration? {
         guard quote != nil, let age = freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleAfter).ageMilliseconds else { return nil }
-        let remaining = staleAfter.wholeMilliseconds - age
-        return remaining >= 0 ? .milliseconds(remaining + 1) : nil
+        return Freshness.timeUntilStale(ageMilliseconds: age, staleAfter: staleAfter)
     }
 }

@@ -43,7 +43,6 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     public func isFailing(_ source: SourceName) -> Bool { states[source]?.failure != nil }
 
-    public func lastFailure(of source: SourceName) -> FetchFailure? { states[source]?.failure }
 
     public func coolingDownUntil(_ source: SourceName) -> Instant? { states[source]?.coolingDownUntil }
 

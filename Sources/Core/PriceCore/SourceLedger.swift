@@ -70,6 +70,8 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         var observations: [SourceName: Observation] = [:]
         var selected: [SourceName] = []
         var shortfall: String?
+        /// Bumped whenever what `restraints` reports may have changed.
+        var restraintVersion = 0
     }
 
     let state = Mutex(State())
@@ -101,9 +103,14 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
             guard log.allows(limits, at: now) else { return .paced(source) }
             log.record(at: now, keepingDayFor: limits)
             state.calls[source] = log
+            if limits.dailyCalls != nil { state.restraintVersion += 1 }
             return nil
         }
     }
+
+    /// Changes whenever a cool-down starts or a budgeted call is made, so a caller can skip
+    /// rebuilding `restraints` on the cycles (nearly all of them) where nothing changed.
+    public var restraintVersion: Int { state.withLock { $0.restraintVersion } }
 
     /// Whether a source that was not asked is still known to work.
     public func isAnswering(_ source: SourceName) -> Bool {
@@ -115,6 +122,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
                        at now: Instant, wallTime: Timestamp) -> [HealthEvent] {
         state.withLock { state in
             var events = state.health.record(round.attempts, gotQuote: quote != nil, holding: holding, at: now)
+            if round.attempts.contains(where: \.startsRest) { state.restraintVersion += 1 }
             for attempt in round.attempts {
                 switch attempt {
                 case .succeeded(let source, let answer):
@@ -145,7 +153,9 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     private static func outlierTransitions(_ outcome: ConsensusOutcome, round: FetchRound,
                                            observations: inout [SourceName: Observation]) -> [HealthEvent] {
         var events: [HealthEvent] = []
-        let median = Consensus.median(round.answers.filter { outcome.agreeing.contains($0.source) }.map(\.quote.price))
+        // The consensus price when there is one; recomputed only when too few agreed.
+        let median = outcome.price
+            ?? Consensus.median(round.answers.filter { outcome.agreeing.contains($0.source) }.map(\.quote.price))
             ?? Consensus.median(round.answers.map(\.quote.price))
         for answer in round.answers {
             let isOutlier = outcome.outliers.contains(answer.source)
@@ -196,6 +206,17 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
                     dailyBudget: limits?.dailyCalls, selected: state.selected.contains(source),
                     note: observation.outlier ? "outlier" : nil)
             }
+        }
+    }
+}
+
+extension SourceAttempt {
+    /// Whether this attempt puts its source to rest (a cool-down the venue asked for).
+    var startsRest: Bool {
+        switch self {
+        case .succeeded(_, let quote): quote.pauseRequested != nil
+        case .failed(_, let failure): failure.cooldown != nil
+        case .coolingDown, .paced: false
         }
     }
 }

@@ -60,6 +60,7 @@ extension SourceLedger {
                 if let until = restraint.restingUntil, until > wallTime {
                     let remaining = min(Duration.milliseconds(until.milliseconds(since: wallTime)), Self.longestRestoredRest)
                     state.health.rest(source, until: now.advanced(by: remaining))
+                    state.restraintVersion += 1
                     resting.append(source)
                 }
                 let last = restraint.lastCall.map(instant)
