@@ -93,6 +93,11 @@ struct ExchangeTests {
         #expect(reason.contains("invalid JSON"))
     }
 
+    @Test func anUnknownHostIsAShortDNSFailure() async throws {
+        let source = Self.source(.binance, baseURL: "https://no-such-host.invalid")
+        await #expect { try await source.fetchQuote() } throws: { ($0 as? FetchFailure) == .transport("DNS lookup failed") }
+    }
+
     @Test func connectionRefusedIsATransportFailure() async throws {
         let source = Self.source(.binance, baseURL: "http://127.0.0.1:1")
         await #expect(throws: FetchFailure.self) { try await source.fetchQuote() }

@@ -65,7 +65,9 @@ public struct HTTPPriceSource: PriceSource {
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("Timeout") { return .timeout(after: timeout) }
         if text.contains("Connection refused") || text.contains("connection refused") { return .transport("connection refused") }
-        if text.contains("NXDOMAIN") || text.contains("getaddrinfo") || text.contains("lookup") { return .transport("DNS lookup failed") }
+        if text.contains("NXDOMAIN") || text.contains("getaddrinfo") || text.contains("lookup") || text.contains("UnknownHost") {
+            return .transport("DNS lookup failed")
+        }
         return .transport(String(text.prefix(160)))
     }
 }
