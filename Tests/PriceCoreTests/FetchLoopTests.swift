@@ -188,4 +188,23 @@ struct FetchLoopTests {
         #expect(reports.last?.failureSummary?.contains("consensus: 1 of the 2 required sources agree") == true)
         #expect(reports.last!.nextCycleIn > .seconds(1), "a failed consensus backs off like any failure")
     }
+
+    @Test func lateWakeUpsDoNotHandThePrimarysTurnToTheFallback() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.quote("1")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        let coinbase = StubSource(.coinbase, [.quote("2")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        let log = ReportLog()
+        let task = Task { await makeLoop([binance, coinbase], clock: clock).run { log.append($0) } }
+        // Wake-ups 0-7 ms late, alternating, as a real timer's are.
+        for cycle in 1...10 {
+            guard await eventually({ log.count >= cycle }), await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
+            clock.advance(by: wait + .milliseconds(cycle % 2 == 1 ? 7 : 0))
+        }
+        _ = await eventually({ log.count >= 11 })
+        task.cancel()
+        await task.value
+        #expect(log.all.count >= 11)
+        #expect(log.all.allSatisfy { $0.quote?.source == .binance }, "\(log.all.map { $0.quote?.source.rawValue ?? "-" })")
+        #expect(coinbase.callCount == 0)
+    }
 }

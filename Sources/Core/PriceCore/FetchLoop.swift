@@ -75,7 +75,11 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         var deadline = clock.now
         while !Task.isCancelled {
             let started = clock.now
-            let admit: (SourceName) -> SourceAttempt? = { ledger.admit($0, at: started) }
+            // Calls count at the tick they were scheduled for when the wake-up was only a little
+            // late; otherwise wake-up jitter would make a source whose pace equals the interval
+            // look early every other cycle and hand its turn to the next source.
+            let countedAt = min(started, max(deadline, started.advanced(by: Self.wakeUpSlack * -1)))
+            let admit: (SourceName) -> SourceAttempt? = { ledger.admit($0, at: countedAt) }
             let round: FetchRound
             switch mode {
             case .fallback: round = await fetcher.fetch(admit: admit)
@@ -126,6 +130,9 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
     }
+
+    /// How late a wake-up may be and still count as on its tick.
+    static var wakeUpSlack: Duration { .milliseconds(50) }
 
     /// Labelled with the venues' common quote asset; USDT venues join only when the operator
     /// chose to count USDT as USD, so a mixed median is labelled USD.
