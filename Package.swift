@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "btcctl", targets: ["btcctl"]),
         .executable(name: "fake-exchange", targets: ["fake-exchange"]),
         .executable(name: "persist-bench", targets: ["persist-bench"]),
+        .executable(name: "watch-bench", targets: ["watch-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -107,6 +108,11 @@ let package = Package(
         .executableTarget(name: "fake-exchange", dependencies: ["FakeExchange"], path: "Sources/Testing/fake-exchange"),
         // Benchmarks (scripts/bench), kept apart from the tests.
         .executableTarget(name: "persist-bench", dependencies: ["FileStore", "PriceCore"], path: "Benchmarks/PersistBench"),
+        .executableTarget(
+            name: "watch-bench",
+            dependencies: ["SocketServer", "TestClocks", .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/WatchBench"
+        ),
 
         .target(name: "TestClocks", dependencies: ["PriceCore"], path: "Sources/Testing/TestClocks"),
 

@@ -34,6 +34,7 @@ struct ConfigTests {
         #expect(settings.timeout == .milliseconds(800))
         #expect(settings.staleAfter == .seconds(10))
         #expect(settings.persistInterval == .zero)
+        #expect(settings.watchStall == .seconds(30))
         #expect(settings.binanceURL == "https://api.binance.com")
         #expect(settings.binanceSymbol == "BTCUSDT")
         #expect(settings.cryptoCompareURL == "https://min-api.cryptocompare.com")
@@ -107,6 +108,8 @@ struct ConfigTests {
         (.cryptoCompareURL, "https://x:99999", "invalid port"),
         (.binanceSymbol, "btc-usdt", "not a BTC market symbol"),
         (.logLevel, "loud", "unknown log level"),
+        (.watchStall, "0", "must be greater than zero"),
+        (.watchStall, "2h", "longer than the maximum"),
     ])
     func badValues(key: SettingKey, value: String, expected: String) {
         let message = error(env: [key.rawValue: value])

@@ -20,10 +20,10 @@ struct RunningServer: ~Copyable {
     let server: QuoteServer
     var path: String { directory.path + "/btcpriced.sock" }
 
-    init(limits: ServerLimits = ServerLimits()) async throws {
+    init(limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock()) async throws {
         let path = directory.path + "/btcpriced.sock"
         server = try await QuoteServer.start(listener: .path(path), status: status, version: "9.9.9", limits: limits,
-                                             group: MultiThreadedEventLoopGroup.singleton)
+                                             clock: clock, group: MultiThreadedEventLoopGroup.singleton)
     }
 
     func ask(_ request: String, timeoutMilliseconds: Int = 2000) throws -> [String] {

@@ -54,7 +54,7 @@ struct DocumentationTests {
     }
 
     @Test func everyConfigKeyIsDocumented() throws {
-        let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "BINANCE_URL", "BINANCE_SYMBOL",
+        let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "WATCH_STALL", "BINANCE_URL", "BINANCE_SYMBOL",
                     "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL", "COINBASE_URL", "KRAKEN_URL", "BITSTAMP_URL",
                     "CRYPTOCOMPARE_API_KEY", "CRYPTOCOMPARE_API_KEY_FILE", "CRYPTOCOMPARE_DAILY_CALLS", "MODE", "MAX_DEVIATION",
                     "CONSENSUS_MIN", "CONSENSUS_USDT"].map { "BTCPRICED_" + $0 }

@@ -5,6 +5,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case timeout = "BTCPRICED_TIMEOUT"
     case staleAfter = "BTCPRICED_STALE_AFTER"
     case persistInterval = "BTCPRICED_PERSIST_INTERVAL"
+    case watchStall = "BTCPRICED_WATCH_STALL"
     case binanceURL = "BTCPRICED_BINANCE_URL"
     case binanceSymbol = "BTCPRICED_BINANCE_SYMBOL"
     case cryptoCompareURL = "BTCPRICED_CRYPTOCOMPARE_URL"

@@ -13,6 +13,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var staleAfter: Duration
     /// Zero means every new quote is written.
     public var persistInterval: Duration
+    /// A `watch` client whose stream has not drained for this long is dropped.
+    public var watchStall: Duration
     public var binanceURL: String
     public var binanceSymbol: String
     public var cryptoCompareURL: String
@@ -42,6 +44,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .timeout: "800ms"
         case .staleAfter: "10s"
         case .persistInterval: "0"
+        case .watchStall: "30s"
         case .binanceURL: "https://api.binance.com"
         case .binanceSymbol: "BTCUSDT"
         case .cryptoCompareURL: "https://min-api.cryptocompare.com"

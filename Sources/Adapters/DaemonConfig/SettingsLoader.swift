@@ -61,6 +61,7 @@ public enum SettingsLoader {
             timeout: try positive(.timeout, atMost: .seconds(60)),
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
+            watchStall: try positive(.watchStall, atMost: .seconds(3600)),
             binanceURL: try value(.binanceURL, ValueParsers.baseURL),
             binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
             cryptoCompareURL: try value(.cryptoCompareURL, ValueParsers.baseURL),

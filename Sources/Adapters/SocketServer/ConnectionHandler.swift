@@ -132,13 +132,14 @@ final class ServerContext: Sendable {
     let status: any StatusProvider
     let version: String
     let limits: ServerLimits
-    let watchers = WatchHub()
+    let watchers: WatchHub
     private let connections = NIOLockedValueBox(0)
 
-    init(status: any StatusProvider, version: String, limits: ServerLimits) {
+    init(status: any StatusProvider, version: String, limits: ServerLimits, now: @escaping @Sendable () -> Duration) {
         self.status = status
         self.version = version
         self.limits = limits
+        self.watchers = WatchHub(limits: limits, now: now)
     }
 
     func admitConnection() -> Bool {

@@ -25,8 +25,10 @@ public final class QuoteServer: Sendable {
 
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
-                             limits: ServerLimits = ServerLimits(), group: any EventLoopGroup) async throws -> QuoteServer {
-        let context = ServerContext(status: status, version: version, limits: limits)
+                             limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(),
+                             group: any EventLoopGroup) async throws -> QuoteServer {
+        let origin = clock.now
+        let context = ServerContext(status: status, version: version, limits: limits) { origin.duration(to: clock.now) }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             // EMFILE/ENFILE on accept: back off for a moment instead of spinning on the listener.
@@ -58,12 +60,16 @@ public final class QuoteServer: Sendable {
         }
     }
 
-    /// Sends a status line to every `watch` client.
-    public func broadcast(_ line: String) {
-        context.watchers.broadcast(line)
+    /// Sends a status line to every `watch` client; the future completes when each has been
+    /// served or dropped.
+    @discardableResult
+    public func broadcast(_ line: String) -> EventLoopFuture<Void> {
+        context.watchers.broadcast(line, on: channel.eventLoop)
     }
 
     public var watcherCount: Int { context.watchers.count }
+    /// Bytes the daemon holds for `watch` clients that the kernel would not take yet.
+    public var watchQueuedBytes: Int { context.watchers.queuedBytes }
     public var openConnections: Int { context.openConnections }
 
     /// Stops accepting, ends `watch` streams and removes the socket file if we created it.

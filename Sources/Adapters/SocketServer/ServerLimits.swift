@@ -3,13 +3,24 @@ public struct ServerLimits: Sendable {
     public var maximumConnections: Int
     /// A client must send a complete request line within this time.
     public var requestTimeout: Duration
-    /// Bytes queued for a `watch` client before it counts as not reading and is dropped.
+    /// Bytes queued in the daemon for one `watch` client before it counts as not reading and is dropped.
     public var watchBacklogLimit: Int
+    /// A `watch` client whose stream has not drained for this long is dropped (`BTCPRICED_WATCH_STALL`).
+    public var watchStall: Duration
+    /// Bytes queued in the daemon for all `watch` clients together; past it, the ones not reading go.
+    public var watchQueueLimit: Int
+    /// SO_SNDBUF for `watch` connections (nil keeps the kernel's default of about 208 KiB), so
+    /// the kernel holds a few lines for a client that stops reading, not ten minutes of them.
+    public var watchSendBuffer: Int?
 
-    public init(maximumConnections: Int = 1024, requestTimeout: Duration = .seconds(5), watchBacklogLimit: Int = 64 * 1024) {
+    public init(maximumConnections: Int = 1024, requestTimeout: Duration = .seconds(5), watchBacklogLimit: Int = 64 * 1024,
+                watchStall: Duration = .seconds(30), watchQueueLimit: Int = 4 * 1024 * 1024, watchSendBuffer: Int? = 8 * 1024) {
         self.maximumConnections = maximumConnections
         self.requestTimeout = requestTimeout
         self.watchBacklogLimit = watchBacklogLimit
+        self.watchStall = watchStall
+        self.watchQueueLimit = watchQueueLimit
+        self.watchSendBuffer = watchSendBuffer
     }
 }
 

@@ -1,16 +1,35 @@
+import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// The set of `watch` connections and the fan-out of new lines to them.
+///
+/// A client that stops reading costs memory twice: in the kernel (its socket buffer) and here
+/// (NIO's queue of unwritten lines). Both are bounded, and such a client is dropped once its
+/// stream has not drained for `watchStall`, its own queue passes `watchBacklogLimit`, or all
+/// queues together pass `watchQueueLimit`.
 final class WatchHub: Sendable {
-    private let watchers = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+    private let watchers = NIOLockedValueBox<[ObjectIdentifier: WatchStream]>([:])
     private let closed = NIOLockedValueBox(false)
+    private let queued = Atomic<Int>(0)
+    private let limits: ServerLimits
+    private let now: @Sendable () -> Duration
+
+    init(limits: ServerLimits, now: @escaping @Sendable () -> Duration) {
+        self.limits = limits
+        self.now = now
+    }
 
     /// Returns false once the hub is closed, so late watchers are not left dangling.
+    /// Called on the channel's event loop.
     func add(_ channel: any Channel) -> Bool {
         closed.withLockedValue { isClosed in
             guard !isClosed else { return false }
-            watchers.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
+            if let size = limits.watchSendBuffer {
+                try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+            }
+            watchers.withLockedValue { $0[ObjectIdentifier(channel)] = WatchStream(channel) }
             return true
         }
     }
@@ -21,28 +40,88 @@ final class WatchHub: Sendable {
 
     var count: Int { watchers.withLockedValue { $0.count } }
 
-    /// A watcher whose socket buffer and our queue are past the high-water mark is not reading:
-    /// drop it rather than buffer without bound.
-    func broadcast(_ line: String) {
-        for channel in watchers.withLockedValue({ Array($0.values) }) {
-            channel.eventLoop.execute {
-                guard channel.isActive else { return }
-                guard channel.isWritable else {
-                    channel.close(promise: nil)
-                    return
-                }
-                channel.writeAndFlush(channel.allocator.buffer(string: line), promise: nil)
+    /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers.
+    var queuedBytes: Int { queued.load(ordering: .relaxed) }
+
+    /// Sends one line to every watcher, from one shared buffer. The future completes once every
+    /// watcher has been served or dropped.
+    @discardableResult
+    func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let buffer = ByteBuffer(string: line)
+        let instant = now()
+        let steps = watchers.withLockedValue { Array($0.values) }.map { stream in
+            stream.channel.eventLoop.flatSubmit { self.deliver(buffer, to: stream, at: instant) }
+        }
+        return EventLoopFuture.andAllComplete(steps, on: eventLoop)
+    }
+
+    /// Runs on the watcher's event loop, so its stream state needs no lock.
+    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration) -> EventLoopFuture<Void> {
+        let channel = stream.channel
+        guard channel.isActive else { return channel.eventLoop.makeSucceededVoidFuture() }
+        return stream.kernelQueuedBytes().map { kernelQueued in
+            let undrained = kernelQueued > 0 || stream.queuedBytes > 0
+            if !undrained {
+                stream.undrainedSince = nil
+            } else if stream.undrainedSince == nil {
+                stream.undrainedSince = instant
             }
+            let stalled = stream.undrainedSince.map { instant - $0 >= self.limits.watchStall } ?? false
+            let overTotal = stream.queuedBytes > 0 && self.queuedBytes + buffer.readableBytes > self.limits.watchQueueLimit
+            if stalled || overTotal || !channel.isWritable {
+                channel.close(promise: nil)
+                return
+            }
+            self.write(buffer, to: stream)
+        }
+    }
+
+    private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
+        let size = buffer.readableBytes
+        stream.queuedBytes += size
+        queued.add(size, ordering: .relaxed)
+        stream.channel.writeAndFlush(buffer).whenComplete { _ in
+            stream.queuedBytes -= size
+            self.queued.subtract(size, ordering: .relaxed)
         }
     }
 
     /// Ends every stream; used at shutdown.
     func closeAll() async {
         closed.withLockedValue { $0 = true }
-        let channels = watchers.withLockedValue { watchers in
+        let streams = watchers.withLockedValue { watchers in
             defer { watchers.removeAll() }
             return Array(watchers.values)
         }
-        for channel in channels { try? await channel.close() }
+        for stream in streams { try? await stream.channel.close() }
     }
+}
+
+/// One watcher's state, touched only on its channel's event loop.
+private final class WatchStream: @unchecked Sendable {
+    let channel: any Channel
+    /// Bytes written to NIO and not yet to the kernel.
+    var queuedBytes = 0
+    /// When the stream was first seen with unread bytes, on the hub's clock; nil once it drains.
+    var undrainedSince: Duration?
+
+    init(_ channel: any Channel) {
+        self.channel = channel
+    }
+
+    /// Bytes the client has not read yet that sit in the kernel (SO_MEMINFO's write allocation,
+    /// in kernel accounting units): zero means the client has read everything we sent.
+    func kernelQueuedBytes() -> EventLoopFuture<Int> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
+        let meminfo: EventLoopFuture<KernelMemoryInfo> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
+        return meminfo.map { Int($0.writeAllocation) }.recover { _ in 0 }
+    }
+}
+
+/// The first fields of Linux's SO_MEMINFO (SK_MEMINFO_RMEM_ALLOC, _RCVBUF, _WMEM_ALLOC); the
+/// kernel copies as many as asked for.
+private struct KernelMemoryInfo: Sendable {
+    var receiveAllocation: UInt32 = 0
+    var receiveBuffer: UInt32 = 0
+    var writeAllocation: UInt32 = 0
 }

@@ -52,7 +52,7 @@ struct DaemonRuntime {
             let listener = try listener()
             listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
             let descriptors = DescriptorLimit.raiseSoftLimit()
-            let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors))
+            let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors), watchStall: settings.watchStall)
             if limits.maximumConnections < ServerLimits().maximumConnections {
                 logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
             }

@@ -1,0 +1,78 @@
+// Memory held for `watch` clients that never read: RssAnon of this process while N stuck
+// watchers are sent one status line a (simulated) second. `previous` runs the server with the
+// limits of 0.1 (kernel default send buffer, no stall limit, no total cap), `current` with
+// today's defaults. Usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR
+import Glibc
+import NIOPosix
+import SocketServer
+import TestClocks
+
+struct SampleStatus: StatusProvider {
+    let line: String
+    func currentStatus() -> StatusLine { StatusLine(json: line, price: nil) }
+    func sourcesReport() -> String { "{}\n" }
+}
+
+func rssAnonKiB() -> Int {
+    guard let file = fopen("/proc/self/status", "r") else { return -1 }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 256)
+    while fgets(&buffer, Int32(buffer.count), file) != nil {
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if line.hasPrefix("RssAnon:") { return Int(line.split(separator: " ")[1]) ?? -1 }
+    }
+    return -1
+}
+
+func connectWatcher(_ path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    precondition(connected == 0, "connect failed: errno \(errno)")
+    _ = "watch\n".withCString { send(fd, $0, 6, 0) }
+    return fd
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let watchers = Int(arguments[2]), let seconds = Int(arguments[3]) else {
+    print("usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR")
+    exit(64)
+}
+let limits = arguments[1] == "previous"
+    ? ServerLimits(watchStall: .seconds(1_000_000), watchQueueLimit: .max, watchSendBuffer: nil)
+    : ServerLimits()
+var files = rlimit()
+getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+files.rlim_cur = files.rlim_max
+setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+
+// A status line as long as the daemon's with five sources (about 700 bytes).
+let status = #"{"price":"114459.80","currency":"USDT","source":"binance","state":"fresh","age":0"#
+    + String(repeating: #","x":"padding to the length of a real status line""#, count: 13) + "}\n"
+let clock = ManualClock()
+let path = arguments[4] + "/watch-bench.sock"
+let server = try await QuoteServer.start(listener: .path(path), status: SampleStatus(line: status), version: "bench",
+                                         limits: limits, clock: clock, group: MultiThreadedEventLoopGroup.singleton)
+let baseline = rssAnonKiB()
+let clients = (0..<watchers).map { _ in connectWatcher(path) }
+while server.watcherCount < watchers { try await Task.sleep(for: .milliseconds(10)) }
+let connected = rssAnonKiB()
+var peak = connected
+var droppedAt: Int?
+for second in 1...seconds {
+    try await server.broadcast(status).get()
+    clock.advance(by: .seconds(1))
+    if second % 10 == 0 { peak = max(peak, rssAnonKiB()) }
+    if droppedAt == nil, server.watcherCount == 0 { droppedAt = second }
+}
+try await Task.sleep(for: .milliseconds(200))
+print("\(arguments[1]): \(watchers) stuck watchers, \(seconds) lines of \(status.utf8.count) B at a simulated 1 Hz:"
+      + " RssAnon \(baseline) KiB before connecting, \(connected) KiB connected, peak \(peak) KiB (+\((peak - baseline) / 1024) MiB),"
+      + " \(rssAnonKiB()) KiB at the end; all dropped after \(droppedAt.map { "\($0) s" } ?? "never"),"
+      + " \(server.watcherCount) left, \(server.watchQueuedBytes) B still queued")
+clients.forEach { close($0) }
+await server.shutdown()

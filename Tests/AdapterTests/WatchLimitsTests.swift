@@ -1,0 +1,83 @@
+import ClientKit
+import NIOPosix
+import SocketServer
+import Testing
+import TestClocks
+
+/// `watch` clients that stop reading: what they may cost and when they go. Real sockets; the
+/// stall clock is a ManualClock, and each broadcast is awaited until every watcher was served.
+@Suite("Socket server: slow and stuck watchers")
+struct WatchLimitsTests {
+    @Test func watcherThatHasNotDrainedForTheStallTimeIsDropped() async throws {
+        let clock = ManualClock()
+        let running = try await RunningServer(limits: ServerLimits(watchStall: .seconds(30)), clock: clock)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("watch\n")
+        #expect(try client.readLine() == #"{"state":"nodata"}"#)
+        try await waitFor { running.server.watcherCount == 1 }
+
+        try await running.server.broadcast("unread\n").get()
+        clock.advance(by: .seconds(1))
+        try await running.server.broadcast("one\n").get()  // "unread" still unread: undrained from here
+        clock.advance(by: .seconds(29))
+        try await running.server.broadcast("two\n").get()
+        #expect(running.server.watcherCount == 1, "29 s undrained is inside the 30 s allowance")
+        clock.advance(by: .seconds(1))
+        try await running.server.broadcast("three\n").get()
+        try await waitFor { running.server.watcherCount == 0 }
+
+        var lines: [String] = []
+        while let line = try client.readLine() { lines.append(line) }
+        #expect(lines == ["unread", "one", "two"], "what was sent before the drop arrives, then the end of the stream")
+        client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    @Test func slowReaderThatKeepsUpIsNeverDropped() async throws {
+        let clock = ManualClock()
+        let running = try await RunningServer(limits: ServerLimits(watchStall: .seconds(30)), clock: clock)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("watch\n")
+        _ = try client.readLine()
+        try await waitFor { running.server.watcherCount == 1 }
+        for tick in 0..<12 {
+            try await running.server.broadcast("tick \(tick)\n").get()
+            clock.advance(by: .seconds(10))
+            #expect(try client.readLine() == "tick \(tick)")
+        }
+        #expect(running.server.watcherCount == 1, "read every 10 s for 2 minutes: slow, but draining")
+        client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    @Test func totalQueueCapDropsStuckWatchersAndKeepsTheReader() async throws {
+        let limits = ServerLimits(watchBacklogLimit: 1024 * 1024, watchQueueLimit: 64 * 1024, watchSendBuffer: 4096)
+        let running = try await RunningServer(limits: limits, clock: ManualClock())
+        var stuck: [UnixSocketClient] = []
+        for _ in 0..<3 {
+            let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+            try client.send("watch\n")
+            stuck.append(client)
+        }
+        var reader = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try reader.send("watch\n")
+        _ = try reader.readLine()
+        try await waitFor { running.server.watcherCount == 4 }
+
+        let line = String(repeating: "x", count: 4095) + "\n"
+        var highestQueued = 0
+        for _ in 0..<100 where running.server.watcherCount > 1 {
+            try await running.server.broadcast(line).get()
+            highestQueued = max(highestQueued, running.server.watchQueuedBytes)
+            #expect(try reader.readLine()?.count == 4095)
+        }
+        try await waitFor { running.server.watcherCount == 1 }
+        #expect(highestQueued <= limits.watchQueueLimit)
+        try await running.server.broadcast("still here\n").get()
+        #expect(try reader.readLine() == "still here")
+        try await waitFor { running.server.watchQueuedBytes == 0 }
+        stuck.forEach { $0.closeConnection() }
+        reader.closeConnection()
+        await running.server.shutdown()
+    }
+}
