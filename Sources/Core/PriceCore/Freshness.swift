@@ -89,7 +89,7 @@ public struct QuoteAge<Instant: InstantProtocol>: Sendable, Hashable where Insta
     public init(receivedAt: Instant?) { self.receivedAt = receivedAt }
 
     public func freshness(of quote: Quote?, now: Instant, wallTime: Timestamp, staleAfter: Duration) -> Freshness {
-        guard let quote, let receivedAt else { return Freshness(of: quote, at: wallTime, staleAfter: staleAfter) }
+        guard quote != nil, let receivedAt else { return Freshness(of: quote, at: wallTime, staleAfter: staleAfter) }
         return Freshness(ageMilliseconds: receivedAt.duration(to: now).wholeMilliseconds, staleAfter: staleAfter)
     }
 
