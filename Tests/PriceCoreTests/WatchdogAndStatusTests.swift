@@ -54,23 +54,50 @@ struct StatusSummaryTests {
 
     @Test func fresh() {
         let freshness = Freshness(of: quote, at: Timestamp(millisecondsSinceEpoch: 412), staleAfter: .seconds(10))
-        #expect(StatusSummary.line(quote: quote, freshness: freshness, failures: nil) == "BTC/USDT 114459.80 via binance (BTCUSDT), 0.4s old")
+        #expect(StatusSummary.status(quote: quote, freshness: freshness, failures: nil)
+            == DaemonStatus(kind: .fresh, text: "BTC/USDT 114459.80 via binance (BTCUSDT), 0.4s old"))
     }
 
-    @Test func waiting() {
+    @Test func waitingThenFailing() {
         let freshness = Freshness(of: nil, at: Timestamp(millisecondsSinceEpoch: 0), staleAfter: .seconds(10))
-        #expect(StatusSummary.line(quote: nil, freshness: freshness, failures: "binance: timeout after 800ms")
-            == "waiting for first quote; binance: timeout after 800ms")
+        #expect(StatusSummary.status(quote: nil, freshness: freshness, failures: nil) == DaemonStatus(kind: .waiting, text: "waiting for first quote"))
+        #expect(StatusSummary.status(quote: nil, freshness: freshness, failures: "binance: timeout after 800ms")
+            == DaemonStatus(kind: .failing, text: "waiting for first quote; binance: timeout after 800ms"))
     }
 
     @Test func stale() {
         let freshness = Freshness(of: quote, at: Timestamp(millisecondsSinceEpoch: 42_000), staleAfter: .seconds(10))
-        #expect(StatusSummary.line(quote: quote, freshness: freshness, failures: "binance: HTTP 451 (geo-restricted)")
-            == "STALE 42s: binance: HTTP 451 (geo-restricted); last BTC/USDT 114459.80 via binance")
+        #expect(StatusSummary.status(quote: quote, freshness: freshness, failures: "binance: HTTP 451 (geo-restricted)")
+            == DaemonStatus(kind: .stale, text: "STALE 42s: binance: HTTP 451 (geo-restricted); last BTC/USDT 114459.80 via binance"))
     }
 
     @Test func compactAges() {
         #expect(StatusSummary.compactAge(192_000) == "3m12s")
         #expect(StatusSummary.compactAge(7_500_000) == "2h05m")
+    }
+}
+
+@Suite("STATUS= throttle")
+struct StatusThrottleTests {
+    typealias Instant = ManualClock.Instant
+
+    /// Offers each (kind, text, milliseconds) in turn; returns which went out.
+    func sent(_ offers: [(StatusKind, String, Int64)]) -> [Bool] {
+        var throttle = StatusThrottle<Instant>()
+        return offers.map { throttle.admit(DaemonStatus(kind: $0.0, text: $0.1), at: Instant(offset: .milliseconds($0.2))) }
+    }
+
+    /// The bug it replaces: kinds were told apart by an 8-character prefix, so "STALE 42s" and
+    /// "STALE 43s" looked like different kinds and a stale daemon sent every age update.
+    @Test func ageUpdatesOfTheSameKindGoOutAtMostOnceASecond() {
+        #expect(sent([(.stale, "STALE 42s: binance: timeout", 0), (.stale, "STALE 43s: binance: timeout", 100),
+                      (.stale, "STALE 43s: binance: timeout", 900), (.stale, "STALE 43s: binance: timeout", 1000),
+                      (.stale, "STALE 1m40s: binance: timeout", 1100)]) == [true, false, false, true, false])
+    }
+
+    @Test func aChangeOfKindGoesOutAtOnceAndRepeatsDoNot() {
+        #expect(sent([(.waiting, "waiting for first quote", 0), (.failing, "waiting for first quote; binance: HTTP 451", 10),
+                      (.fresh, "BTC/USDT 1.00 via binance (BTCUSDT), 0.1s old", 20), (.stale, "STALE 10s: no new quote", 30),
+                      (.stale, "STALE 10s: no new quote", 5000)]) == [true, true, true, true, false])
     }
 }

@@ -7,8 +7,7 @@ import Systemd
 final class DaemonHealth: Sendable {
     private struct State {
         var gate: WatchdogGate<ContinuousClock.Instant>?
-        var lastStatus = ""
-        var lastStatusAt: ContinuousClock.Instant?
+        var throttle = StatusThrottle<ContinuousClock.Instant>()
     }
 
     private let notifier: SystemdNotifier
@@ -35,18 +34,9 @@ final class DaemonHealth: Sendable {
         if state.withLock({ $0.gate?.mayPing(at: now) ?? false }) { notifier.watchdog() }
     }
 
-    func reportStatus(_ line: String) {
+    func reportStatus(_ status: DaemonStatus) {
         let now = clock.now
-        let send = state.withLock { state -> Bool in
-            guard line != state.lastStatus else { return false }
-            // A new state word (fresh/STALE/waiting) goes out at once; mere age updates at most each second.
-            let sameKind = line.prefix(8) == state.lastStatus.prefix(8)
-            if sameKind, let last = state.lastStatusAt, last.duration(to: now) < .milliseconds(950) { return false }
-            state.lastStatus = line
-            state.lastStatusAt = now
-            return true
-        }
-        if send { notifier.status(line) }
+        if state.withLock({ $0.throttle.admit(status, at: now) }) { notifier.status(status.text) }
     }
 }
 

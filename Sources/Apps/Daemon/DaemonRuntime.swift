@@ -105,7 +105,7 @@ struct DaemonRuntime {
         ))
         logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
         SourcePlanLogging.logSkipped(plan, logger: logger)
-        notifier.ready(status: board.statusSummary())
+        notifier.ready(status: board.statusSummary().text)
 
         var status = ExitStatus.ok
         do {

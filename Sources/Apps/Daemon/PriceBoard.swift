@@ -90,9 +90,9 @@ final class PriceBoard: StatusProvider, Sendable {
         return current.age.timeUntilStale(of: current.quote, now: .now, wallTime: wallClock.now(), staleAfter: stalenessPolicy.limit(for: current.quote))
     }
 
-    func statusSummary() -> String {
+    func statusSummary() -> DaemonStatus {
         let current = snapshot
-        return StatusSummary.line(quote: current.quote, freshness: freshness(of: current), failures: current.problems)
+        return StatusSummary.status(quote: current.quote, freshness: freshness(of: current), failures: current.problems)
     }
 
     func currentStatus() -> StatusLine {

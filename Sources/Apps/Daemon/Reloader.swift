@@ -29,7 +29,7 @@ actor Reloader {
 
     func reload() {
         notifier.reloading(status: "reloading configuration")
-        defer { notifier.ready(status: board.statusSummary()) }
+        defer { notifier.ready(status: board.statusSummary().text) }
         let next: DaemonSettings
         let plan: SourcePlan
         do {

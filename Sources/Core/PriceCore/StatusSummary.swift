@@ -1,17 +1,41 @@
+/// What kind of news a STATUS= line carries; the throttle lets a change of kind through at once.
+public enum StatusKind: String, Sendable, Hashable {
+    /// A quote younger than the stale limit.
+    case fresh
+    /// No quote yet, and nothing has failed yet (start-up).
+    case waiting
+    /// No quote yet, and the sources are failing.
+    case failing
+    /// A quote older than the stale limit, or of unknown age.
+    case stale
+}
+
+/// One STATUS= line and its kind.
+public struct DaemonStatus: Sendable, Hashable {
+    public let kind: StatusKind
+    public let text: String
+
+    public init(kind: StatusKind, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+}
+
 /// The one-line STATUS= text for `systemctl status`, e.g.
 /// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
 public enum StatusSummary {
-    public static func line(quote: Quote?, freshness: Freshness, failures: String?) -> String {
+    public static func status(quote: Quote?, freshness: Freshness, failures: String?) -> DaemonStatus {
         guard let quote else {
-            return "waiting for first quote" + (failures.map { "; \($0)" } ?? "")
+            return DaemonStatus(kind: failures == nil ? .waiting : .failing, text: "waiting for first quote" + (failures.map { "; \($0)" } ?? ""))
         }
+        let last = "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"
         guard let age = freshness.ageMilliseconds else {
-            return "STALE, age unknown: " + (failures ?? "no new quote") + "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"
+            return DaemonStatus(kind: .stale, text: "STALE, age unknown: " + (failures ?? "no new quote") + last)
         }
         if freshness.state == .stale {
-            return "STALE \(compactAge(age)): " + (failures ?? "no new quote") + "; last BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source)"
+            return DaemonStatus(kind: .stale, text: "STALE \(compactAge(age)): " + (failures ?? "no new quote") + last)
         }
-        return "BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source) (\(quote.symbol)), \(compactAge(age)) old"
+        return DaemonStatus(kind: .fresh, text: "BTC/\(quote.currency) \(twoDecimals(quote.price)) via \(quote.source) (\(quote.symbol)), \(compactAge(age)) old")
     }
 
     /// At least two decimals, never fewer than the price has: `114459.8` → `114459.80`.

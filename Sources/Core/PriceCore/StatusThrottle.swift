@@ -1,0 +1,20 @@
+/// Decides which STATUS= lines reach systemd: only changed ones, a change of kind at once, and
+/// otherwise (an age ticking up while stale) at most one per `minimumGap`.
+public struct StatusThrottle<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public let minimumGap: Duration
+    private var last: DaemonStatus?
+    private var lastSentAt: Instant?
+
+    public init(minimumGap: Duration = .milliseconds(950)) {
+        self.minimumGap = minimumGap
+    }
+
+    /// True when `status` should be sent now; it then counts as sent.
+    public mutating func admit(_ status: DaemonStatus, at now: Instant) -> Bool {
+        guard status != last else { return false }
+        if status.kind == last?.kind, let lastSentAt, lastSentAt.duration(to: now) < minimumGap { return false }
+        last = status
+        lastSentAt = now
+        return true
+    }
+}
