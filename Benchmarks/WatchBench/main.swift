@@ -9,7 +9,8 @@ import TestClocks
 
 struct SampleStatus: StatusProvider {
     let line: String
-    func currentStatus() -> StatusLine { StatusLine(json: line, price: nil) }
+    func statusReply() -> String { line }
+    func priceReply() -> String { "114459.80\n" }
     func sourcesReport() -> String { "{}\n" }
 }
 

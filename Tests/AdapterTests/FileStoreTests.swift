@@ -80,7 +80,7 @@ struct FileStoreTests {
         try store.prepare()
         try store.save(quote)
         for name in [".quote.json.tmp.123", ".quote.json.tmp.99999", "unrelated.txt"] {
-            FileManager.default.createFile(atPath: store.directory + "/" + name, contents: Data("x".utf8))
+            _ = FileManager.default.createFile(atPath: store.directory + "/" + name, contents: Data("x".utf8))
         }
         #expect(try store.prepare().sorted() == [".quote.json.tmp.123", ".quote.json.tmp.99999"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).sorted() == ["quote.json", "unrelated.txt"])
@@ -99,7 +99,7 @@ struct FileStoreTests {
 
     @Test func unusableDirectoryPathIsAnError() throws {
         let dir = TemporaryDirectory()
-        FileManager.default.createFile(atPath: dir.path + "/file", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir.path + "/file", contents: nil)
         #expect(throws: StoreError.self) { try FileQuoteStore(directory: dir.path + "/file/state").prepare() }
     }
 }

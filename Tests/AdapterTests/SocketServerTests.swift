@@ -8,8 +8,10 @@ import WireProtocol
 
 /// A status provider the test controls.
 final class FixedStatus: StatusProvider {
-    let line = Mutex(StatusLine(json: #"{"state":"nodata"}"# + "\n", price: nil))
-    func currentStatus() -> StatusLine { line.withLock { $0 } }
+    struct Replies { var status: String; var price: String }
+    let line = Mutex(Replies(status: #"{"state":"nodata"}"# + "\n", price: #"{"error":"nodata","message":"no quote yet"}"# + "\n"))
+    func statusReply() -> String { line.withLock { $0.status } }
+    func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
 }
 
@@ -40,7 +42,7 @@ struct RunningServer: ~Copyable {
 struct SocketServerTests {
     @Test func answersEachRequestAndCloses() async throws {
         let running = try await RunningServer()
-        running.status.line.withLock { $0 = StatusLine(json: #"{"price":"68901.23","state":"fresh"}"# + "\n", price: "68901.23") }
+        running.status.line.withLock { $0 = .init(status: #"{"price":"68901.23","state":"fresh"}"# + "\n", price: "68901.23\n") }
         #expect(try running.ask("ping\n") == ["pong"])
         #expect(try running.ask("version\r\n") == [#"{"version":"9.9.9","protocol":1}"#])
         #expect(try running.ask("status\n") == [#"{"price":"68901.23","state":"fresh"}"#])
@@ -112,7 +114,7 @@ struct SocketServerTests {
 
     @Test func watchStreamsBroadcastsAndEndsAtShutdown() async throws {
         let running = try await RunningServer()
-        running.status.line.withLock { $0 = StatusLine(json: "first\n", price: nil) }
+        running.status.line.withLock { $0.status = "first\n" }
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("watch\n")
         #expect(try client.readLine() == "first")
@@ -160,7 +162,7 @@ struct SocketServerTests {
         #expect(FileManager.default.fileExists(atPath: stale))
         let replacement = try await QuoteServer.start(listener: .path(stale), status: running.status, version: "x", group: MultiThreadedEventLoopGroup.singleton)
         await replacement.shutdown()
-        FileManager.default.createFile(atPath: running.directory.path + "/regular", contents: nil)
+        _ = FileManager.default.createFile(atPath: running.directory.path + "/regular", contents: nil)
         await #expect { _ = try await QuoteServer.start(listener: .path(running.directory.path + "/regular"), status: running.status, version: "x",
                                                         group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
             "\(error)".contains("is not a socket")

@@ -40,6 +40,18 @@ struct WireProtocolTests {
         #expect(try StatusMessage(json: JSONValue(parsing: status.line.dropLast().description)) == status)
     }
 
+    @Test("a status rendered once and spliced per request equals the full rendering", arguments: [
+        StatusMessage(price: "68901.23", symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
+                      ageMilliseconds: 412, state: .fresh, lastError: nil, version: "0.1.0", sources: ["binance"]),
+        StatusMessage(price: nil, symbol: nil, source: nil, timestamp: nil, ageMilliseconds: nil, state: .nodata,
+                      lastError: "binance: \"quoted\"\n and \u{1B}[31m escapes", version: "0.1.0"),
+        StatusMessage(price: "1.5", currency: "USDT", symbol: "X", source: "kraken", timestamp: "t", ageMilliseconds: 86_400_123,
+                      state: .stale, lastError: "coinbase: timeout", version: "v", sources: ["kraken", "bitstamp"], spread: "0.01"),
+    ])
+    func renderedOnceThenSpliced(message: StatusMessage) {
+        #expect(message.rendered.line(ageMilliseconds: message.ageMilliseconds, state: message.state) == message.line)
+    }
+
     @Test func noDataStatusUsesNulls() throws {
         let status = StatusMessage(price: nil, symbol: nil, source: nil, timestamp: nil, ageMilliseconds: nil, state: .nodata,
                                    lastError: "binance: timeout after 800ms", version: "0.1.0")

@@ -82,10 +82,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .success(.version):
             reply(VersionReply(version: context.version).line, context: channelContext)
         case .success(.status):
-            reply(context.status.currentStatus().json, context: channelContext)
+            reply(context.status.statusReply(), context: channelContext)
         case .success(.price):
-            let status = context.status.currentStatus()
-            reply(status.price.map { $0 + "\n" } ?? ErrorReply.noData.line, context: channelContext)
+            reply(context.status.priceReply(), context: channelContext)
         case .success(.watch):
             startWatching(context: channelContext)
         case .success(.sources):
@@ -114,7 +113,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             reply(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
             return
         }
-        let line = context.status.currentStatus().json
+        let line = context.status.statusReply()
         channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line)), promise: nil)
     }
 

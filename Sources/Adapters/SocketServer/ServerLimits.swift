@@ -24,20 +24,13 @@ public struct ServerLimits: Sendable {
     }
 }
 
-/// What the server needs from the daemon, answered on an event loop: keep it cheap.
+/// What the server needs from the daemon, answered on an event loop: keep it cheap. Each is
+/// one reply line, newline included.
 public protocol StatusProvider: Sendable {
-    func currentStatus() -> StatusLine
-    /// The `sources` reply: one JSON line.
+    /// The `status` reply, and the first line of a `watch` stream.
+    func statusReply() -> String
+    /// The `price` reply: the price, or the nodata error.
+    func priceReply() -> String
+    /// The `sources` reply.
     func sourcesReport() -> String
-}
-
-/// A status rendered for the wire, plus the plain price for the `price` request.
-public struct StatusLine: Sendable {
-    public let json: String
-    public let price: String?
-
-    public init(json: String, price: String?) {
-        self.json = json
-        self.price = price
-    }
 }

@@ -31,7 +31,7 @@ struct DaemonRuntime {
         let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
         let directory = SourceDirectory(plan: plan)
-        let board = PriceBoard(directory: directory, wallClock: wallClock)
+        let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock)
         let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
         // Before any file in the state directory is touched: a second daemon stops here.
         let lock: StateDirectoryLock
@@ -144,12 +144,12 @@ struct DaemonRuntime {
 
     /// Corrupt state gives no data, never a failure to serve: whatever is wrong with the file is
     /// logged once and the daemon starts with live prices only.
-    private func restore(from store: FileQuoteStore, into board: PriceBoard, at now: Timestamp) {
+    private func restore(from store: FileQuoteStore, into board: LiveBoard, at now: Timestamp) {
         do {
             switch try store.load() {
             case .none:
                 logger.info("no saved quote in \(store.path) yet")
-            case .quote(let quote) where quote.timestamp.milliseconds(since: now) > PriceBoard.futureTolerance.wholeMilliseconds:
+            case .quote(let quote) where quote.timestamp.milliseconds(since: now) > restoredFutureTolerance.wholeMilliseconds:
                 board.restore(quote, ageKnown: false)
                 logger.warning("\(store.path) is stamped \(quote.timestamp.rfc3339), in the future (a wrong clock or a copied file); serving its price as stale, of unknown age, until a fresh quote arrives")
             case .quote(let quote):

@@ -3,114 +3,124 @@ import SocketServer
 import Synchronization
 import WireProtocol
 
-/// The daemon's current knowledge: the latest quote and what is failing. Read by socket
-/// connections on event-loop threads, so access is a short critical section.
-final class PriceBoard: StatusProvider, Sendable {
-    struct State: Sendable, Equatable {
+typealias LiveBoard = PriceBoard<ContinuousClock>
+
+/// How far in the future a restored quote's stamp may be before its age counts as unknown.
+let restoredFutureTolerance = Duration.seconds(60)
+
+/// The daemon's current knowledge, published as immutable snapshots. Socket connections read
+/// the current one on event-loop threads, so access is one short critical section.
+final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == Duration {
+    typealias Current = Snapshot<C.Instant>
+
+    /// The inputs a snapshot is made from.
+    private struct Inputs: Sendable, Equatable {
         var quote: Quote?
         var failureSummary: String?
-        /// False for a restored quote stamped in the future: its age is unknown, so it is stale.
         var ageKnown = true
-        /// Set for quotes this process received; their age follows the monotonic clock.
-        var age = QuoteAge<ContinuousClock.Instant>(receivedAt: nil)
-        /// Why quotes cannot be saved, while they cannot.
+        var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
+        var policy: StalenessPolicy
 
-        /// What `last_error` and STATUS= report: failing sources, then a failing disk.
         var problems: String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
             return parts.isEmpty ? nil : parts.joined(separator: "; ")
         }
     }
 
-    /// How far in the future a restored quote's stamp may be before its age counts as unknown.
-    static let futureTolerance = Duration.seconds(60)
+    private struct State {
+        var inputs: Inputs
+        var current: Current
+    }
 
-    private let state = Mutex(State())
-    private let staleness: Mutex<StalenessPolicy>
+    private let state: Mutex<State>
+    let clock: C
     let wallClock: any WallClock
     let directory: SourceDirectory
 
-    init(directory: SourceDirectory, wallClock: any WallClock) {
+    init(directory: SourceDirectory, clock: C, wallClock: any WallClock) {
         self.directory = directory
-        self.staleness = Mutex(directory.current.stalenessPolicy)
+        self.clock = clock
         self.wallClock = wallClock
+        let inputs = Inputs(policy: directory.current.stalenessPolicy)
+        self.state = Mutex(State(inputs: inputs, current: Self.snapshot(of: inputs, at: clock.now, wallTime: wallClock.now())))
     }
 
-    /// Changes on reload.
-    var stalenessPolicy: StalenessPolicy {
-        get { staleness.withLock { $0 } }
-        set { staleness.withLock { $0 = newValue } }
+    /// The current snapshot.
+    var current: Current { state.withLock { $0.current } }
+
+    /// Applies a change and publishes a new snapshot if it changed anything; returns it then.
+    @discardableResult
+    private func update(_ change: (inout Inputs) -> Void) -> Current? {
+        let now = clock.now, wallTime = wallClock.now()
+        return state.withLock { state in
+            var inputs = state.inputs
+            change(&inputs)
+            guard inputs != state.inputs else { return nil }
+            state.inputs = inputs
+            state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)
+            return state.current
+        }
     }
 
-    /// How old the current quote may get before it is stale.
-    var staleLimit: Duration { stalenessPolicy.limit(for: snapshot.quote) }
-
-    func sourcesReport() -> String { directory.report().line }
-
-    /// Set by the persister when saving starts or stops failing.
-    func persistence(failing problem: String?) {
-        state.withLock { $0.persistenceProblem = problem }
+    private static func snapshot(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> Current {
+        Snapshot(quote: inputs.quote, problems: inputs.problems, ageKnown: inputs.ageKnown, age: inputs.age,
+                 staleLimit: inputs.policy.limit(for: inputs.quote), madeAt: now, wallTime: wallTime)
     }
 
-    var snapshot: State { state.withLock { $0 } }
+    /// Records a cycle; returns the new snapshot when watchers should hear about it.
+    func record(_ report: CycleReport) -> Current? {
+        let receivedAt = clock.now
+        return update { inputs in
+            if let quote = report.quote {
+                inputs.quote = quote
+                inputs.ageKnown = true
+                inputs.age = QuoteAge(receivedAt: receivedAt)
+            }
+            inputs.failureSummary = report.failureSummary
+        }
+    }
 
     func restore(_ quote: Quote, ageKnown: Bool) {
-        state.withLock {
+        update {
             $0.quote = quote
             $0.ageKnown = ageKnown
         }
     }
 
-    /// Records a cycle; returns true when watchers should hear about it.
-    func record(_ report: CycleReport) -> Bool {
-        state.withLock { state in
-            let before = state
-            if let quote = report.quote {
-                state.quote = quote
-                state.ageKnown = true
-                state.age = QuoteAge(receivedAt: .now)
-            }
-            state.failureSummary = report.failureSummary
-            return report.quote != nil || state != before
+    /// Set by the persister when saving starts or stops failing.
+    func persistence(failing problem: String?) {
+        update { $0.persistenceProblem = problem }
+    }
+
+    /// Changes on reload.
+    func use(_ policy: StalenessPolicy) {
+        update { $0.policy = policy }
+    }
+
+    /// A new snapshot as of now, made when the quote's freshness changed (it turned stale).
+    func republish() -> Current {
+        let now = clock.now, wallTime = wallClock.now()
+        return state.withLock { state in
+            state.current = Self.snapshot(of: state.inputs, at: now, wallTime: wallTime)
+            return state.current
         }
     }
 
-    func freshness() -> Freshness { freshness(of: snapshot) }
+    func freshness() -> Freshness { current.freshness(now: clock.now, wallTime: wallClock.now()) }
 
-    private func freshness(of current: State) -> Freshness {
-        guard current.ageKnown else { return .unknownAge }
-        return current.age.freshness(of: current.quote, now: .now, wallTime: wallClock.now(), staleAfter: stalenessPolicy.limit(for: current.quote))
-    }
+    func timeUntilStale() -> Duration? { current.timeUntilStale(now: clock.now, wallTime: wallClock.now()) }
 
-    /// How long until the current quote turns stale, on the same clocks as `freshness()`.
-    func timeUntilStale() -> Duration? {
-        let current = snapshot
-        guard current.ageKnown else { return nil }
-        return current.age.timeUntilStale(of: current.quote, now: .now, wallTime: wallClock.now(), staleAfter: stalenessPolicy.limit(for: current.quote))
-    }
-
+    /// STATUS= as of now (the age ticks while stale).
     func statusSummary() -> DaemonStatus {
-        let current = snapshot
-        return StatusSummary.status(quote: current.quote, freshness: freshness(of: current), failures: current.problems)
+        let current = self.current
+        return StatusSummary.status(quote: current.quote, freshness: current.freshness(now: clock.now, wallTime: wallClock.now()),
+                                    failures: current.problems)
     }
 
-    func currentStatus() -> StatusLine {
-        let current = snapshot
-        let freshness = freshness(of: current)
-        let message = StatusMessage(
-            price: current.quote?.price.description,
-            currency: current.quote?.currency ?? "USD",
-            symbol: current.quote?.symbol,
-            source: current.quote?.source.rawValue,
-            timestamp: current.quote?.timestamp.rfc3339,
-            ageMilliseconds: freshness.ageMilliseconds,
-            state: StatusMessage.State(rawValue: freshness.state.rawValue) ?? .nodata,
-            lastError: current.problems,
-            version: ProductVersion.current,
-            sources: current.quote?.contributors.map(\.rawValue) ?? [],
-            spread: current.quote?.spread.map { "\($0)" }
-        )
-        return StatusLine(json: message.line, price: message.price)
-    }
+    func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
+
+    func priceReply() -> String { current.priceLine }
+
+    func sourcesReport() -> String { directory.report().line }
 }

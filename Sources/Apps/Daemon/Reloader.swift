@@ -9,13 +9,13 @@ actor Reloader {
     private let environment: [String: String]
     private var current: DaemonSettings
     private let updates: AsyncStream<SourcePlan>.Continuation
-    private let board: PriceBoard
+    private let board: LiveBoard
     private let logLevel: LogLevelSwitch
     private let notifier: SystemdNotifier
     private let logger: Logger
 
     init(options: DaemonOptions, environment: [String: String], current: DaemonSettings,
-         updates: AsyncStream<SourcePlan>.Continuation, board: PriceBoard, logLevel: LogLevelSwitch,
+         updates: AsyncStream<SourcePlan>.Continuation, board: LiveBoard, logLevel: LogLevelSwitch,
          notifier: SystemdNotifier, logger: Logger) {
         self.options = options
         self.environment = environment
@@ -43,7 +43,7 @@ actor Reloader {
             logger.warning("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
         }
         board.directory.current = plan
-        board.stalenessPolicy = plan.stalenessPolicy
+        board.use(plan.stalenessPolicy)
         logLevel.current = Logger.Level(next.logLevel)
         if next.cryptoCompareAPIKey != current.cryptoCompareAPIKey || next.sources != current.sources {
             SourcePlanLogging.logSkipped(plan, logger: logger)

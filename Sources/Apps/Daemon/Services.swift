@@ -13,7 +13,7 @@ struct FetchService: Service {
     let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock>
     let initialPlan: SourcePlan
     let reloads: AsyncStream<SourcePlan>
-    let board: PriceBoard
+    let board: LiveBoard
     let persister: QuotePersister
     let restraints: RestraintKeeper
     let server: QuoteServer
@@ -23,20 +23,24 @@ struct FetchService: Service {
     func run() async throws {
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
         let restraints = self.restraints
-        let firstQuote = FirstQuoteFlag(alreadySeen: board.snapshot.quote != nil)
+        let lastFetched = Mutex<Quote?>(nil)
+        let firstQuoteLogged = Mutex(board.current.quote != nil)
         let handle: @Sendable (CycleReport) async -> Void = { report in
             health.cycleCompleted()
-            let hasQuote = board.snapshot.quote != nil
+            let hasQuote = board.current.quote != nil
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, logger: logger) }
-            if board.record(report) { server.broadcast(board.currentStatus().json) }
-            health.reportStatus(board.statusSummary())
+            if let snapshot = board.record(report) {
+                server.broadcast(snapshot.statusLine)
+                health.reportStatus(snapshot.status)
+            }
             await restraints.offer(from: board.directory.ledger, wallTime: board.wallClock.now())
             if let quote = report.quote {
-                if await firstQuote.markSeen() {
+                if firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
                                 metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "message_id": "\(MessageID.firstQuote)"])
                 }
-                await persister.offer(quote)
+                lastFetched.withLock { $0 = quote }
+                persister.offer(quote)
             }
         }
         await cancelWhenGracefulShutdown {
@@ -52,23 +56,14 @@ struct FetchService: Service {
                 plan = next
             }
         }
-        await persister.flush()
-    }
-}
-
-actor FirstQuoteFlag {
-    private var seen: Bool
-    init(alreadySeen: Bool) { seen = alreadySeen }
-    func markSeen() -> Bool {
-        defer { seen = true }
-        return !seen
+        await persister.flush(latest: lastFetched.withLock { $0 })
     }
 }
 
 /// Tells watchers and systemd when the quote turns stale, without polling: it sleeps until
 /// the moment the current quote crosses `staleAfter`.
 struct FreshnessMonitor: Service {
-    let board: PriceBoard
+    let board: LiveBoard
     let server: QuoteServer
     let health: DaemonHealth
     let logger: Logger
@@ -80,13 +75,14 @@ struct FreshnessMonitor: Service {
             while !Task.isCancelled {
                 let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
-                do { try await Task.sleep(for: min(wait ?? .seconds(1), board.staleLimit)) } catch { return }
+                do { try await Task.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
                     if state == .stale {
-                        logger.warning("the quote is stale: older than \(board.staleLimit.humanReadable)",
-                                       metadata: ["error": "\(board.snapshot.failureSummary ?? "no recent quote")", "message_id": "\(MessageID.stale)"])
-                        server.broadcast(board.currentStatus().json)
+                        let snapshot = board.republish()
+                        logger.warning("the quote is stale: older than \(snapshot.staleLimit.humanReadable)",
+                                       metadata: ["error": "\(snapshot.problems ?? "no recent quote")", "message_id": "\(MessageID.stale)"])
+                        server.broadcast(snapshot.statusLine)
                     }
                     lastState = state
                 }

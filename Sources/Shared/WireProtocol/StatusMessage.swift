@@ -37,23 +37,33 @@ public struct StatusMessage: Sendable, Hashable {
         self.spread = spread
     }
 
-    public var isStale: Bool { state != .fresh }
+    public var json: JSONValue { .object(JSONObject(members: staticHead + Self.timeDependent(ageMilliseconds, state) + staticTail)) }
 
-    public var json: JSONValue {
-        .object([
-            "price": .string(orNull: price),
-            "currency": .string(currency),
-            "symbol": .string(orNull: symbol),
-            "source": .string(orNull: source),
-            "timestamp": .string(orNull: timestamp),
-            "age": ageMilliseconds.map { .number(Self.secondsLiteral(milliseconds: $0)) } ?? .null,
-            "state": .string(state.rawValue),
-            "stale": .bool(state == .stale),
-            "last_error": .string(orNull: lastError),
-            "version": .string(version),
-            "sources": .array(sources.map { .string($0) }),
-            "spread": .string(orNull: spread),
-        ])
+    /// Rendered once per change; only the time-dependent middle is rendered per request.
+    public var rendered: RenderedStatus {
+        RenderedStatus(head: String(JSONValue.object(JSONObject(members: staticHead)).encoded.dropLast()) + ",",
+                       tail: "," + String(JSONValue.object(JSONObject(members: staticTail)).encoded.dropFirst()) + "\n")
+    }
+
+    private var staticHead: [JSONMember] {
+        [JSONMember(key: "price", value: .string(orNull: price)),
+         JSONMember(key: "currency", value: .string(currency)),
+         JSONMember(key: "symbol", value: .string(orNull: symbol)),
+         JSONMember(key: "source", value: .string(orNull: source)),
+         JSONMember(key: "timestamp", value: .string(orNull: timestamp))]
+    }
+
+    private var staticTail: [JSONMember] {
+        [JSONMember(key: "last_error", value: .string(orNull: lastError)),
+         JSONMember(key: "version", value: .string(version)),
+         JSONMember(key: "sources", value: .array(sources.map { .string($0) })),
+         JSONMember(key: "spread", value: .string(orNull: spread))]
+    }
+
+    fileprivate static func timeDependent(_ ageMilliseconds: Int64?, _ state: State) -> [JSONMember] {
+        [JSONMember(key: "age", value: ageMilliseconds.map { .number(secondsLiteral(milliseconds: $0)) } ?? .null),
+         JSONMember(key: "state", value: .string(state.rawValue)),
+         JSONMember(key: "stale", value: .bool(state == .stale))]
     }
 
     public var line: String { json.encoded + "\n" }
@@ -112,5 +122,22 @@ public struct StatusMessage: Sendable, Hashable {
         guard wholeDigits > 0, !inFraction || fractionDigits > 0 else { return nil }
         for _ in min(fractionDigits, 3)..<3 { fraction *= 10 }
         return whole * 1000 + fraction
+    }
+}
+
+/// A status line split around its age and state: what a daemon keeps per change, so that a
+/// request costs one splice, not a JSON rendering.
+public struct RenderedStatus: Sendable, Hashable {
+    public let head: String
+    public let tail: String
+
+    /// The full line, newline included.
+    public func line(ageMilliseconds: Int64?, state: StatusMessage.State) -> String {
+        var line = head
+        line.reserveCapacity(head.utf8.count + tail.utf8.count + 48)
+        let middle = JSONValue.object(JSONObject(members: StatusMessage.timeDependent(ageMilliseconds, state))).encoded
+        line += middle.dropFirst().dropLast()
+        line += tail
+        return line
     }
 }

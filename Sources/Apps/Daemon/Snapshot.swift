@@ -1,0 +1,77 @@
+import PriceCore
+import WireProtocol
+
+/// What the daemon knows at one moment: made once per change (a fetch outcome, a freshness
+/// transition, a reload, a disk problem) and rendered once. Socket requests splice only the
+/// age into `rendered`; `watch` subscribers get `statusLine`; systemd gets `status`.
+final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    let quote: Quote?
+    /// Failing sources, then a failing disk: what `last_error` and STATUS= report.
+    let problems: String?
+    /// False for a restored quote stamped in the future: its age is unknown, so it is stale.
+    let ageKnown: Bool
+    let age: QuoteAge<Instant>
+    /// How old this quote may get before it is stale.
+    let staleLimit: Duration
+    let madeAt: Instant
+    /// As of `madeAt`.
+    let freshness: Freshness
+    let status: DaemonStatus
+    let rendered: RenderedStatus
+    let statusLine: String
+    /// The `price` reply: the price, or the nodata error.
+    let priceLine: String
+
+    init(quote: Quote?, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+         madeAt: Instant, wallTime: Timestamp) {
+        self.quote = quote
+        self.problems = problems
+        self.ageKnown = ageKnown
+        self.age = age
+        self.staleLimit = staleLimit
+        self.madeAt = madeAt
+        let freshness = ageKnown ? age.freshness(of: quote, now: madeAt, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
+        self.freshness = freshness
+        status = StatusSummary.status(quote: quote, freshness: freshness, failures: problems)
+        rendered = StatusMessage(
+            price: quote?.price.description,
+            currency: quote?.currency ?? "USD",
+            symbol: quote?.symbol,
+            source: quote?.source.rawValue,
+            timestamp: quote?.timestamp.rfc3339,
+            ageMilliseconds: nil,
+            state: .nodata,
+            lastError: problems,
+            version: ProductVersion.current,
+            sources: quote?.contributors.map(\.rawValue) ?? [],
+            spread: quote?.spread.map { "\($0)" }
+        ).rendered
+        statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
+        priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
+    }
+
+    func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
+        ageKnown ? age.freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
+    }
+
+    /// The status line as of `now`: only the age and state are rendered here.
+    func statusLine(now: Instant, wallTime: Timestamp) -> String {
+        let freshness = freshness(now: now, wallTime: wallTime)
+        return rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
+    }
+
+    func timeUntilStale(now: Instant, wallTime: Timestamp) -> Duration? {
+        guard ageKnown else { return nil }
+        return age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit)
+    }
+}
+
+extension StatusMessage.State {
+    init(_ state: FreshnessState) {
+        switch state {
+        case .fresh: self = .fresh
+        case .stale: self = .stale
+        case .nodata: self = .nodata
+        }
+    }
+}
