@@ -124,6 +124,12 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
+        .testTarget(name: "DaemonTests", dependencies: [
+            "Daemon", "PriceCore", "DaemonConfig", "TestClocks", .product(name: "Logging", package: "swift-log"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText", "ClientKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -92,6 +92,7 @@ struct DaemonRuntime {
         let services = ServiceGroup(configuration: .init(
             services: [
                 .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: PersistService(persister: persister), successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
                                             persister: persister, restraints: restraints, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),

@@ -23,7 +23,6 @@ struct FetchService: Service {
     func run() async throws {
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
         let restraints = self.restraints
-        let lastFetched = Mutex<Quote?>(nil)
         let firstQuoteLogged = Mutex(board.current.quote != nil)
         let handle: @Sendable (CycleReport) async -> Void = { report in
             health.cycleCompleted()
@@ -39,7 +38,6 @@ struct FetchService: Service {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
                                 metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "message_id": "\(MessageID.firstQuote)"])
                 }
-                lastFetched.withLock { $0 = quote }
                 persister.offer(quote)
             }
         }
@@ -56,7 +54,22 @@ struct FetchService: Service {
                 plan = next
             }
         }
-        await persister.flush(latest: lastFetched.withLock { $0 })
+        persister.finish()
+    }
+}
+
+/// Writes quotes behind the fetch loop. Listed before FetchService, so it is shut down after
+/// it (a ServiceGroup stops services in reverse order) and writes the last quote.
+struct PersistService: Service {
+    let persister: QuotePersister
+
+    func run() async throws {
+        let persister = self.persister
+        await withGracefulShutdownHandler {
+            await persister.run()
+        } onGracefulShutdown: {
+            persister.finish()
+        }
     }
 }
 

@@ -6,6 +6,14 @@ public struct CycleReport: Sendable {
     public let failureSummary: String?
     /// How long the loop waits before the next cycle starts.
     public let nextCycleIn: Duration
+
+    public init(quote: Quote?, attempts: [SourceAttempt] = [], events: [HealthEvent] = [], failureSummary: String?, nextCycleIn: Duration) {
+        self.quote = quote
+        self.attempts = attempts
+        self.events = events
+        self.failureSummary = failureSummary
+        self.nextCycleIn = nextCycleIn
+    }
 }
 
 public struct FetchSchedule: Sendable, Hashable {

@@ -1,0 +1,57 @@
+@testable import Daemon
+import PriceCore
+import Testing
+import TestClocks
+
+@Suite("Price board: one snapshot per change, rendered once")
+struct PriceBoardTests {
+    @Test func aRepeatedFailureMakesNoNewSnapshotButAQuoteDoes() throws {
+        let (board, _, _) = try makeBoard()
+        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))) != nil)
+        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))) == nil,
+                "nothing changed: watchers hear nothing")
+        let snapshot = try #require(board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1))))
+        #expect(snapshot.status.kind == .fresh)
+        #expect(snapshot.statusLine.contains(#""price":"114459.8""#) && snapshot.statusLine.contains(#""age":0.000,"state":"fresh""#))
+        #expect(snapshot.priceLine == "114459.8\n")
+    }
+
+    @Test func requestsSpliceTheAgeOnTheInjectedClock() throws {
+        let (board, clock, wallClock) = try makeBoard(staleAfter: "10s")
+        _ = board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1)))
+        let made = board.current
+        clock.advance(by: .milliseconds(3250))
+        wallClock.advance(milliseconds: 3250)
+        #expect(board.statusReply().contains(#""age":3.250,"state":"fresh","stale":false"#))
+        #expect(board.current === made, "a request makes no snapshot")
+        clock.advance(by: .seconds(7))
+        #expect(board.statusReply().contains(#""age":10.250,"state":"stale","stale":true"#))
+        #expect(board.priceReply() == "114459.8\n", "a stale price is still served; the status says it is stale")
+        #expect(board.statusSummary().kind == .stale)
+        let republished = board.republish()
+        #expect(republished.statusLine.contains(#""state":"stale""#) && republished !== made)
+    }
+
+    @Test func aFailingDiskShowsInLastErrorAndStatus() throws {
+        let (board, _, _) = try makeBoard()
+        _ = board.record(CycleReport(quote: quote("1.5"), failureSummary: "kraken: HTTP 500", nextCycleIn: .seconds(1)))
+        board.persistence(failing: "No space left on device")
+        #expect(board.current.problems == "kraken: HTTP 500; saving: No space left on device")
+        #expect(board.statusReply().contains(#""last_error":"kraken: HTTP 500; saving: No space left on device""#))
+        board.persistence(failing: nil)
+        #expect(board.current.problems == "kraken: HTTP 500")
+    }
+
+    @Test func aQuoteOfUnknownAgeIsStaleWithANullAge() throws {
+        let (board, _, _) = try makeBoard()
+        board.restore(quote("1.5"), ageKnown: false)
+        #expect(board.statusReply().contains(#""age":null,"state":"stale""#))
+        #expect(board.statusSummary().text.hasPrefix("STALE, age unknown"))
+    }
+
+    @Test func withoutAQuoteThePriceReplyIsTheNodataError() throws {
+        let (board, _, _) = try makeBoard()
+        #expect(board.priceReply().hasPrefix(#"{"error":"nodata""#))
+        #expect(board.current.status == DaemonStatus(kind: .waiting, text: "waiting for first quote"))
+    }
+}

@@ -1,0 +1,130 @@
+@testable import Daemon
+import Dispatch
+import InMemoryLogging
+import Logging
+import PriceCore
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Synchronization
+import Testing
+
+/// A store that records what it is asked to write, can hold a write until released, and can
+/// fail on demand: enough to watch the persister's ordering and error reporting.
+final class RecordingStore: QuoteStore {
+    struct Record { var started = 0; var inFlight = 0; var mostInFlight = 0; var saved: [Quote] = []; var failuresLeft = 0 }
+    let record = Mutex(Record())
+    private let gate = DispatchSemaphore(value: 0)
+    private let gated: Bool
+
+    init(gated: Bool = false, failures: Int = 0) {
+        self.gated = gated
+        record.withLock { $0.failuresLeft = failures }
+    }
+
+    struct DiskFull: Error, CustomStringConvertible { var description: String { "No space left on device" } }
+
+    func load() throws -> StoredQuote { .none }
+
+    func save(_ quote: Quote) throws {
+        let failing = record.withLock { record in
+            record.started += 1
+            record.inFlight += 1
+            record.mostInFlight = max(record.mostInFlight, record.inFlight)
+            defer { record.failuresLeft -= 1 }
+            return record.failuresLeft > 0
+        }
+        if gated { gate.wait() }
+        try record.withLock { record in
+            record.inFlight -= 1
+            if failing { throw DiskFull() }
+            record.saved.append(quote)
+        }
+    }
+
+    func release() { gate.signal() }
+    var saved: [Int64] { record.withLock { $0.saved.map(\.timestamp.millisecondsSinceEpoch) } }
+    var started: Int { record.withLock { $0.started } }
+}
+
+/// Waits for something another task does; bounded, so a broken persister fails instead of hanging.
+func eventually(_ condition: () -> Bool) async throws {
+    for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(condition())
+}
+
+@Suite("Quote persister: behind the fetch loop, newest wins, one write at a time")
+struct QuotePersisterTests {
+    func quote(at seconds: Int64) -> Quote {
+        Quote(price: try! Price(parsing: "100"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
+              timestamp: Timestamp(millisecondsSinceEpoch: seconds * 1000))
+    }
+
+    @Test func whileAWriteIsInFlightTheNewestQuoteReplacesOlderOnes() async throws {
+        let store = RecordingStore(gated: true)
+        let persister = QuotePersister(store: store, minimumInterval: .zero, logger: Logger(label: "test"))
+        let running = Task { await persister.run() }
+        persister.offer(quote(at: 1))
+        try await eventually { store.started == 1 }
+        persister.offer(quote(at: 2))  // returns at once although the disk is stuck
+        persister.offer(quote(at: 3))
+        store.release()
+        store.release()
+        persister.finish()
+        await running.value
+        #expect(store.saved == [1000, 3000])
+        #expect(store.record.withLock { $0.mostInFlight } == 1)
+    }
+
+    @Test func theRateLimitHoldsQuotesBackAndTheLastIsWrittenAtTheEnd() async throws {
+        let store = RecordingStore()
+        let persister = QuotePersister(store: store, minimumInterval: .seconds(60), logger: Logger(label: "test"))
+        let running = Task { await persister.run() }
+        persister.offer(quote(at: 0))
+        try await eventually { store.saved.count == 1 }
+        persister.offer(quote(at: 1))
+        persister.offer(quote(at: 30))
+        persister.offer(quote(at: 61))
+        try await eventually { store.saved.count == 2 }
+        persister.offer(quote(at: 62))
+        persister.finish()
+        await running.value
+        #expect(store.saved == [0, 61_000, 62_000])
+    }
+
+    @Test func gracefulShutdownWritesTheHeldBackQuote() async throws {
+        let store = RecordingStore()
+        let persister = QuotePersister(store: store, minimumInterval: .seconds(3600), logger: Logger(label: "test"))
+        try await testGracefulShutdown { trigger in
+            let group = ServiceGroup(services: [PersistService(persister: persister)], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                persister.offer(quote(at: 0))
+                try await eventually { store.saved.count == 1 }
+                persister.offer(quote(at: 5))
+                trigger.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+        #expect(store.saved == [0, 5000])
+    }
+
+    @Test func aBrokenDiskIsReportedOnceAndItsRecoveryOnce() async throws {
+        let logs = InMemoryLogHandler()
+        let reports = Mutex<[String?]>([])
+        let store = RecordingStore(failures: 3)
+        let persister = QuotePersister(store: store, minimumInterval: .zero, logger: Logger(label: "test") { _ in logs }) { problem in
+            reports.withLock { $0.append(problem) }
+        }
+        let running = Task { await persister.run() }
+        for second in 1...5 {
+            persister.offer(quote(at: Int64(second)))
+            try await eventually { store.started == second }
+        }
+        persister.finish()
+        await running.value
+        #expect(store.saved == [4000, 5000])
+        #expect(reports.withLock { $0 } == ["No space left on device", nil])
+        #expect(logs.entries.map(\.level) == [.error, .info])
+        #expect(logs.entries.first?.message.description == "cannot save the quote: No space left on device; still serving it from memory")
+    }
+}
