@@ -2,13 +2,13 @@ import NIOConcurrencyHelpers
 import NIOCore
 import WireProtocol
 
-/// One client connection: read one request line, answer, close (or keep streaming for `watch`).
+/// One client connection: answer its request line (framed by `RequestLineDecoder`), then close,
+/// or keep streaming for `watch`.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let context: ServerContext
-    private var pending: [UInt8] = []
     private var answered = false
     private var counted = false
     private var deadline: Scheduled<Void>?
@@ -41,27 +41,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
-        guard !answered else { return }  // After the request, input is ignored (and not buffered).
-        var buffer = unwrapInboundIn(data)
-        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
-        if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            handle(pending[..<newline], context: channelContext)
-        } else if pending.count >= WireProtocol.maximumRequestLength {
-            handle(pending[...], context: channelContext)
-        }
+        guard !answered else { return }
+        handle(unwrapInboundIn(data).readableBytesView, context: channelContext)
     }
 
+    /// The decoder has already handed on a request that ended at end of input; what is left is a
+    /// client that hung up without asking, or one turned away.
     func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
-        // `printf status | nc -N -U …` sends no newline, then shuts down its side: serve that too.
-        if event as? ChannelEvent == .inputClosed, answered, !counted {
+        if event as? ChannelEvent == .inputClosed, !answered || !counted {
+            answered = true
             channelContext.close(promise: nil)
-        } else if event as? ChannelEvent == .inputClosed, !answered {
-            if pending.isEmpty {
-                answered = true
-                channelContext.close(promise: nil)
-            } else {
-                handle(pending[...], context: channelContext)
-            }
         }
         channelContext.fireUserInboundEventTriggered(event)
     }
@@ -70,10 +59,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         channelContext.close(promise: nil)
     }
 
-    private func handle(_ line: ArraySlice<UInt8>, context channelContext: ChannelHandlerContext) {
+    private func handle(_ line: ByteBufferView, context channelContext: ChannelHandlerContext) {
         answered = true
         deadline?.cancel()
-        pending = []
         switch Request.parse(line) {
         case .failure(let error):
             reply(error.line, context: channelContext)

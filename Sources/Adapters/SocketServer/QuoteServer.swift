@@ -39,7 +39,7 @@ public final class QuoteServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context))
+                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(RequestLineDecoder()), ConnectionHandler(context: context))
                 }
             }
         switch listener {
