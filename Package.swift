@@ -1,12 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Linux only (systemd, Glibc, SO_MEMINFO); no other platform is claimed.
 // The layout mirrors the architecture: Core (pure) <- Adapters (IO) <- Apps (composition roots).
 // btcctl and WireProtocol depend on nothing beyond the standard library and Glibc, so the
 // client starts as fast as a C program.
 let package = Package(
     name: "btcpriced",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "btcpriced", targets: ["btcpriced"]),
         .executable(name: "btcctl", targets: ["btcctl"]),
@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "persist-bench", dependencies: ["FileStore", "PriceCore"], path: "Benchmarks/PersistBench"),
         .executableTarget(
             name: "watch-bench",
-            dependencies: ["SocketServer", "TestClocks", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["SocketServer", "TestClocks", "WireProtocol", .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/WatchBench"
         ),
 
@@ -125,7 +125,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "TestClocks", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "TestClocks", .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

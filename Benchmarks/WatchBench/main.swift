@@ -6,6 +6,7 @@ import Glibc
 import NIOPosix
 import SocketServer
 import TestClocks
+import WireProtocol
 
 struct SampleStatus: StatusProvider {
     let line: String
@@ -27,13 +28,7 @@ func rssAnonKiB() -> Int {
 
 func connectWatcher(_ path: String) -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    precondition(connected == 0, "connect failed: errno \(errno)")
+    precondition(UnixSocketAddress.connect(fd, to: path) == 0, "connect failed: errno \(errno)")
     _ = "watch\n".withCString { send(fd, $0, 6, 0) }
     return fd
 }

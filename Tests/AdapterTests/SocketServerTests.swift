@@ -154,10 +154,7 @@ struct SocketServerTests {
         // A crashed daemon leaves the socket file behind with no listener.
         let stale = running.directory.path + "/stale.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(stale.utf8) + [0]) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = UnixSocketAddress.bind(fd, to: stale)
         close(fd)
         #expect(FileManager.default.fileExists(atPath: stale))
         let replacement = try await QuoteServer.start(listener: .path(stale), status: running.status, version: "x", group: MultiThreadedEventLoopGroup.singleton)

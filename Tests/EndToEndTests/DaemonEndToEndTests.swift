@@ -3,6 +3,7 @@ import FakeExchange
 import Foundation
 import JSONText
 import Testing
+import WireProtocol
 
 @Suite("btcpriced and btcctl, as built, against the fake exchange", .serialized)
 struct DaemonEndToEndTests {
@@ -162,10 +163,7 @@ struct DaemonEndToEndTests {
         // A listener that never answers: btcctl must time out, not hang.
         let path = NSTemporaryDirectory() + "stuck-\(UUID().uuidString.prefix(6)).sock"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = UnixSocketAddress.bind(fd, to: path)
         listen(fd, 4)
         defer { close(fd); unlink(path) }
         let started = ContinuousClock.now

@@ -48,7 +48,7 @@ struct HardeningEndToEndTests {
         let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        FileManager.default.createFile(atPath: directory + "/file", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/file", contents: nil)
         let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", directory + "/state",
                                                      "--socket", directory + "/file/btcpriced.sock"],
                                     environment: ["BTCPRICED_SOURCES": "binance", "BTCPRICED_BINANCE_URL": "http://127.0.0.1:9"])

@@ -51,7 +51,7 @@ final class DaemonProcess {
         self.directory = directory ?? NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
         logFile = self.directory + "/daemon.log"
-        FileManager.default.createFile(atPath: logFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: Binaries.daemon)
         process.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }

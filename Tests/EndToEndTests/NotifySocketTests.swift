@@ -2,6 +2,7 @@ import FakeExchange
 import Foundation
 import Synchronization
 import Testing
+import WireProtocol
 
 /// A fake systemd notification socket: a datagram socket the test binds, handed to the daemon
 /// as NOTIFY_SOCKET. Collects every message with the time it arrived.
@@ -20,13 +21,7 @@ final class NotifyListener: Sendable {
     init(directory: String) throws {
         path = directory + "/notify.sock"
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        guard UnixSocketAddress.bind(fd, to: path) == 0 else { throw POSIXError(.EADDRINUSE) }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let thread = Thread { [self] in receive() }

@@ -48,11 +48,11 @@ struct ClientKitTests {
     }
 
     @Test func humanAges() {
-        #expect(HumanFormat.age(milliseconds: 412) == "0.4s")
-        #expect(HumanFormat.age(milliseconds: 42_000) == "42s")
-        #expect(HumanFormat.age(milliseconds: 192_000) == "3m 12s")
-        #expect(HumanFormat.age(milliseconds: 7_500_000) == "2h 05m")
-        #expect(HumanFormat.age(milliseconds: 273_600_000) == "3d 04h")
+        #expect(AgeText.compact(milliseconds: 412, spaced: true) == "0.4s")
+        #expect(AgeText.compact(milliseconds: 42_000, spaced: true) == "42s")
+        #expect(AgeText.compact(milliseconds: 192_000, spaced: true) == "3m 12s")
+        #expect(AgeText.compact(milliseconds: 7_500_000, spaced: true) == "2h 05m")
+        #expect(AgeText.compact(milliseconds: 273_600_000, spaced: true) == "3d 04h")
     }
 
     @Test func statusReportMarksStaleAndNoData() {

@@ -1,3 +1,4 @@
+import PriceCore
 /// Finds the CryptoCompare API key: `BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE`, else
 /// `BTCPRICED_CRYPTOCOMPARE_API_KEY`, else the systemd credential `cryptocompare-api-key`
 /// (`LoadCredential=`). Errors name the file, never its content.
@@ -33,7 +34,7 @@ public enum APIKeyResolver {
             if required { throw ConfigError("\(origin): \(path) does not exist; create it with the key on one line") }
             return nil
         }
-        let trimmed = String(text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first ?? "").trimmed
+        let trimmed = String((text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first ?? "").trimmingBlanks)
         switch validate(trimmed) {
         case .success(let key): return key
         case .failure(let reason): throw ConfigError("\(origin): the key in \(path) \(reason.reason)")
@@ -49,8 +50,4 @@ public enum APIKeyResolver {
         }
         return .success(APIKey(text))
     }
-}
-
-extension String {
-    var trimmed: String { String(Substring(self).trimmingWhitespace) }
 }

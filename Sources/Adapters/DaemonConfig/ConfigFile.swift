@@ -1,3 +1,4 @@
+import PriceCore
 /// One `KEY=value` assignment and where it was written.
 public struct ConfigAssignment: Sendable, Equatable {
     public let key: String
@@ -24,12 +25,12 @@ public enum ConfigFile {
             let where_ = "\(path):\(number)"
             var line = Substring(rawLine)
             if line.last == "\r" { line = line.dropLast() }
-            line = line.trimmingWhitespace
+            line = line.trimmingBlanks
             if line.isEmpty || line.first == "#" || line.first == ";" { continue }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigError("\(where_): expected KEY=value, found \(quoted(line))")
             }
-            let key = String(line[..<equals].trimmingWhitespace)
+            let key = String(line[..<equals].trimmingBlanks)
             guard isValidName(key) else {
                 throw ConfigError("\(where_): \(quoted(key)) is not a valid setting name (letters, digits and _)")
             }
@@ -44,7 +45,7 @@ public enum ConfigFile {
                 throw ConfigError("\(where_): \(key) is already set on line \(first); keep one of them")
             }
             firstLine[key] = number
-            let value = try unquote(line[line.index(after: equals)...].trimmingWhitespace, at: where_)
+            let value = try unquote(line[line.index(after: equals)...].trimmingBlanks, at: where_)
             assignments.append(ConfigAssignment(key: key, value: value, line: number))
         }
         return assignments
@@ -81,13 +82,6 @@ public enum ConfigFile {
     }
 }
 
-extension Substring {
-    var trimmingWhitespace: Substring {
-        let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
-        let end = lastIndex { $0 != " " && $0 != "\t" }.map { index(after: $0) } ?? start
-        return self[start..<Swift.max(start, end)]
-    }
-}
 
 /// An echoed value in an error: quoted, escaped and cut to a readable length, so a 1 MB value
 /// costs one short line in the journal.

@@ -29,7 +29,7 @@ public enum BinanceAPI {
         if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
         guard let symbol = json["symbol"]?.stringValue else { throw .missingField("symbol") }
         guard symbol == expectedSymbol else { throw .wrongSymbol(expected: expectedSymbol, got: symbol) }
-        let used = response.usedWeight.flatMap { Int($0.trimmingSpaces) } ?? 0
+        let used = response.usedWeight.flatMap { Int($0.trimmingBlanks) } ?? 0
         return SourceQuote(price: try ResponseChecks.price(json["price"], field: "price"), symbol: symbol,
                            quoteAsset: quoteAsset(symbol: symbol),
                            pauseRequested: used >= weightPauseThreshold ? weightPause : nil)

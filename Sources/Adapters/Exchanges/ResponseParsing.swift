@@ -50,7 +50,7 @@ enum ResponseChecks {
     }
 
     static func retryAfter(_ header: String?) -> Duration? {
-        guard let header, let seconds = Int64(header.trimmingSpaces), seconds >= 0 else { return nil }
+        guard let header, let seconds = Int64(header.trimmingBlanks), seconds >= 0 else { return nil }
         return min(.seconds(seconds), longestRetryAfter)
     }
 
@@ -80,13 +80,5 @@ enum ResponseChecks {
     static func soundsRateLimited(_ message: String) -> Bool {
         let lower = message.lowercased()
         return lower.contains("rate limit") || lower.contains("too many requests")
-    }
-}
-
-extension String {
-    var trimmingSpaces: Substring {
-        let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
-        let end = lastIndex { $0 != " " && $0 != "\t" }.map { index(after: $0) } ?? start
-        return self[start..<max(start, end)]
     }
 }

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import PriceCore
 import WireProtocol
 
 /// One client connection: answer its request line (framed by `RequestLineDecoder`), then close,
@@ -27,7 +28,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         deadline = channelContext.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(self.context.limits.requestTimeout)) { [weak self] in
             guard let self, !self.answered else { return }
             self.answered = true
-            let line = ErrorReply.badRequest("no complete request line within \(self.context.limits.requestTimeout.humanSeconds)").line
+            let line = ErrorReply.badRequest("no complete request line within \(self.context.limits.requestTimeout.humanReadable)").line
             channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
         }
         channelContext.fireChannelActive()
@@ -142,18 +143,4 @@ final class ServerContext: Sendable {
     }
 
     var openConnections: Int { connections.withLockedValue { $0 } }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-extension Duration {
-    var humanSeconds: String {
-        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
-    }
 }

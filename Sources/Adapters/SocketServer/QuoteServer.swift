@@ -12,13 +12,11 @@ public final class QuoteServer: Sendable {
     }
 
     private let context: ServerContext
-    private let group: any EventLoopGroup
     private let channel: any Channel
     private let ownedPath: String?
 
-    private init(context: ServerContext, group: any EventLoopGroup, channel: any Channel, ownedPath: String?) {
+    private init(context: ServerContext, channel: any Channel, ownedPath: String?) {
         self.context = context
-        self.group = group
         self.channel = channel
         self.ownedPath = ownedPath
     }
@@ -53,10 +51,10 @@ public final class QuoteServer: Sendable {
                 SocketFile.remove(path)
                 throw error
             }
-            return QuoteServer(context: context, group: group, channel: channel, ownedPath: path)
+            return QuoteServer(context: context, channel: channel, ownedPath: path)
         case .inheritedDescriptor(let descriptor):
             let channel = try await bootstrap.withBoundSocket(descriptor).get()
-            return QuoteServer(context: context, group: group, channel: channel, ownedPath: nil)
+            return QuoteServer(context: context, channel: channel, ownedPath: nil)
         }
     }
 

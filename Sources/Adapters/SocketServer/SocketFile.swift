@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WireProtocol
 
 /// Why the server could not take its socket path. Each case tells the operator what to do.
 public enum SocketFileError: Error, Equatable, CustomStringConvertible {
@@ -27,7 +28,7 @@ public enum SocketFileError: Error, Equatable, CustomStringConvertible {
 
 /// Preparing and cleaning up the socket's path on the file system.
 enum SocketFile {
-    static var maximumPathLength: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
+    static var maximumPathLength: Int { UnixSocketAddress.maximumPathLength }
 
     /// Creates the parent directory, and removes a socket file left by a crashed daemon —
     /// but never one a live daemon still accepts on.
@@ -61,19 +62,7 @@ enum SocketFile {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
+        return UnixSocketAddress.connect(fd, to: path) == 0
     }
 
     static func setWorldReadable(_ path: String) throws(SocketFileError) {

@@ -15,7 +15,7 @@ public enum BarFormat {
         }
         var lines = ["BTC/\(status.currency) \(HumanFormat.groupedPrice(price))",
                      "\(status.source ?? "?") (\(status.symbol ?? "?"))"]
-        if let age = status.ageMilliseconds { lines.append("\(HumanFormat.age(milliseconds: age)) ago" + (status.state == .stale ? " — STALE" : "")) }
+        if let age = status.ageMilliseconds { lines.append("\(AgeText.compact(milliseconds: age, spaced: true)) ago" + (status.state == .stale ? " — STALE" : "")) }
         if let error = status.lastError { lines.append(error) }
         return lines.joined(separator: "\n")
     }

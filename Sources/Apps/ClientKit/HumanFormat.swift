@@ -26,18 +26,6 @@ public enum HumanFormat {
         String(groupedPrice(digits).dropLast(3))
     }
 
-    /// `0.4s`, `42s`, `3m 12s`, `2h 05m`, `3d 04h`.
-    public static func age(milliseconds: Int64) -> String {
-        let seconds = milliseconds / 1000
-        if seconds < 10 { return "\(seconds).\(milliseconds % 1000 / 100)s" }
-        if seconds < 60 { return "\(seconds)s" }
-        if seconds < 3600 { return "\(seconds / 60)m \(twoDigits(seconds % 60))s" }
-        if seconds < 86_400 { return "\(seconds / 3600)h \(twoDigits(seconds / 60 % 60))m" }
-        return "\(seconds / 86_400)d \(twoDigits(seconds / 3600 % 24))h"
-    }
-
-    static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
     /// The multi-line `btcctl status` report.
     public static func status(_ status: StatusMessage) -> String {
         guard let price = status.price else {
@@ -49,7 +37,7 @@ public enum HumanFormat {
         if status.state == .stale { text += "  STALE" }
         text += "\nsource:     \(status.source ?? "unknown") (\(status.symbol ?? "?"))\n"
         if let age = status.ageMilliseconds {
-            text += "age:        \(Self.age(milliseconds: age))"
+            text += "age:        \(AgeText.compact(milliseconds: age, spaced: true))"
             if let timestamp = status.timestamp { text += " (\(timestamp))" }
             text += "\n"
         }

@@ -41,7 +41,7 @@ public enum Template {
         case "currency": return status.currency
         case "symbol": return status.symbol ?? ""
         case "source": return status.source ?? ""
-        case "age": return status.ageMilliseconds.map(HumanFormat.age) ?? ""
+        case "age": return status.ageMilliseconds.map { AgeText.compact(milliseconds: $0, spaced: true) } ?? ""
         case "timestamp": return status.timestamp ?? ""
         case "state": return status.state.rawValue
         case "stale": return status.state == .fresh ? "" : "?"

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WireProtocol
 
 /// Why a query failed, phrased for a person at a prompt.
 public struct ClientError: Error, Equatable, Sendable {
@@ -20,23 +21,12 @@ public struct UnixSocketClient {
     public init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
         self.path = path
         self.deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
-        var address = sockaddr_un()
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else {
-            throw ClientError(message: "socket path \(path) is longer than \(capacity - 1) bytes")
+        guard path.utf8.count <= UnixSocketAddress.maximumPathLength else {
+            throw ClientError(message: "socket path \(path) is longer than \(UnixSocketAddress.maximumPathLength) bytes")
         }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ClientError(message: "cannot create a socket: \(errorText(errno))") }
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            var i = 0
-            for byte in path.utf8 { raw[i] = byte; i += 1 }
-            raw[i] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if result != 0 {
+        if UnixSocketAddress.connect(fd, to: path) != 0 {
             let code = errno
             // A full accept queue on a non-blocking Unix socket says EAGAIN: the daemon is alive but swamped.
             if code == EAGAIN || code == EINPROGRESS {

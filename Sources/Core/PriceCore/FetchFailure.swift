@@ -54,7 +54,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
 extension Duration {
     /// `800ms`, `1.5s`, `2m`: the same spelling the config file uses.
     public var humanReadable: String {
-        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let ms = wholeMilliseconds
         if ms < 1000 { return "\(ms)ms" }
         if ms % 60_000 == 0 { return "\(ms / 60_000)m" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }

@@ -32,7 +32,7 @@ public final class FakeExchange: Sendable {
     public let port: Int
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(channel: any Channel, port: Int, state: NIOLockedValueBox<State>?) {
+    private init(channel: any Channel, port: Int) {
         self.channel = channel
         self.port = port
     }
@@ -48,7 +48,7 @@ public final class FakeExchange: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
-        let exchange = FakeExchange(channel: channel, port: channel.localAddress?.port ?? port, state: nil)
+        let exchange = FakeExchange(channel: channel, port: channel.localAddress?.port ?? port)
         box.withLockedValue { $0 = exchange }
         return exchange
     }
