@@ -64,6 +64,19 @@ struct SocketServerTests {
         #expect(!FileManager.default.fileExists(atPath: running.path))
     }
 
+    /// A second daemon (or an operator) that took the path meanwhile keeps its file.
+    @Test func shutdownLeavesAPathThatNoLongerHoldsOurSocket() async throws {
+        let running = try await RunningServer()
+        try FileManager.default.moveItem(atPath: running.path, toPath: running.path + ".moved")
+        let replacement = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(replacement) }
+        #expect(UnixSocketAddress.bind(replacement, to: running.path) == 0)
+        await running.server.shutdown()
+        await running.server.shutdown()
+        #expect(FileManager.default.fileExists(atPath: running.path), "someone else's socket was unlinked")
+        #expect(FileManager.default.fileExists(atPath: running.path + ".moved"), "shutdown follows the path, not the file")
+    }
+
     @Test("junk gets a bad-request line and the server keeps serving", arguments: [
         "hello\n", "STATUS\n", String(repeating: "A", count: 1000), "\u{FF}\u{FE}\n", "\n",
     ])

@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import WireProtocol
@@ -13,13 +14,18 @@ public final class QuoteServer: Sendable {
 
     private let context: ServerContext
     private let channel: any Channel
-    private let ownedPath: String?
+    /// The path we bound and the socket file it held then; nil when systemd owns the socket.
+    private let owned: (path: String, identity: SocketFile.Identity?)?
+    private let shutDown = NIOLockedValueBox(false)
 
-    private init(context: ServerContext, channel: any Channel, ownedPath: String?) {
+    private init(context: ServerContext, channel: any Channel, owned: (path: String, identity: SocketFile.Identity?)?) {
         self.context = context
         self.channel = channel
-        self.ownedPath = ownedPath
+        self.owned = owned
     }
+
+    /// Pending connections the kernel queues for us (systemd's socket unit sets its own).
+    static let backlog: Int32 = 512
 
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
@@ -28,7 +34,6 @@ public final class QuoteServer: Sendable {
         let origin = clock.now
         let context = ServerContext(status: status, version: version, limits: limits) { origin.duration(to: clock.now) }
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 512)
             // EMFILE/ENFILE on accept: back off for a moment instead of spinning on the listener.
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler()) }
@@ -43,18 +48,19 @@ public final class QuoteServer: Sendable {
         switch listener {
         case .path(let path):
             try SocketFile.prepare(path)
-            let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            let (descriptor, identity) = try SocketFile.listen(at: path, backlog: Self.backlog)
+            let channel: any Channel
             do {
-                try SocketFile.setWorldReadable(path)
+                channel = try await bootstrap.withBoundSocket(descriptor).get()
             } catch {
-                try? await channel.close()
-                SocketFile.remove(path)
+                close(descriptor)
+                SocketFile.remove(path, ifStill: identity)
                 throw error
             }
-            return QuoteServer(context: context, channel: channel, ownedPath: path)
+            return QuoteServer(context: context, channel: channel, owned: (path, identity))
         case .inheritedDescriptor(let descriptor):
             let channel = try await bootstrap.withBoundSocket(descriptor).get()
-            return QuoteServer(context: context, channel: channel, ownedPath: nil)
+            return QuoteServer(context: context, channel: channel, owned: nil)
         }
     }
 
@@ -70,10 +76,12 @@ public final class QuoteServer: Sendable {
     public var watchQueuedBytes: Int { context.watchers.queuedBytes }
     public var openConnections: Int { context.openConnections }
 
-    /// Stops accepting, ends `watch` streams and removes the socket file if we created it.
+    /// Stops accepting, ends `watch` streams and removes the socket file if we created it and
+    /// it is still ours. Only the first call does anything.
     public func shutdown() async {
+        guard shutDown.withLockedValue({ done in defer { done = true }; return !done }) else { return }
         try? await channel.close()
         await context.watchers.closeAll()
-        if let ownedPath { SocketFile.remove(ownedPath) }
+        if let owned { SocketFile.remove(owned.path, ifStill: owned.identity) }
     }
 }

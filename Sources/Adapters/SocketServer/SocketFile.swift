@@ -65,11 +65,48 @@ enum SocketFile {
         return UnixSocketAddress.connect(fd, to: path) == 0
     }
 
+    /// A listening socket at `path` (mode 0666), bound here rather than by NIO: NIO unlinks the
+    /// path of a socket it bound when it closes it, even when the path names another file by then.
+    static func listen(at path: String, backlog: Int32) throws(SocketFileError) -> (descriptor: Int32, identity: Identity?) {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw .system(operation: "create a socket for", path: path, errno: errno) }
+        guard UnixSocketAddress.bind(descriptor, to: path) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw code == EADDRINUSE ? .inUse(path: path) : .system(operation: "bind", path: path, errno: code)
+        }
+        let identity = identity(of: path)
+        do throws(SocketFileError) {
+            try setWorldReadable(path)
+            guard Glibc.listen(descriptor, backlog) == 0 else { throw .system(operation: "listen on", path: path, errno: errno) }
+        } catch {
+            close(descriptor)
+            remove(path, ifStill: identity)
+            throw error
+        }
+        return (descriptor, identity)
+    }
+
     static func setWorldReadable(_ path: String) throws(SocketFileError) {
         guard chmod(path, 0o666) == 0 else { throw .system(operation: "set mode 0666 on", path: path, errno: errno) }
     }
 
-    static func remove(_ path: String) {
+    /// Which file a path names, so that shutdown removes our socket and nothing else.
+    struct Identity: Sendable, Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    static func identity(of path: String) -> Identity? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// Unlinks `path` only while it is still the socket we bound: another daemon (or an
+    /// operator) may have put its own file there since.
+    static func remove(_ path: String, ifStill identity: Identity?) {
+        guard let identity, self.identity(of: path) == identity else { return }
         unlink(path)
     }
 }

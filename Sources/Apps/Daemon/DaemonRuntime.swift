@@ -116,7 +116,6 @@ struct DaemonRuntime {
             status = ExitStatus.failure
         }
         reloadContinuation.finish()
-        await server.shutdown()
         try? await httpClient.shutdown()
         try? await group.shutdownGracefully()
         logger.info("stopped")

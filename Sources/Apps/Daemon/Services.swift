@@ -105,7 +105,8 @@ struct FreshnessMonitor: Service {
     }
 }
 
-/// Keeps the socket open until shutdown, then closes it and ends `watch` streams.
+/// Keeps the socket open until shutdown, then closes it and ends `watch` streams: the one place
+/// the server is shut down, also when the group is cancelled after an error.
 struct ServerService: Service {
     let server: QuoteServer
 
