@@ -33,7 +33,7 @@ struct ConfigTests {
         #expect(settings.interval == .seconds(1))
         #expect(settings.timeout == .milliseconds(800))
         #expect(settings.staleAfter == .seconds(10))
-        #expect(settings.persistInterval == .zero)
+        #expect(settings.persistInterval == .seconds(120))
         #expect(settings.watchStall == .seconds(30))
         #expect(settings.binanceURL == "https://api.binance.com")
         #expect(settings.binanceSymbol == "BTCUSDT")
@@ -56,7 +56,7 @@ struct ConfigTests {
         #expect(settings.interval == .milliseconds(450))
         #expect(settings.timeout == .milliseconds(400))
         #expect(settings.staleAfter == .seconds(20))
-        #expect(settings.persistInterval == .zero)
+        #expect(settings.persistInterval == .seconds(120))
     }
 
     @Test func fileSyntaxAcceptsCommentsQuotesAndCRLF() throws {

@@ -57,6 +57,8 @@ final class DaemonProcess {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
         // Every venue points at the fake: a test never reaches a real exchange.
         for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased())_URL"] = exchangeURL }
+        // The tests watch quote.json change with each quote.
+        environment["BTCPRICED_PERSIST_INTERVAL"] = "0"
         environment.merge(settings) { $1 }
         process.environment = environment
         let log = FileHandle(forWritingAtPath: logFile)

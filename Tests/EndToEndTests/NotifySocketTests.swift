@@ -94,7 +94,7 @@ struct NotifySocketTests {
         #expect(zip(priceUpdates, priceUpdates.dropFirst()).allSatisfy { $1 - $0 > .milliseconds(900) }, "STATUS more than once a second")
 
         process.signal(SIGTERM)
-        #expect(process.wait() == 0)
+        #expect(process.wait() == 0, "\(daemon.log)")
         #expect(notify.all.last { $0.fields["STOPPING"] == "1" } != nil)
         await exchange.shutdown()
     }

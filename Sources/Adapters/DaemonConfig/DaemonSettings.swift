@@ -11,7 +11,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var interval: Duration
     public var timeout: Duration
     public var staleAfter: Duration
-    /// Zero means every new quote is written.
+    /// Zero means every new quote is written. The default (2m) keeps a day's writes under
+    /// 10 MB; a clean stop always writes the latest quote.
     public var persistInterval: Duration
     /// A `watch` client whose stream has not drained for this long is dropped.
     public var watchStall: Duration
@@ -43,7 +44,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .interval: "1s"
         case .timeout: "800ms"
         case .staleAfter: "10s"
-        case .persistInterval: "0"
+        case .persistInterval: "2m"
         case .watchStall: "30s"
         case .binanceURL: "https://api.binance.com"
         case .binanceSymbol: "BTCUSDT"

@@ -54,12 +54,13 @@ struct FetchService: Service {
                 plan = next
             }
         }
-        persister.finish()
     }
 }
 
 /// Writes quotes behind the fetch loop. Listed before FetchService, so it is shut down after
-/// it (a ServiceGroup stops services in reverse order) and writes the last quote.
+/// it (a ServiceGroup stops services in reverse order, one at a time) and writes the last quote.
+/// Only its own shutdown ends it: a service that returns while another is being stopped counts
+/// as a failure.
 struct PersistService: Service {
     let persister: QuotePersister
 
