@@ -26,11 +26,19 @@ public struct UnixSocketClient {
         }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ClientError(message: "cannot create a socket: \(errorText(errno))") }
-        if UnixSocketAddress.connect(fd, to: path) != 0 {
+        var pause: UInt32 = 1000
+        while UnixSocketAddress.connect(fd, to: path) != 0 {
             let code = errno
-            // A full accept queue on a non-blocking Unix socket says EAGAIN: the daemon is alive but swamped.
-            if code == EAGAIN || code == EINPROGRESS {
-                try? waitUntil(POLLOUT)
+            if code == EINTR { continue }
+            // A full accept queue on a non-blocking Unix socket says EAGAIN: the daemon is alive
+            // but has a burst of clients to accept (a thousand panes refreshing at once). Unix
+            // sockets never signal when room frees up, so try again, briefly, until the deadline.
+            if code == EAGAIN {
+                if monotonicMilliseconds() + Int64(pause / 1000) < deadline {
+                    usleep(pause)
+                    pause = min(pause * 2, 16_000)
+                    continue
+                }
                 close(fd)
                 throw ClientError(message: "\(path) is not accepting connections (btcpriced overloaded or stuck?)")
             }
