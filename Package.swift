@@ -125,7 +125,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "TestClocks", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks",
+            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

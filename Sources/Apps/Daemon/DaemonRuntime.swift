@@ -30,7 +30,7 @@ struct DaemonRuntime {
         signal(SIGPIPE, SIG_IGN)
         let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
-        let directory = SourceDirectory(plan: plan)
+        let directory = SourceDirectory<ContinuousClock.Instant>(plan: plan)
         let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock)
         let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
         // Before any file in the state directory is touched: a second daemon stops here.
@@ -82,7 +82,7 @@ struct DaemonRuntime {
         }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger) { board.persistence(failing: $0) }
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: settings.stateDirectory), logger: logger)
-        await restraints.restore(into: directory.ledger, wallTime: wallClock.now())
+        await restraints.restore(into: directory.ledger, now: .now, wallTime: wallClock.now())
         let (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Reloader(options: options, environment: environment, current: settings, updates: reloadContinuation,
                                 board: board, logLevel: logLevel, notifier: notifier, logger: logger)

@@ -36,9 +36,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     private let state: Mutex<State>
     let clock: C
     let wallClock: any WallClock
-    let directory: SourceDirectory
+    let directory: SourceDirectory<C.Instant>
 
-    init(directory: SourceDirectory, clock: C, wallClock: any WallClock) {
+    init(directory: SourceDirectory<C.Instant>, clock: C, wallClock: any WallClock) {
         self.directory = directory
         self.clock = clock
         self.wallClock = wallClock
@@ -122,5 +122,5 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
 
     func priceReply() -> String { current.priceLine }
 
-    func sourcesReport() -> String { directory.report().line }
+    func sourcesReport() -> String { directory.report(at: clock.now).line }
 }

@@ -19,11 +19,11 @@ actor RestraintKeeper {
     }
 
     /// Reads what the previous run left into the ledger; a bad file is ignored (it is rewritten).
-    func restore(into ledger: SourceLedger<ContinuousClock.Instant>, wallTime: Timestamp) {
+    func restore<Instant>(into ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) {
         do {
             let restraints = try store.load()
             written = restraints
-            for source in ledger.restore(restraints, at: .now, wallTime: wallTime) {
+            for source in ledger.restore(restraints, at: now, wallTime: wallTime) {
                 if let until = restraints[source]?.restingUntil {
                     logger.notice("\(source) still rests until \(until.rfc3339), as it asked before the restart", metadata: ["source": "\(source)"])
                 }
@@ -33,11 +33,11 @@ actor RestraintKeeper {
         }
     }
 
-    func offer(from ledger: SourceLedger<ContinuousClock.Instant>, wallTime: Timestamp) async {
+    func offer<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
         let version = ledger.restraintVersion
         guard version != seenVersion else { return }
         seenVersion = version
-        let restraints = ledger.restraints(at: .now, wallTime: wallTime)
+        let restraints = ledger.restraints(at: now, wallTime: wallTime)
         guard restraints != written else { return }
         let store = self.store
         do {

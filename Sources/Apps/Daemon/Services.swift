@@ -8,19 +8,22 @@ import Systemd
 import UnixSignals
 
 /// Runs fetch cycles until graceful shutdown, restarting the loop when a reload brings new
-/// settings, then persists the last quote.
-struct FetchService: Service {
-    let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock>
+/// settings. Generic over its clock, so tests run it on a ManualClock.
+struct FetchService<C: Clock>: Service where C.Duration == Duration {
+    let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C>
     let initialPlan: SourcePlan
     let reloads: AsyncStream<SourcePlan>
-    let board: LiveBoard
+    let board: PriceBoard<C>
     let persister: QuotePersister
     let restraints: RestraintKeeper
     let server: QuoteServer
     let health: DaemonHealth
     let logger: Logger
+    /// Hears every cycle after the service has handled it (tests wait on it).
+    var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
 
     func run() async throws {
+        let cycleHandled = self.cycleHandled
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
         let restraints = self.restraints
         let firstQuoteLogged = Mutex(board.current.quote != nil)
@@ -32,7 +35,7 @@ struct FetchService: Service {
                 server.broadcast(snapshot.statusLine)
                 health.reportStatus(snapshot.status)
             }
-            await restraints.offer(from: board.directory.ledger, wallTime: board.wallClock.now())
+            await restraints.offer(from: board.directory.ledger, now: board.clock.now, wallTime: board.wallClock.now())
             if let quote = report.quote {
                 if firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
@@ -40,6 +43,7 @@ struct FetchService: Service {
                 }
                 persister.offer(quote)
             }
+            cycleHandled(report)
         }
         await cancelWhenGracefulShutdown {
             var plan = initialPlan

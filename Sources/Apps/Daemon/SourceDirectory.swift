@@ -4,8 +4,8 @@ import WireProtocol
 
 /// Answers the `sources` request: the ledger's live rows merged with the configured but
 /// skipped sources, in the configured order.
-final class SourceDirectory: Sendable {
-    let ledger = SourceLedger<ContinuousClock.Instant>()
+final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    let ledger = SourceLedger<Instant>()
     private let plan: Mutex<SourcePlan>
 
     /// The ledger knows the chain from the start, so `sources` lists it before the first cycle.
@@ -22,7 +22,7 @@ final class SourceDirectory: Sendable {
         }
     }
 
-    func report(at now: ContinuousClock.Instant = .now) -> SourcesReport {
+    func report(at now: Instant) -> SourcesReport {
         let plan = current
         let live = ledger.statuses(at: now)
         let rows = plan.settings.sources.compactMap { name in

@@ -2,30 +2,35 @@ import PriceCore
 import Synchronization
 
 /// A scripted source for core tests: the core is pure, so its ports are all it talks to.
-final class StubSource: PriceSource, Sendable {
-    enum Step: Sendable {
+public final class StubSource: PriceSource, Sendable {
+    public enum Step: Sendable {
         case quote(String)
         case fail(FetchFailure)
         /// Never answers until cancelled.
         case hang
     }
 
-    let name: SourceName
-    let quoteAsset: String
-    let limits: SourceLimits
+    public let name: SourceName
+    public let quoteAsset: String
+    public let limits: SourceLimits
     private let steps: Mutex<[Step]>
     private let calls = Mutex(0)
 
-    init(_ name: SourceName, _ steps: [Step], limits: SourceLimits = SourceLimits(minimumInterval: .zero)) {
+    public init(_ name: SourceName, _ steps: [Step], limits: SourceLimits = SourceLimits(minimumInterval: .zero)) {
         self.name = name
         self.quoteAsset = name == .binance ? "USDT" : "USD"
         self.limits = limits
         self.steps = Mutex(steps)
     }
 
-    var callCount: Int { calls.withLock { $0 } }
+    /// Replaces what the source answers from its next call on.
+    public func answer(_ steps: [Step]) {
+        self.steps.withLock { $0 = steps }
+    }
 
-    func fetchQuote() async throws -> SourceQuote {
+    public var callCount: Int { calls.withLock { $0 } }
+
+    public func fetchQuote() async throws -> SourceQuote {
         calls.withLock { $0 += 1 }
         // The last step repeats forever.
         let step = steps.withLock { steps in steps.count > 1 ? steps.removeFirst() : steps[0] }
