@@ -1,7 +1,10 @@
-// Memory held for `watch` clients that never read: RssAnon of this process while N stuck
-// watchers are sent one status line a (simulated) second. `previous` runs the server with the
-// limits of 0.1 (kernel default send buffer, no stall limit, no total cap), `current` with
-// today's defaults. Usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR
+// Two `watch` benchmarks on the real socket server.
+// - previous|current WATCHERS SECONDS SOCKET_DIR: memory held for watchers that never read:
+//   RssAnon of this process while N stuck watchers are sent one status line a (simulated)
+//   second; `previous` runs the server with 0.1's limits (kernel default send buffer, no stall
+//   limit, no total cap), `current` with today's defaults.
+// - serve SECONDS INTERVAL_MS SOCKET_DIR: a server that broadcasts a new status line every
+//   INTERVAL_MS for SECONDS, for Benchmarks/loadgen/fanout.c to watch; prints RssAnon as it goes.
 import Glibc
 import NIOPosix
 import SocketServer
@@ -34,21 +37,39 @@ func connectWatcher(_ path: String) -> Int32 {
 }
 
 let arguments = CommandLine.arguments
+var files = rlimit()
+getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+files.rlim_cur = files.rlim_max
+setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+// A status line as long as the daemon's with five sources (about 700 bytes).
+func statusLine(_ serial: Int) -> String {
+    #"{"price":"114459.80","currency":"USDT","source":"binance","state":"fresh","serial":\#(serial)"#
+        + String(repeating: #","x":"padding to the length of a real status line""#, count: 13) + "}\n"
+}
+
+if arguments.count == 5, arguments[1] == "serve", let seconds = Int(arguments[2]), let interval = Int(arguments[3]) {
+    let server = try await QuoteServer.start(listener: .path(arguments[4] + "/watch-fanout.sock"), status: SampleStatus(line: statusLine(0)),
+                                             version: "bench", group: MultiThreadedEventLoopGroup.singleton)
+    var serial = 0, samples: [Int] = []
+    let start = ContinuousClock.now
+    while ContinuousClock.now < start + .seconds(seconds) {
+        serial += 1
+        server.broadcast(statusLine(serial))
+        if serial % (10_000 / interval) == 0 { samples.append(rssAnonKiB()) }
+        try await Task.sleep(until: start + .milliseconds(serial * interval))
+    }
+    print("serve: \(serial) lines to \(server.watcherCount) watchers every \(interval) ms; RssAnon every 10 s (KiB): \(samples.map(String.init).joined(separator: " "))")
+    await server.shutdown()
+    exit(0)
+}
 guard arguments.count == 5, let watchers = Int(arguments[2]), let seconds = Int(arguments[3]) else {
-    print("usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR")
+    print("usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR | watch-bench serve SECONDS INTERVAL_MS SOCKET_DIR")
     exit(64)
 }
 let limits = arguments[1] == "previous"
     ? ServerLimits(watchStall: .seconds(1_000_000), watchQueueLimit: .max, watchSendBuffer: nil)
     : ServerLimits()
-var files = rlimit()
-getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
-files.rlim_cur = files.rlim_max
-setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
-
-// A status line as long as the daemon's with five sources (about 700 bytes).
-let status = #"{"price":"114459.80","currency":"USDT","source":"binance","state":"fresh","age":0"#
-    + String(repeating: #","x":"padding to the length of a real status line""#, count: 13) + "}\n"
+let status = statusLine(0)
 let clock = ManualClock()
 let path = arguments[4] + "/watch-bench.sock"
 let server = try await QuoteServer.start(listener: .path(path), status: SampleStatus(line: status), version: "bench",

@@ -8,7 +8,7 @@ import Synchronization
 /// A client that stops reading costs memory twice: in the kernel (its socket buffer) and here
 /// (NIO's queue of unwritten lines). Both are bounded, and such a client is dropped once its
 /// stream has not drained for `watchStall`, its own queue passes `watchBacklogLimit`, or all
-/// queues together pass `watchQueueLimit`.
+/// queues together pass `watchQueueLimit` and it holds more than an equal share of that.
 final class WatchHub: Sendable {
     private let watchers = NIOLockedValueBox<[ObjectIdentifier: WatchStream]>([:])
     private let closed = NIOLockedValueBox(false)
@@ -49,14 +49,16 @@ final class WatchHub: Sendable {
     func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let buffer = ByteBuffer(string: line)
         let instant = now()
-        let steps = watchers.withLockedValue { Array($0.values) }.map { stream in
-            stream.channel.eventLoop.flatSubmit { self.deliver(buffer, to: stream, at: instant) }
+        let streams = watchers.withLockedValue { Array($0.values) }
+        let share = limits.watchQueueLimit / max(1, streams.count)
+        let steps = streams.map { stream in
+            stream.channel.eventLoop.flatSubmit { self.deliver(buffer, to: stream, at: instant, share: share) }
         }
         return EventLoopFuture.andAllComplete(steps, on: eventLoop)
     }
 
     /// Runs on the watcher's event loop, so its stream state needs no lock.
-    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration) -> EventLoopFuture<Void> {
+    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void> {
         let channel = stream.channel
         guard channel.isActive else { return channel.eventLoop.makeSucceededVoidFuture() }
         return stream.kernelQueuedBytes().map { kernelQueued in
@@ -67,7 +69,9 @@ final class WatchHub: Sendable {
                 stream.undrainedSince = instant
             }
             let stalled = stream.undrainedSince.map { instant - $0 >= self.limits.watchStall } ?? false
-            let overTotal = stream.queuedBytes > 0 && self.queuedBytes + buffer.readableBytes > self.limits.watchQueueLimit
+            // Over the total, the watchers holding more than an equal share go; those keeping up stay.
+            let overTotal = self.queuedBytes + buffer.readableBytes > self.limits.watchQueueLimit
+                && stream.queuedBytes > share
             if stalled || overTotal || !channel.isWritable {
                 channel.close(promise: nil)
                 return
