@@ -43,41 +43,56 @@ final class WatchHub: Sendable {
     /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers.
     var queuedBytes: Int { queued.load(ordering: .relaxed) }
 
-    /// Sends one line to every watcher, from one shared buffer. The future completes once every
-    /// watcher has been served or dropped.
+    /// Sends one line to every watcher, from one shared buffer, with one task per event loop.
+    /// The future completes once every watcher has been served or dropped.
     @discardableResult
     func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let buffer = ByteBuffer(string: line)
         let instant = now()
         let streams = watchers.withLockedValue { Array($0.values) }
         let share = limits.watchQueueLimit / max(1, streams.count)
-        let steps = streams.map { stream in
-            stream.channel.eventLoop.flatSubmit { self.deliver(buffer, to: stream, at: instant, share: share) }
+        let byLoop = Dictionary(grouping: streams) { ObjectIdentifier($0.channel.eventLoop) }.values
+        let steps = byLoop.map { group in
+            let loop = group[0].channel.eventLoop
+            return loop.flatSubmit {
+                let sampling = group.compactMap { self.deliver(buffer, to: $0, at: instant, share: share) }
+                return EventLoopFuture.andAllComplete(sampling, on: loop)
+            }
         }
         return EventLoopFuture.andAllComplete(steps, on: eventLoop)
     }
 
-    /// Runs on the watcher's event loop, so its stream state needs no lock.
-    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void> {
-        let channel = stream.channel
-        guard channel.isActive else { return channel.eventLoop.makeSucceededVoidFuture() }
-        return stream.kernelQueuedBytes().map { kernelQueued in
-            let undrained = kernelQueued > 0 || stream.queuedBytes > 0
-            if !undrained {
-                stream.undrainedSince = nil
-            } else if stream.undrainedSince == nil {
-                stream.undrainedSince = instant
-            }
-            let stalled = stream.undrainedSince.map { instant - $0 >= self.limits.watchStall } ?? false
-            // Over the total, the watchers holding more than an equal share go; those keeping up stay.
-            let overTotal = self.queuedBytes + buffer.readableBytes > self.limits.watchQueueLimit
-                && stream.queuedBytes > share
-            if stalled || overTotal || !channel.isWritable {
-                channel.close(promise: nil)
-                return
-            }
-            self.write(buffer, to: stream)
+    /// Runs on the watcher's event loop, so its stream state needs no lock. The kernel's unread
+    /// bytes are sampled at most once a second per watcher (a syscall; the stall limit is in
+    /// tens of seconds); a future is returned only when a sample is taken.
+    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void>? {
+        guard stream.channel.isActive else { return nil }
+        if let sampled = stream.kernelSampledAt, instant - sampled < .seconds(1) {
+            decide(buffer, for: stream, at: instant, share: share)
+            return nil
         }
+        stream.kernelSampledAt = instant
+        return stream.kernelQueuedBytes().map { kernelQueued in
+            stream.kernelUnread = kernelQueued > 0
+            self.decide(buffer, for: stream, at: instant, share: share)
+        }
+    }
+
+    private func decide(_ buffer: ByteBuffer, for stream: WatchStream, at instant: Duration, share: Int) {
+        let channel = stream.channel
+        if !stream.kernelUnread && stream.queuedBytes == 0 {
+            stream.undrainedSince = nil
+        } else if stream.undrainedSince == nil {
+            stream.undrainedSince = instant
+        }
+        let stalled = stream.undrainedSince.map { instant - $0 >= limits.watchStall } ?? false
+        // Over the total, the watchers holding more than an equal share go; those keeping up stay.
+        let overTotal = queuedBytes + buffer.readableBytes > limits.watchQueueLimit && stream.queuedBytes > share
+        if stalled || overTotal || !channel.isWritable {
+            channel.close(promise: nil)
+            return
+        }
+        write(buffer, to: stream)
     }
 
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
@@ -108,6 +123,9 @@ private final class WatchStream: @unchecked Sendable {
     var queuedBytes = 0
     /// When the stream was first seen with unread bytes, on the hub's clock; nil once it drains.
     var undrainedSince: Duration?
+    /// Whether the kernel held bytes the client had not read, at the last sample, and when.
+    var kernelUnread = false
+    var kernelSampledAt: Duration?
 
     init(_ channel: any Channel) {
         self.channel = channel
