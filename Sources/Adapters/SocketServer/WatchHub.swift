@@ -34,13 +34,17 @@ final class WatchHub: Sendable {
         }
     }
 
+    /// Called on the channel's event loop when it closes.
     func remove(_ channel: any Channel) {
-        _ = watchers.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        if let stream = watchers.withLockedValue({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) {
+            queued.subtract(stream.queuedBytes, ordering: .relaxed)
+        }
     }
 
     var count: Int { watchers.withLockedValue { $0.count } }
 
-    /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers.
+    /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers, as of each
+    /// watcher's last broadcast.
     var queuedBytes: Int { queued.load(ordering: .relaxed) }
 
     /// Sends one line to every watcher, from one shared buffer, with one task per event loop.
@@ -80,6 +84,7 @@ final class WatchHub: Sendable {
 
     private func decide(_ buffer: ByteBuffer, for stream: WatchStream, at instant: Duration, share: Int) {
         let channel = stream.channel
+        refreshQueuedBytes(of: stream)
         if !stream.kernelUnread && stream.queuedBytes == 0 {
             stream.undrainedSince = nil
         } else if stream.undrainedSince == nil {
@@ -95,14 +100,17 @@ final class WatchHub: Sendable {
         write(buffer, to: stream)
     }
 
+    /// No promise per write: what is still queued is read back from NIO afterwards.
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
-        let size = buffer.readableBytes
-        stream.queuedBytes += size
-        queued.add(size, ordering: .relaxed)
-        stream.channel.writeAndFlush(buffer).whenComplete { _ in
-            stream.queuedBytes -= size
-            self.queued.subtract(size, ordering: .relaxed)
-        }
+        stream.channel.writeAndFlush(buffer, promise: nil)
+        refreshQueuedBytes(of: stream)
+    }
+
+    /// Brings the stream's share of the total up to date with NIO's own count.
+    private func refreshQueuedBytes(of stream: WatchStream) {
+        guard let buffered = try? stream.channel.syncOptions?.getOption(.bufferedWritableBytes) else { return }
+        queued.add(buffered - stream.queuedBytes, ordering: .relaxed)
+        stream.queuedBytes = buffered
     }
 
     /// Ends every stream; used at shutdown.
@@ -119,7 +127,7 @@ final class WatchHub: Sendable {
 /// One watcher's state, touched only on its channel's event loop.
 private final class WatchStream: @unchecked Sendable {
     let channel: any Channel
-    /// Bytes written to NIO and not yet to the kernel.
+    /// Bytes written to NIO and not yet to the kernel, as of the last look.
     var queuedBytes = 0
     /// When the stream was first seen with unread bytes, on the hub's clock; nil once it drains.
     var undrainedSince: Duration?

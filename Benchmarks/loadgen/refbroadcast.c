@@ -1,0 +1,32 @@
+// The reference for the fan-out benchmark: accepts `watch` clients on a Unix socket and every
+// INTERVAL_MS writes one numbered ~730-byte line to each, in a plain loop. fanout.c measured
+// against it shows the floor of the measurement itself (one reader thread, 1,000 sockets).
+// Usage: refbroadcast SOCKET INTERVAL_MS SECONDS
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: refbroadcast SOCKET INTERVAL_MS SECONDS\n"); return 64; }
+    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    strncpy(a.sun_path, argv[1], sizeof a.sun_path - 1);
+    unlink(argv[1]);
+    if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 1024) != 0) { perror("bind"); return 1; }
+    int clients[4096], n = 0, interval = atoi(argv[2]), rounds = atoi(argv[3]) * 1000 / interval;
+    char line[1024], pad[700]; memset(pad, 'x', sizeof pad - 1); pad[sizeof pad - 1] = 0;
+    for (int r = 0; r < rounds; r++) {
+        int c;
+        while (n < 4096 && (c = accept4(listener, NULL, NULL, 0)) >= 0) clients[n++] = c;
+        int len = snprintf(line, sizeof line, "{\"serial\":%d,\"pad\":\"%s\"}\n", r, pad);
+        for (int i = 0; i < n; i++) if (write(clients[i], line, (size_t)len) < 0) perror("write");
+        struct timespec t = { .tv_sec = interval / 1000, .tv_nsec = (interval % 1000) * 1000000L };
+        nanosleep(&t, NULL);
+    }
+    return 0;
+}
