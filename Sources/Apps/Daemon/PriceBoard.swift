@@ -112,11 +112,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     func timeUntilStale() -> Duration? { current.timeUntilStale(now: clock.now, wallTime: wallClock.now()) }
 
     /// STATUS= as of now (the age ticks while stale).
-    func statusSummary() -> DaemonStatus {
-        let current = self.current
-        return StatusSummary.status(quote: current.quote, freshness: current.freshness(now: clock.now, wallTime: wallClock.now()),
-                                    failures: current.problems)
-    }
+    func statusSummary() -> DaemonStatus { current.status(now: clock.now, wallTime: wallClock.now()) }
 
     func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
 

@@ -13,25 +13,22 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     let age: QuoteAge<Instant>
     /// How old this quote may get before it is stale.
     let staleLimit: Duration
-    let madeAt: Instant
-    /// As of `madeAt`.
-    let freshness: Freshness
+    /// STATUS= as of the moment the snapshot was made.
     let status: DaemonStatus
     let rendered: RenderedStatus
+    /// The status line as of the moment the snapshot was made.
     let statusLine: String
     /// The `price` reply: the price, or the nodata error.
     let priceLine: String
 
     init(quote: Quote?, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
-         madeAt: Instant, wallTime: Timestamp) {
+         madeAt now: Instant, wallTime: Timestamp) {
         self.quote = quote
         self.problems = problems
         self.ageKnown = ageKnown
         self.age = age
         self.staleLimit = staleLimit
-        self.madeAt = madeAt
-        let freshness = ageKnown ? age.freshness(of: quote, now: madeAt, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
-        self.freshness = freshness
+        let freshness = Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
         status = StatusSummary.status(quote: quote, freshness: freshness, failures: problems)
         rendered = StatusMessage(
             price: quote?.price.description,
@@ -51,7 +48,17 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     }
 
     func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
+        Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
+    }
+
+    private static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+                                  now: Instant, wallTime: Timestamp) -> Freshness {
         ageKnown ? age.freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
+    }
+
+    /// STATUS= as of `now` (the age ticks while stale).
+    func status(now: Instant, wallTime: Timestamp) -> DaemonStatus {
+        StatusSummary.status(quote: quote, freshness: freshness(now: now, wallTime: wallTime), failures: problems)
     }
 
     /// The status line as of `now`: only the age and state are rendered here.
