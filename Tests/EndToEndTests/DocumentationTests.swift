@@ -17,8 +17,8 @@ struct DocumentationTests {
     }
 
     @Test("man page flags = --help flags", arguments: [("btcctl", "docs/man/btcctl.1.scd"), ("btcpriced", "docs/man/btcpriced.8.scd")])
-    func manMatchesHelp(program: String, page: String) throws {
-        let help = try runCommand(Binaries.directory + "/" + program, ["--help"]).stdout
+    func manMatchesHelp(program: String, page: String) async throws {
+        let help = try await runCommand(Binaries.directory + "/" + program, ["--help"]).stdout
         let man = section("OPTIONS", of: try read(page))
         #expect(flags(in: man) == flags(in: help), "man: \(flags(in: man).sorted()) help: \(flags(in: help).sorted())")
     }
@@ -30,16 +30,16 @@ struct DocumentationTests {
         return String(rest[..<(rest.range(of: "\n# ")?.lowerBound ?? rest.endIndex)])
     }
 
-    @Test func everyDocumentedBtcctlFlagIsAccepted() throws {
+    @Test func everyDocumentedBtcctlFlagIsAccepted() async throws {
         for flag in flags(in: section("OPTIONS", of: try read("docs/man/btcctl.1.scd"))) {
-            let result = try runCommand(Binaries.ctl, [flag])
+            let result = try await runCommand(Binaries.ctl, [flag])
             #expect(!result.stderr.contains("unknown option"), "\(flag) is documented but rejected")
         }
     }
 
-    @Test func everyBtcctlCommandIsDocumentedAndCompleted() throws {
+    @Test func everyBtcctlCommandIsDocumentedAndCompleted() async throws {
         let man = try read("docs/man/btcctl.1.scd")
-        let help = try runCommand(Binaries.ctl, ["--help"]).stdout
+        let help = try await runCommand(Binaries.ctl, ["--help"]).stdout
         let bash = try read("packaging/completions/btcctl.bash"), zsh = try read("packaging/completions/_btcctl")
         let fish = try read("packaging/completions/btcctl.fish")
         for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt"] {
@@ -53,7 +53,7 @@ struct DocumentationTests {
         }
     }
 
-    @Test func everyConfigKeyIsDocumented() throws {
+    @Test func everyConfigKeyIsDocumented() async throws {
         let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "WATCH_STALL", "BINANCE_URL", "BINANCE_SYMBOL",
                     "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL", "COINBASE_URL", "KRAKEN_URL", "BITSTAMP_URL",
                     "CRYPTOCOMPARE_API_KEY", "CRYPTOCOMPARE_API_KEY_FILE", "CRYPTOCOMPARE_DAILY_CALLS", "MODE", "MAX_DEVIATION",

@@ -15,7 +15,7 @@ struct HardeningEndToEndTests {
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
         #expect(mkfifo(daemon.quoteFile, 0o644) == 0)
         try await daemon.start()
-        try await until("a live price") { try daemon.ctl("price").status == 0 }
+        try await until("a live price") { try await daemon.ctl("price").status == 0 }
         #expect(daemon.log.contains("it is a FIFO, not a file"))
         try await until("the quote is saved as a regular file again") {
             var info = stat()
@@ -32,7 +32,7 @@ struct HardeningEndToEndTests {
         try await until("a quote is saved") { FileManager.default.fileExists(atPath: first.quoteFile) }
         let before = try Data(contentsOf: URL(fileURLWithPath: first.quoteFile))
         try FileManager.default.createDirectory(atPath: first.directory + "/second", withIntermediateDirectories: true)
-        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", first.stateDirectory,
+        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", first.stateDirectory,
                                                      "--socket", first.directory + "/second/btcpriced.sock"],
                                     environment: ["BTCPRICED_BINANCE_URL": exchange.baseURL, "BTCPRICED_SOURCES": "binance"])
         #expect(result.status == 73)
@@ -40,16 +40,16 @@ struct HardeningEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: first.directory + "/second/btcpriced.sock"))
         let after = try Data(contentsOf: URL(fileURLWithPath: first.quoteFile))
         #expect(after.count == before.count)
-        #expect(try first.ctl("ping").status == 0)
+        #expect(try await first.ctl("ping").status == 0)
         await exchange.shutdown()
     }
 
-    @Test func anUnusableSocketDirectoryExits73WithTheReason() throws {
+    @Test func anUnusableSocketDirectoryExits73WithTheReason() async throws {
         let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = FileManager.default.createFile(atPath: directory + "/file", contents: nil)
-        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", directory + "/state",
+        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", directory + "/state",
                                                      "--socket", directory + "/file/btcpriced.sock"],
                                     environment: ["BTCPRICED_SOURCES": "binance", "BTCPRICED_BINANCE_URL": "http://127.0.0.1:9"])
         #expect(result.status == 73)
@@ -65,11 +65,11 @@ struct HardeningEndToEndTests {
         try #"{"version":1,"price":"70000","currency":"USD","symbol":"BTC-USD","source":"coinbase","timestamp":"9999-01-01T00:00:00.000Z"}"#
             .write(toFile: daemon.quoteFile, atomically: true, encoding: .utf8)
         try await daemon.start()
-        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
         #expect(status["state"] == .string("stale"))
         #expect(status["age"] == .null)
         #expect(status["price"] == .string("70000"))
-        #expect(try daemon.ctl("price").status == 3)
+        #expect(try await daemon.ctl("price").status == 3)
         #expect(daemon.log.contains("in the future"))
         await exchange.shutdown()
     }
@@ -88,8 +88,8 @@ struct HardeningEndToEndTests {
         await exchange.shutdown()
     }
 
-    @Test func aTimeoutLongerThanTheIntervalIsAConfigurationError() throws {
-        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--interval", "500ms"])
+    @Test func aTimeoutLongerThanTheIntervalIsAConfigurationError() async throws {
+        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--interval", "500ms"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("must be shorter than --interval (500ms)"))
     }
@@ -102,23 +102,23 @@ struct HardeningEndToEndTests {
         let process = try SpawnedProcess(["/bin/sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\"", Binaries.daemon] + (daemon.process.arguments ?? []),
                                          environment: daemon.process.environment ?? [:], output: daemon.logFile)
         defer { process.stop() }
-        try await until("the socket answers") { (try? runCommand(Binaries.ctl, ["--socket", daemon.socket, "ping"]).status) == 0 }
+        try await until("the socket answers") { (try? await runCommand(Binaries.ctl, ["--socket", daemon.socket, "ping"]).status) == 0 }
         try await until("a quote is saved") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
         #expect(daemon.log.contains("serving at most 96 clients at once"))
 
         var idle: [UnixSocketClient] = []
         defer { for client in idle { client.closeConnection() } }
-        for _ in 0..<130 { idle.append(try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000)) }
+        for _ in 0..<130 { idle.append(try await offPool { try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 3000) }) }
         var busy = 0
         for index in 100..<130 {
-            if let line = try? idle[index].readLine(), line.contains("\"error\":\"busy\"") { busy += 1 }
+            if let line = try? await idle[index].nextLine(), line.contains("\"error\":\"busy\"") { busy += 1 }
         }
         #expect(busy == 30, "over-cap clients are told busy")
         let savedBefore = try FileManager.default.attributesOfItem(atPath: daemon.quoteFile)[.modificationDate] as? Date
         // The idle ones are cut at the 5 s request deadline; a polite client is answered after that.
         try await until("a polite client is answered", timeout: .seconds(10)) {
-            usleep(100_000)
-            return (try? runCommand(Binaries.ctl, ["--socket", daemon.socket, "price"]).status) == 0
+            try await Task.sleep(for: .milliseconds(100))
+            return (try? await runCommand(Binaries.ctl, ["--socket", daemon.socket, "price"]).status) == 0
         }
         let savedAfter = try FileManager.default.attributesOfItem(atPath: daemon.quoteFile)[.modificationDate] as? Date
         #expect(savedAfter != nil && savedBefore != nil && savedAfter! > savedBefore!, "the quote kept being saved")
@@ -156,7 +156,7 @@ struct HardeningEndToEndTests {
         #expect(try await storm() >= 25)
         #expect(exchange.requestCount(.binance) == limited, "the 30 s rest held through 50 reloads")
         #expect(daemon.log.components(separatedBy: "binance is failing").count == 2, "one warning, not one per reload")
-        #expect(try daemon.ctl("price").stdout == "114460.215\n", "coinbase serves meanwhile")
+        #expect(try await daemon.ctl("price").stdout == "114460.215\n", "coinbase serves meanwhile")
         await exchange.shutdown()
     }
 
@@ -169,13 +169,13 @@ struct HardeningEndToEndTests {
         // A non-empty directory where quote.json goes: every rename onto it fails.
         try FileManager.default.removeItem(atPath: daemon.quoteFile)
         try FileManager.default.createDirectory(atPath: daemon.quoteFile + "/blocker", withIntermediateDirectories: true)
-        func lastError() throws -> String? {
-            try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)["last_error"]?.stringValue
+        func lastError() async throws -> String? {
+            try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)["last_error"]?.stringValue
         }
-        try await until("status reports the failing save") { try lastError()?.contains("saving: cannot rename") == true }
-        #expect(try daemon.ctl("price").status == 0, "still serving")
+        try await until("status reports the failing save") { try await lastError()?.contains("saving: cannot rename") == true }
+        #expect(try await daemon.ctl("price").status == 0, "still serving")
         try FileManager.default.removeItem(atPath: daemon.quoteFile)
-        try await until("the problem clears") { try lastError() == nil }
+        try await until("the problem clears") { try await lastError() == nil }
         #expect(daemon.log.components(separatedBy: "cannot save the quote").count == 2, "one error line for the outage")
         await exchange.shutdown()
     }

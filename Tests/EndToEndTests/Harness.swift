@@ -1,3 +1,4 @@
+import ClientKit
 import FakeExchange
 import Foundation
 import Testing
@@ -19,8 +20,12 @@ struct CommandResult {
     let stderr: String
 }
 
-/// Runs a command to completion with a hard time limit.
-func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(5)) throws -> CommandResult {
+/// Runs a command to completion with a hard time limit, on a thread of its own (see `offPool`).
+func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(5)) async throws -> CommandResult {
+    try await offPool { try runCommandBlocking(path, arguments, environment: environment, timeout: timeout) }
+}
+
+private func runCommandBlocking(_ path: String, _ arguments: [String], environment: [String: String], timeout: Duration) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -69,11 +74,16 @@ final class DaemonProcess {
     /// Starts the daemon and waits until its socket answers.
     func start() async throws {
         try process.run()
-        try await until("the socket answers") { (try? runCommand(Binaries.ctl, ["--socket", socket, "ping"]).status) == 0 }
+        do {
+            try await until("the socket answers") { (try? await runCommand(Binaries.ctl, ["--socket", socket, "ping"]).status) == 0 }
+        } catch {
+            Issue.record("the daemon's log so far:\n\(log)\nping: \(String(describing: try? await runCommand(Binaries.ctl, ["--socket", socket, "ping"])))")
+            throw error
+        }
     }
 
-    func ctl(_ arguments: String...) throws -> CommandResult {
-        try runCommand(Binaries.ctl, ["--socket", socket] + arguments)
+    func ctl(_ arguments: String...) async throws -> CommandResult {
+        try await runCommand(Binaries.ctl, ["--socket", socket] + arguments)
     }
 
     var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
@@ -91,9 +101,9 @@ final class DaemonProcess {
 }
 
 /// Polls until the condition holds, failing the test (with a description) after a time limit.
-func until(_ what: String, timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+func until(_ what: String, timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
-    while try !condition() {
+    while try await !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("timed out waiting for \(what)")
             throw CancellationError()
@@ -101,3 +111,41 @@ func until(_ what: String, timeout: Duration = .seconds(5), _ condition: () thro
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+/// Runs blocking work (a child's exit, a socket read, a btcctl run) on a thread of its own.
+/// Swift's cooperative pool has one thread per core; a test that blocks one of them for seconds
+/// starves every other test running in parallel.
+func offPool<T>(_ work: @escaping () throws -> T) async throws -> T {
+    let box = Unchecked(work)
+    let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Unchecked<T>, any Error>) in
+        Thread { continuation.resume(with: Result { Unchecked(try box.value()) }) }.start()
+    }
+    return result.value
+}
+
+/// Hands a value to the one thread that `offPool` starts while the caller waits for it, so the
+/// value is never used from two places at once.
+final class Unchecked<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension UnixSocketClient {
+    /// `readLine` without holding a cooperative thread while the daemon takes its time.
+    mutating func nextLine() async throws -> String? {
+        let box = Unchecked(self)
+        defer { self = box.value }
+        return try await offPool { try box.value.readLine() }
+    }
+}
+
+extension SpawnedProcess {
+    /// Waits for the exit without holding a cooperative thread; nil if it is still running.
+    func exitStatus(within timeout: Duration = .seconds(5)) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        return exitStatus
+    }
+}
+
+

@@ -18,12 +18,12 @@ struct SocketActivationTests {
             environment: daemon.process.environment ?? [:], output: daemon.logFile)
         defer { activator.stop() }
         try await until("a quote on the inherited socket") {
-            (try? runCommand(Binaries.ctl, ["--socket", activated, "price"]).status) == 0
+            (try? await runCommand(Binaries.ctl, ["--socket", activated, "price"]).status) == 0
         }
         #expect(daemon.log.contains("serving on the socket passed by systemd"))
         #expect(!FileManager.default.fileExists(atPath: daemon.socket), "bound its own socket despite LISTEN_FDS")
         activator.signal(SIGTERM)
-        #expect(activator.wait() == 0)
+        #expect(try await activator.exitStatus() == 0)
         #expect(FileManager.default.fileExists(atPath: activated), "unlinked a socket it did not create")
         await exchange.shutdown()
     }

@@ -8,8 +8,8 @@ import Testing
 /// a venue that disagrees. Each checks what `btcctl sources` says too.
 @Suite("Sources of 2026, end to end")
 struct SourcesEndToEndTests {
-    func sources(_ daemon: DaemonProcess) throws -> (status: Int32, json: JSONValue) {
-        let result = try daemon.ctl("sources", "--json")
+    func sources(_ daemon: DaemonProcess) async throws -> (status: Int32, json: JSONValue) {
+        let result = try await daemon.ctl("sources", "--json")
         return (result.status, try JSONValue(parsing: result.stdout))
     }
 
@@ -24,15 +24,15 @@ struct SourcesEndToEndTests {
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
-        try await until("a coinbase quote") { try daemon.ctl("price").stdout == "85866.185\n" }
+        try await until("a coinbase quote") { try await daemon.ctl("price").stdout == "85866.185\n" }
 
-        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
         #expect(status["currency"] == .string("USD"))
         #expect(status["source"] == .string("coinbase"))
         #expect(status["sources"] == .array([.string("coinbase")]))
-        #expect(try daemon.ctl("status").stdout.hasPrefix("BTC/USD  85,866.185\n"))
+        #expect(try await daemon.ctl("status").stdout.hasPrefix("BTC/USD  85,866.185\n"))
 
-        let (code, report) = try sources(daemon)
+        let (code, report) = try await sources(daemon)
         #expect(code == 0)
         #expect(entry(report, "binance")?["state"] == .string("cooling-down"))
         #expect(entry(report, "binance")?["quote_asset"] == .string("USDT"))
@@ -41,7 +41,7 @@ struct SourcesEndToEndTests {
         #expect(entry(report, "coinbase")?["last_price"] == .string("85866.185"))
         #expect(entry(report, "cryptocompare")?["state"] == .string("disabled"))
         #expect(report["sources"]?.arrayElements?.map { $0["name"]?.stringValue ?? "" } == ["binance", "coinbase", "kraken", "bitstamp", "cryptocompare"])
-        let table = try daemon.ctl("sources").stdout
+        let table = try await daemon.ctl("sources").stdout
         #expect(table.contains("* coinbase"))
         #expect(table.contains("no API key"))
 
@@ -64,12 +64,12 @@ struct SourcesEndToEndTests {
         ])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
-        try await until("a cryptocompare quote") { try daemon.ctl("price").stdout == "85866.19\n" }
+        try await until("a cryptocompare quote") { try await daemon.ctl("price").stdout == "85866.19\n" }
         // Watch freshness across the first permitted repeat (11.52 s at 7,500 calls a day).
         let started = ContinuousClock.now
         var states: Set<String> = []
         while ContinuousClock.now - started < .seconds(13) {
-            let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+            let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
             states.insert(status["state"]?.stringValue ?? "?")
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -79,7 +79,7 @@ struct SourcesEndToEndTests {
         #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.receivedAt.duration(to: $1.receivedAt) >= .seconds(10) })
         #expect(calls.allSatisfy { $0.headers["authorization"] == "Apikey \(key)" })
 
-        let (code, report) = try sources(daemon)
+        let (code, report) = try await sources(daemon)
         #expect(code == 0)
         #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("2"))
         #expect(entry(report, "cryptocompare")?["budget_24h"] == .number("7500"))
@@ -96,13 +96,13 @@ struct SourcesEndToEndTests {
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_MODE": "consensus"])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
-        try await until("a consensus quote") { try daemon.ctl("price").stdout == "100010\n" }
-        let status = try JSONValue(parsing: try daemon.ctl("status", "--json").stdout)
+        try await until("a consensus quote") { try await daemon.ctl("price").stdout == "100010\n" }
+        let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
         #expect(status["source"] == .string("consensus"))
         #expect(status["currency"] == .string("USD"))
         #expect(status["sources"] == .array([.string("coinbase"), .string("kraken")]))
         #expect(status["spread"] == .string("20"))
-        let (code, report) = try sources(daemon)
+        let (code, report) = try await sources(daemon)
         #expect(code == 0)
         #expect(report["mode"] == .string("consensus"))
         #expect(entry(report, "bitstamp")?["note"] == .string("outlier"))
@@ -120,18 +120,18 @@ struct SourcesEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("both sources failing") {
-            let report = try JSONValue(parsing: try daemon.ctl("sources", "--json").stdout)
+            let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
             let states = report["sources"]?.arrayElements?.map { $0["state"]?.stringValue ?? "?" }
             return states == ["failing", "failing"]
         }
-        let table = try daemon.ctl("sources")
+        let table = try await daemon.ctl("sources")
         #expect(table.status == 3, "\(table.stdout)\(table.stderr)")
         await exchange.shutdown()
     }
 
-    @Test func checkConfigShowsTheChainAndNeverTheKey() throws {
+    @Test func checkConfigShowsTheChainAndNeverTheKey() async throws {
         let scratch = NSTemporaryDirectory() + "btcpriced-check-\(UUID().uuidString.prefix(8))"
-        let result = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
+        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
                                                       "--socket", scratch + "/run/btcpriced.sock"],
                                     environment: ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "hidden-key-42"])
         #expect(result.status == 0)
@@ -140,7 +140,7 @@ struct SourcesEndToEndTests {
         #expect(result.stdout.contains("cryptocompare budget: 7500 calls a day"))
         #expect(result.stdout.contains("state directory: \(scratch)/state will be created"))
         #expect(!result.stdout.contains("hidden-key-42"))
-        let keyless = try runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_SOURCES": "cryptocompare"])
+        let keyless = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_SOURCES": "cryptocompare"])
         #expect(keyless.status == 78)
         #expect(keyless.stderr.contains("no usable source"))
     }
@@ -154,7 +154,7 @@ struct SourcesEndToEndTests {
         let first = try DaemonProcess(exchangeURL: exchange.baseURL, settings: settings)
         defer { first.removeFiles() }
         try await first.start()
-        try await until("a cryptocompare quote") { try first.ctl("price").stdout == "85866.19\n" }
+        try await until("a cryptocompare quote") { try await first.ctl("price").stdout == "85866.19\n" }
         first.stop()
         #expect(FileManager.default.fileExists(atPath: first.stateDirectory + "/sources.json"))
 
@@ -162,12 +162,12 @@ struct SourcesEndToEndTests {
         let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory, settings: settings)
         defer { second.stop() }
         try await second.start()
-        try await until("the restored quote is served") { try second.ctl("price").stdout == "85866.19\n" }
+        try await until("the restored quote is served") { try await second.ctl("price").stdout == "85866.19\n" }
         try await Task.sleep(for: .seconds(2))
         #expect(exchange.requestCount(.binance) == 1, "the 451 rest survived the restart")
         #expect(exchange.requestCount(.cryptocompare) == 1, "CryptoCompare's pace survived the restart")
         #expect(second.log.contains("binance still rests until"))
-        let report = try JSONValue(parsing: try second.ctl("sources", "--json").stdout)
+        let report = try JSONValue(parsing: try await second.ctl("sources", "--json").stdout)
         #expect(entry(report, "binance")?["state"] == .string("cooling-down"))
         #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("1"))
         await exchange.shutdown()

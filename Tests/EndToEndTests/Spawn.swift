@@ -1,7 +1,7 @@
 import Foundation
 
-/// A child started with posix_spawn and reaped with waitpid. Foundation's Process assumes its
-/// child never execs again; systemd-socket-activate and `sh -c exec` do, which wedges
+/// A child started with posix_spawn and reaped with waitpid, inheriting only stdio.
+/// Foundation's Process assumes its child never execs again; systemd-socket-activate and `sh -c exec` do, which wedges
 /// Foundation's child monitor and with it every later Process in the test run.
 final class SpawnedProcess {
     let pid: pid_t
@@ -13,6 +13,9 @@ final class SpawnedProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // NIO accepts connections without CLOEXEC; a child that inherited one would hold an
+        // in-process test's connection open after the server closed it.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -51,3 +54,7 @@ final class SpawnedProcess {
         }
     }
 }
+
+/// glibc 2.34+ (Debian 12 has 2.36); the Glibc module does not export it.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func posix_spawn_file_actions_addclosefrom_np(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32

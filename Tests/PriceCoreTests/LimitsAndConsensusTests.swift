@@ -48,6 +48,16 @@ struct CallBudgetTests {
         #expect(log.allows(limits, at: nextDay))
         #expect(log.calls(inLastDayAt: nextDay) == 2)
     }
+
+    @Test func aLogRestoredOrRecordedOutOfOrderStillCountsTheRightWindow() {
+        let limits = SourceLimits(minimumInterval: .zero, dailyCalls: 3)
+        let hours = { (hour: Int) in self.start.advanced(by: .seconds(hour * 3600)) }
+        var log = CallLog<Instant>(last: hours(20), recent: [hours(20), hours(2), hours(10)])
+        log.record(at: hours(5), keepingDayFor: limits)
+        #expect(log.recentCalls == [hours(2), hours(5), hours(10), hours(20)])
+        #expect(log.calls(inLastDayAt: hours(30)) == 2, "2 h and 5 h are more than a day old at 30 h")
+        #expect(log.nextAllowed(limits, at: hours(21)) == hours(29), "the third-newest call (5 h) turns a day old")
+    }
 }
 
 @Suite("Consensus: exact median, outliers, minimum agreement")

@@ -48,14 +48,25 @@ public struct CallLog<Instant: InstantProtocol>: Sendable where Instant.Duration
     public func nextAllowed(_ limits: SourceLimits, at now: Instant) -> Instant {
         var next = last.map { $0.advanced(by: limits.pace) } ?? now
         if let daily = limits.dailyCalls {
-            let window = recent.filter { $0.duration(to: now) < SourceLimits.day }
-            if window.count >= daily { next = max(next, window[window.count - daily].advanced(by: SourceLimits.day)) }
+            let window = recent[firstInDay(at: now)...]
+            if window.count >= daily { next = max(next, window[window.endIndex - daily].advanced(by: SourceLimits.day)) }
         }
         return max(next, now)
     }
 
     public func calls(inLastDayAt now: Instant) -> Int {
-        recent.reduce(0) { $0 + ($1.duration(to: now) < SourceLimits.day ? 1 : 0) }
+        recent.count - firstInDay(at: now)
+    }
+
+    /// The index of the first call less than a day old at `now`. Asked on every cycle with up
+    /// to a day's budget of calls logged, so a binary search over the sorted log.
+    private func firstInDay(at now: Instant) -> Int {
+        var low = 0, high = recent.count
+        while low < high {
+            let middle = (low + high) / 2
+            if recent[middle].duration(to: now) < SourceLimits.day { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     public mutating func record(at now: Instant, keepingDayFor limits: SourceLimits) {
@@ -64,11 +75,8 @@ public struct CallLog<Instant: InstantProtocol>: Sendable where Instant.Duration
             recent.removeAll()
             return
         }
-        if let expired = recent.firstIndex(where: { $0.duration(to: now) < SourceLimits.day }) {
-            recent.removeFirst(expired)
-        } else {
-            recent.removeAll()
-        }
-        recent.append(now)
+        recent.removeFirst(firstInDay(at: now))
+        // Kept sorted even if an instant comes out of order.
+        recent.insert(now, at: recent.lastIndex { $0 <= now }.map { $0 + 1 } ?? 0)
     }
 }
