@@ -1,0 +1,48 @@
+import JSONText
+import PriceCore
+
+/// Binance's combined market streams: `/stream?streams=btcusdt@trade/btcusdt@miniTicker`, each
+/// event wrapped as `{"stream":"btcusdt@trade","data":{"e":"trade","s":"BTCUSDT","p":"85866.18",…}}`.
+/// The server pings every 20 s (the client library answers), drops every connection at 24 h,
+/// and announces shutdowns with a `serverShutdown` event.
+public enum BinanceStream {
+    public static func path(symbol: String) -> String {
+        let stream = symbol.lowercased()
+        return "/stream?streams=\(stream)@trade/\(stream)@miniTicker"
+    }
+
+    public static func parse(_ frame: [UInt8], expectedSymbol: String) throws(FetchFailure) -> [StreamEvent] {
+        let json = try StreamMessage.json(frame)
+        // Events come wrapped in a combined stream, but a shutdown notice may come bare or, as on
+        // Binance's WebSocket API, under "event".
+        let event = json["data"] ?? json["event"] ?? json
+        if let code = json["code"], let message = json["msg"]?.stringValue {
+            throw .exchangeError("\(code.numberLiteral ?? "?"): \(message)")
+        }
+        if json["result"] != nil, json["id"] != nil { return [.alive] }
+        switch event["e"]?.stringValue {
+        case "serverShutdown":
+            return [.closingSoon]
+        case "trade":
+            let quote = SourceQuote(price: try ResponseChecks.price(event["p"], field: "p"),
+                                    symbol: try symbol(of: event, expected: expectedSymbol),
+                                    quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol))
+            return [.trade(quote)]
+        case "24hrMiniTicker":
+            let symbol = try symbol(of: event, expected: expectedSymbol)
+            let prices = try StreamMessage.prices((event["c"], "c"), (event["o"], "o"), (event["h"], "h"), (event["l"], "l"))
+            return [.trade(SourceQuote(price: prices[0], symbol: symbol, quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol))),
+                    .dayRange(DayRange(open: prices[1], high: prices[2], low: prices[3]))]
+        case let other?:
+            throw .exchangeError("unexpected event \"\(other)\"")
+        case nil:
+            throw .missingField("e")
+        }
+    }
+
+    private static func symbol(of event: JSONValue, expected: String) throws(FetchFailure) -> String {
+        guard let symbol = event["s"]?.stringValue else { throw .missingField("s") }
+        guard symbol == expected else { throw .wrongSymbol(expected: expected, got: symbol) }
+        return symbol
+    }
+}

@@ -1,0 +1,42 @@
+import JSONText
+import PriceCore
+
+/// Coinbase Advanced Trade's market data feed: subscribe to `ticker` for BTC-USD, and to
+/// `heartbeats`, because channels without updates are closed after 60–90 s. A ticker message is
+/// `{"channel":"ticker","events":[{"type":"update","tickers":[{"product_id":"BTC-USD","price":"85866.18",…}]}]}`.
+public enum CoinbaseStream {
+    public static let productID = "BTC-USD"
+    public static let subscriptions = [
+        #"{"type":"subscribe","product_ids":["BTC-USD"],"channel":"ticker"}"#,
+        #"{"type":"subscribe","channel":"heartbeats"}"#,
+    ]
+
+    public static func parse(_ frame: [UInt8]) throws(FetchFailure) -> [StreamEvent] {
+        let json = try StreamMessage.json(frame)
+        if json["type"]?.stringValue == "error" {
+            throw .exchangeError(json["message"]?.stringValue ?? "error without a message")
+        }
+        switch json["channel"]?.stringValue {
+        case "ticker", "ticker_batch":
+            guard let events = json["events"]?.arrayElements else { throw .missingField("events") }
+            var found: [StreamEvent] = []
+            for event in events {
+                for ticker in event["tickers"]?.arrayElements ?? [] {
+                    guard let product = ticker["product_id"]?.stringValue else { throw .missingField("tickers[].product_id") }
+                    guard product == productID else { throw .wrongSymbol(expected: productID, got: product) }
+                    let prices = try StreamMessage.prices((ticker["price"], "price"), (ticker["high_24_h"], "high_24_h"), (ticker["low_24_h"], "low_24_h"))
+                    found.append(.trade(SourceQuote(price: prices[0], symbol: product, quoteAsset: CoinbaseAPI.quoteAsset)))
+                    found.append(.dayRange(DayRange(open: nil, high: prices[1], low: prices[2])))
+                }
+            }
+            guard !found.isEmpty else { throw .missingField("events[].tickers") }
+            return found
+        case "heartbeats", "subscriptions":
+            return [.alive]
+        case let other?:
+            throw .exchangeError("unexpected channel \"\(other)\"")
+        case nil:
+            throw .missingField("channel")
+        }
+    }
+}

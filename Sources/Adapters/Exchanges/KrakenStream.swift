@@ -1,0 +1,37 @@
+import JSONText
+import PriceCore
+
+/// Kraken's WebSocket v2: subscribe to `ticker` for BTC/USD; a snapshot, then an update per
+/// trade: `{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","last":85866.1,…}]}`.
+/// Prices are JSON numbers here; their literal text is kept, so no digit is lost to a Double.
+public enum KrakenStream {
+    public static let symbol = "BTC/USD"
+    public static let subscription = #"{"method":"subscribe","params":{"channel":"ticker","symbol":["BTC/USD"]}}"#
+
+    public static func parse(_ frame: [UInt8]) throws(FetchFailure) -> [StreamEvent] {
+        let json = try StreamMessage.json(frame)
+        if json["success"]?.boolValue == false {
+            throw .exchangeError(json["error"]?.stringValue ?? "request failed without a reason")
+        }
+        if json["method"] != nil { return [.alive] }
+        switch json["channel"]?.stringValue {
+        case "ticker":
+            guard let data = json["data"]?.arrayElements, !data.isEmpty else { throw .missingField("data") }
+            var found: [StreamEvent] = []
+            for ticker in data {
+                guard let pair = ticker["symbol"]?.stringValue else { throw .missingField("data[].symbol") }
+                guard pair == symbol else { throw .wrongSymbol(expected: symbol, got: pair) }
+                let prices = try StreamMessage.prices((ticker["last"], "last"), (ticker["high"], "high"), (ticker["low"], "low"))
+                found.append(.trade(SourceQuote(price: prices[0], symbol: pair, quoteAsset: KrakenAPI.quoteAsset)))
+                found.append(.dayRange(DayRange(open: nil, high: prices[1], low: prices[2])))
+            }
+            return found
+        case "heartbeat", "status":
+            return [.alive]
+        case let other?:
+            throw .exchangeError("unexpected channel \"\(other)\"")
+        case nil:
+            throw .missingField("channel")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Exchanges
+import Foundation
+import PriceCore
+import Testing
+
+/// The stream parsers against messages shaped exactly as each venue sends them
+/// (Fixtures/streams/), and against the bad frames a stream can carry.
+@Suite("Venue stream parsers on recorded messages")
+struct StreamParserTests {
+    static func frame(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/streams/\(name).json")
+        return Array(try Data(contentsOf: url))
+    }
+
+    func outcome(_ parse: () throws(FetchFailure) -> [StreamEvent]) -> Result<[StreamEvent], FetchFailure> {
+        do throws(FetchFailure) { return .success(try parse()) } catch { return .failure(error) }
+    }
+
+    func price(_ text: String) -> Price { try! Price(parsing: text) }
+
+    @Test func binanceTradesAndMiniTickers() throws {
+        #expect(try BinanceStream.parse(Self.frame("binance-trade"), expectedSymbol: "BTCUSDT")
+                == [.trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"))])
+        #expect(try BinanceStream.parse(Self.frame("binance-mini-ticker"), expectedSymbol: "BTCUSDT") == [
+            .trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT")),
+            .dayRange(DayRange(open: price("86910"), high: price("87250.43"), low: price("84573"))),
+        ])
+        #expect(try BinanceStream.parse(Self.frame("binance-server-shutdown"), expectedSymbol: "BTCUSDT") == [.closingSoon])
+        #expect(try BinanceStream.parse(Array(#"{"stream":"x","data":{"e":"serverShutdown","E":1}}"#.utf8), expectedSymbol: "BTCUSDT") == [.closingSoon])
+        #expect(BinanceStream.path(symbol: "BTCUSDC") == "/stream?streams=btcusdc@trade/btcusdc@miniTicker")
+    }
+
+    @Test func binanceRefusesOtherSymbolsAndReportsItsErrors() throws {
+        #expect(outcome { () throws(FetchFailure) in try BinanceStream.parse(try! Self.frame("binance-trade"), expectedSymbol: "BTCUSDC") }
+                == .failure(.wrongSymbol(expected: "BTCUSDC", got: "BTCUSDT")))
+        #expect(outcome { () throws(FetchFailure) in try BinanceStream.parse(try! Self.frame("binance-error"), expectedSymbol: "BTCUSDT") }
+                == .failure(.exchangeError("2: Invalid request: unknown stream btcusdx@trade")))
+    }
+
+    @Test func coinbaseTickersHeartbeatsAndErrors() throws {
+        #expect(try CoinbaseStream.parse(Self.frame("coinbase-ticker")) == [
+            .trade(SourceQuote(price: price("85866.185"), symbol: "BTC-USD", quoteAsset: "USD")),
+            .dayRange(DayRange(open: nil, high: price("87249.99"), low: price("84570.01"))),
+        ])
+        #expect(try CoinbaseStream.parse(Self.frame("coinbase-heartbeat")) == [.alive])
+        #expect(try CoinbaseStream.parse(Self.frame("coinbase-subscriptions")) == [.alive])
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseStream.parse(try! Self.frame("coinbase-error")) }
+                == .failure(.exchangeError("failure to subscribe")))
+    }
+
+    @Test func krakenTickersKeepTheNumbersLiteralText() throws {
+        #expect(try KrakenStream.parse(Self.frame("kraken-ticker")) == [
+            .trade(SourceQuote(price: price("85866.1"), symbol: "BTC/USD", quoteAsset: "USD")),
+            .dayRange(DayRange(open: nil, high: price("87252.3"), low: price("84570.0"))),
+        ])
+        // More digits than a Double holds: a parser that went through Double would round them.
+        let long = #"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","last":85866.123456789012345,"high":1,"low":1}]}"#
+        let events = try KrakenStream.parse(Array(long.utf8))
+        guard case .trade(let quote)? = events.first else { Issue.record("no trade in \(events)"); return }
+        #expect(quote.price.description == "85866.123456789012345")
+        for name in ["kraken-heartbeat", "kraken-status", "kraken-subscribed"] {
+            #expect(try KrakenStream.parse(Self.frame(name)) == [.alive], "\(name)")
+        }
+        #expect(outcome { () throws(FetchFailure) in try KrakenStream.parse(try! Self.frame("kraken-error")) }
+                == .failure(.exchangeError("Currency pair not supported BTC/XYZ")))
+    }
+
+    @Test("bad frames are specific errors, never a crash", arguments: [
+        ("", FetchFailure.notJSON("empty body")),
+        ("<html>502</html>", .notJSON("HTML page")),
+        (#"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","last":"1e9999","high":1,"low":1}]}"#, nil),
+        (#"{"channel":"ticker","type":"update","data":[]}"#, .missingField("data")),
+        (#"{"channel":"book"}"#, .exchangeError("unexpected channel \"book\"")),
+        (#"[1,2,3]"#, .missingField("channel")),
+    ])
+    func krakenBadFrames(text: String, expected: FetchFailure?) {
+        let result = outcome { () throws(FetchFailure) in try KrakenStream.parse(Array(text.utf8)) }
+        guard case .failure(let failure) = result else { Issue.record("accepted: \(result)"); return }
+        if let expected { #expect(failure == expected) }
+    }
+
+    @Test func anOversizedFrameIsRefusedBeforeParsing() {
+        let huge = Array(#"{"channel":"heartbeat","pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 70_000) + Array(#""}"#.utf8)
+        #expect(outcome { () throws(FetchFailure) in try KrakenStream.parse(huge) } == .failure(.bodyTooLarge(limit: 64 * 1024)))
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseStream.parse(huge) } == .failure(.bodyTooLarge(limit: 64 * 1024)))
+    }
+}
