@@ -1,0 +1,114 @@
+import PriceCore
+import TestClocks
+import Testing
+
+/// The stream's life on a manual clock: connect, stay healthy on messages, stall, back off,
+/// rotate before the venue's cut-off, and rest after a refusal.
+@Suite("Stream link: health, stalls, backoff and rotation on a manual clock")
+struct StreamLinkTests {
+    typealias Instant = ManualClock.Instant
+    let start = Instant(offset: .zero)
+    func at(_ seconds: Double) -> Instant { start.advanced(by: .milliseconds(Int64(seconds * 1000))) }
+    let trade = [StreamEvent.alive]
+
+    @Test func healthyWhileMessagesArriveAndStalledAfterFiveSilentSeconds() {
+        var link = StreamLink(now: start)
+        #expect(link.shouldConnect(at: start))
+        #expect(!link.isHealthy(at: start), "REST polls until the stream is live")
+        link.connecting(at: start)
+        #expect(!link.shouldConnect(at: at(1)), "one attempt at a time")
+        link.opened(at: at(0.2))
+        link.received(trade, at: at(1))
+        #expect(link.isHealthy(at: at(5.9)))
+        #expect(!link.hasStalled(at: at(5.9)))
+        #expect(link.nextDeadline() == at(6), "the stall check is the next thing due")
+        #expect(!link.isHealthy(at: at(6)) && link.hasStalled(at: at(6)), "no message, heartbeat included, for 5 s")
+    }
+
+    @Test func aStreamThatKeepsFailingBacksOffExponentiallyWithJitterUpToFiveMinutes() {
+        var link = StreamLink(now: start)
+        var now = start
+        var delays: [Duration] = []
+        for _ in 0..<12 {
+            link.connecting(at: now)
+            link.ended(.failed("connection refused"), at: now, jitter: 1)
+            guard case .waiting(let until) = link.phase else { Issue.record("not waiting: \(link.phase)"); return }
+            delays.append(now.duration(to: until))
+            now = until
+        }
+        #expect(delays.prefix(6) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(32), .seconds(64)])
+        #expect(delays.last == .seconds(300))
+        var halfJitter = StreamLink(now: start)
+        halfJitter.connecting(at: start)
+        halfJitter.ended(.failed("x"), at: start, jitter: 0)
+        #expect(halfJitter.phase == .waiting(until: at(1)), "equal jitter: at least half the backoff")
+    }
+
+    @Test func connectionsThatDropAtOnceNeverReconnectFasterThanTheBackoff() {
+        // Opens, carries a message, drops: an hour of it stays far below Binance's 300 per 5 minutes.
+        var link = StreamLink(now: start)
+        var now = start, attempts: [Instant] = []
+        while now < at(3600) {
+            if link.shouldConnect(at: now) {
+                attempts.append(now)
+                link.connecting(at: now)
+                link.opened(at: now)
+                link.received(trade, at: now.advanced(by: .seconds(1)))
+                link.ended(.closed("1006"), at: now.advanced(by: .seconds(2)), jitter: 0)
+            }
+            now = now.advanced(by: .milliseconds(500))
+        }
+        let busiestFiveMinutes = attempts.map { first in attempts.filter { first <= $0 && $0 < first.advanced(by: .seconds(300)) }.count }.max() ?? 0
+        #expect(busiestFiveMinutes <= 10, "\(busiestFiveMinutes) connections in 5 minutes")
+        #expect(attempts.count <= 30, "\(attempts.count) connections in an hour: at worst one every 150 s once backed off")
+    }
+
+    @Test func aProvenConnectionStartsTheBackoffOver() {
+        var link = StreamLink(now: start)
+        for _ in 0..<5 {
+            link.connecting(at: start)
+            link.ended(.failed("x"), at: start, jitter: 1)
+        }
+        #expect(link.consecutiveFailures == 5)
+        link.connecting(at: at(100))
+        link.opened(at: at(100))
+        link.received(trade, at: at(170))
+        #expect(link.consecutiveFailures == 0, "a minute of data proves the connection")
+        link.ended(.closed("1001"), at: at(171), jitter: 1)
+        #expect(link.phase == .waiting(until: at(173)), "the first retry after a proven connection waits the first step, not zero")
+    }
+
+    @Test func aRefusedUpgradeRestsForAnHour() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        link.ended(.refused(status: 451), at: start, jitter: 0)
+        #expect(link.phase == .refused(until: at(3600)))
+        #expect(!link.shouldConnect(at: at(3599)) && link.shouldConnect(at: at(3600)))
+        #expect(!link.isHealthy(at: at(10)), "REST covers while the stream is refused")
+    }
+
+    @Test func rotationComesBeforeTheVenuesDayCutOffOrOnAShutdownNotice() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        link.opened(at: start)
+        let day = 24 * 3600.0
+        link.received(trade, at: at(day - 1801))
+        #expect(!link.rotationDue(at: at(day - 1801)))
+        link.received(trade, at: at(day - 1800))
+        #expect(link.rotationDue(at: at(day - 1800)), "23 h 30 min after connecting, well before Binance's 24 h")
+        link.replaced(at: at(day - 1799))
+        #expect(!link.rotationDue(at: at(day - 1797)) && link.isHealthy(at: at(day - 1797)), "the replacement carries on with its own age")
+        let asksForRotation = link.received([.closingSoon], at: at(day + 1))
+        #expect(asksForRotation, "a shutdown notice asks for a rotation now")
+    }
+
+    @Test func aStallEndsLikeAFailure() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        link.opened(at: start)
+        #expect(link.hasStalled(at: at(5)))
+        link.ended(.stalled, at: at(5), jitter: 1)
+        #expect(link.phase == .waiting(until: at(7)))
+        #expect(link.consecutiveFailures == 1)
+    }
+}
