@@ -25,6 +25,8 @@ public final class FakeExchange: Sendable {
         var requests: [RecordedRequest] = []
         /// What Binance reports as the weight used this minute; nil counts 2 per request.
         var binanceWeight: Int?
+        var streamBehaviors: [Market: StreamBehavior] = [:]
+        var streamConnections: [Market: Int] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -42,9 +44,14 @@ public final class FakeExchange: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(FakeExchangeHandler(exchange: { box.withLockedValue { $0 } }))
+                let exchange: @Sendable () -> FakeExchange? = { box.withLockedValue { $0 } }
+                return channel.eventLoop.makeCompletedFuture {
+                    let http = FakeExchangeHandler(exchange: exchange)
+                    let upgrade: NIOHTTPServerUpgradeSendableConfiguration = (
+                        upgraders: [FakeStreamUpgrade.upgrader(exchange: exchange)],
+                        completionHandler: { context in context.pipeline.syncOperations.removeHandler(http, promise: nil) })
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade)
+                    try channel.pipeline.syncOperations.addHandler(http)
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
@@ -69,6 +76,24 @@ public final class FakeExchange: Sendable {
         state.withLockedValue { $0.requests.filter { $0.market == market } }
     }
 
+    /// How a market's WebSocket endpoint behaves; trades at 5 a second unless set.
+    public func setStream(_ market: Market, _ behavior: StreamBehavior) {
+        state.withLockedValue { $0.streamBehaviors[market] = behavior }
+    }
+
+    public func streamBehavior(for market: Market) -> StreamBehavior {
+        state.withLockedValue { $0.streamBehaviors[market] ?? .defaultTrades }
+    }
+
+    /// Upgraded WebSocket connections so far.
+    public func streamConnectionCount(_ market: Market) -> Int {
+        state.withLockedValue { $0.streamConnections[market] ?? 0 }
+    }
+
+    func recordStreamConnection(_ market: Market) {
+        state.withLockedValue { $0.streamConnections[market, default: 0] += 1 }
+    }
+
     public func setBinanceWeight(_ weight: Int?) {
         state.withLockedValue { $0.binanceWeight = weight }
     }
@@ -88,7 +113,7 @@ public final class FakeExchange: Sendable {
     }
 }
 
-final class FakeExchangeHandler: ChannelInboundHandler {
+final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -117,6 +142,10 @@ final class FakeExchangeHandler: ChannelInboundHandler {
         let (path, query) = split(head.uri)
         if path.hasPrefix("/_control/") {
             control(String(path.dropFirst("/_control/".count)), exchange: exchange, context: context)
+            return
+        }
+        if let market = FakeStreamUpgrade.market(path: path), case .refuse(let status) = exchange.streamBehavior(for: market) {
+            write(CannedResponse(status: status, body: "{\"code\":0,\"msg\":\"Service unavailable from a restricted location.\"}"), context: context)
             return
         }
         guard let market = Market.at(path: path) else {

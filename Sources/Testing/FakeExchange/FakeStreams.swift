@@ -1,0 +1,130 @@
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+/// The WebSocket upgrade on the fake's port: which market a request is for, and whether the
+/// behaviour lets it upgrade. A refused upgrade falls through to the HTTP handler, which answers it.
+enum FakeStreamUpgrade {
+    static func market(path: String) -> Market? {
+        switch path {
+        case "/stream": .binance
+        case "/": .coinbase
+        case "/v2": .kraken
+        default: nil
+        }
+    }
+
+    static func upgrader(exchange: @escaping @Sendable () -> FakeExchange?) -> NIOWebSocketServerUpgrader {
+        NIOWebSocketServerUpgrader(
+            maxFrameSize: 1 << 20,
+            shouldUpgrade: { channel, head in
+                let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+                guard let exchange = exchange(), let market = market(path: path) else { return channel.eventLoop.makeSucceededFuture(nil) }
+                if case .refuse = exchange.streamBehavior(for: market) { return channel.eventLoop.makeSucceededFuture(nil) }
+                return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+            },
+            upgradePipelineHandler: { channel, head in
+                let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+                guard let exchange = exchange(), let market = market(path: path) else { return channel.close() }
+                let symbol = head.uri.split(separator: "streams=").last.flatMap { $0.split(separator: "@").first }.map { $0.uppercased() } ?? "BTCUSDT"
+                exchange.recordStreamConnection(market)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        FakeStreamHandler(market: market, behavior: exchange.streamBehavior(for: market), binanceSymbol: symbol))
+                }
+            })
+    }
+}
+
+/// One upgraded connection: pushes what the behaviour says, in the market's real shapes.
+/// Binance starts at once; Coinbase and Kraken wait for a subscription.
+final class FakeStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let market: Market
+    private let behavior: StreamBehavior
+    private let binanceSymbol: String
+    private var sent = 0
+    private var started = false
+    private var ticker: RepeatedTask?
+
+    init(market: Market, behavior: StreamBehavior, binanceSymbol: String) {
+        self.market = market
+        self.behavior = behavior
+        self.binanceSymbol = binanceSymbol
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if market == .binance { start(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        ticker?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            var payload = frame.unmaskedData
+            let text = payload.readString(length: payload.readableBytes) ?? ""
+            guard text.contains("subscribe"), !started else { return }
+            send(StreamPayloads.acknowledgement(market: market, request: text), context: context)
+            start(context: context)
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .connectionClose:
+            context.close(promise: nil)
+        default:
+            break
+        }
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        started = true
+        switch behavior {
+        case .silent, .refuse:
+            return
+        case .frames(let frames):
+            for frame in frames { send(frame, context: context) }
+        case .trades(let prices, let perSecond):
+            schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in
+                handler.pushTrade(prices[handler.sent % prices.count], context: context)
+            }
+        case .closeAfter(let count, let shutdownNotice):
+            schedule(every: .milliseconds(100), context: context) { handler, context in
+                guard handler.sent < count else {
+                    handler.ticker?.cancel()
+                    if shutdownNotice && handler.market == .binance { handler.send(StreamPayloads.serverShutdown(), context: context) }
+                    let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: context.channel.allocator.buffer(bytes: [0x03, 0xE8]))
+                    context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+                    return
+                }
+                handler.pushTrade("114459.80", context: context)
+            }
+        }
+    }
+
+    private func schedule(every interval: TimeAmount, context: ChannelHandlerContext, _ body: @escaping (FakeStreamHandler, ChannelHandlerContext) -> Void) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ticker = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { _ in
+            let (handler, context) = bound.value
+            body(handler, context)
+        }
+    }
+
+    private func pushTrade(_ price: String, context: ChannelHandlerContext) {
+        sent += 1
+        let perSecond: Int
+        if case .trades(_, let rate) = behavior { perSecond = max(rate, 1) } else { perSecond = 10 }
+        send(StreamPayloads.trade(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context)
+        // Once a second: Binance's mini ticker, the others' heartbeat.
+        if sent % perSecond == 0 { send(StreamPayloads.everySecond(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context) }
+    }
+
+    private func send(_ text: String, context: ChannelHandlerContext) {
+        let buffer = context.channel.allocator.buffer(string: text)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
+    }
+}

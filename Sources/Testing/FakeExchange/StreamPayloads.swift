@@ -1,0 +1,46 @@
+import Glibc
+/// The venues' stream messages, shaped as the real ones (see Tests/AdapterTests/Fixtures/streams).
+/// Trades are stamped with the wall clock in milliseconds, for latency measurements.
+enum StreamPayloads {
+    static func trade(market: Market, price: String, sequence: Int, binanceSymbol: String) -> String {
+        let now = wallMilliseconds()
+        switch market {
+        case .binance:
+            return #"{"stream":"\#(binanceSymbol.lowercased())@trade","data":{"e":"trade","E":\#(now),"s":"\#(binanceSymbol)","t":\#(sequence),"p":"\#(price)","q":"0.00052000","T":\#(now),"m":false,"M":true}}"#
+        case .coinbase:
+            return #"{"channel":"ticker","client_id":"","timestamp":"\#(now)","sequence_num":\#(sequence),"events":[{"type":"update","tickers":[{"type":"ticker","product_id":"BTC-USD","price":"\#(price)","volume_24_h":"9421.6","low_24_h":"112000.01","high_24_h":"116000.99","price_percent_chg_24_h":"-1.2"}]}]}"#
+        default:
+            return #"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","bid":\#(price),"ask":\#(price),"last":\#(price),"volume":1875.6,"vwap":114000.4,"low":112000.0,"high":116000.9,"change":-1043.9,"change_pct":-1.2,"timestamp_ms":\#(now)}]}"#
+        }
+    }
+
+    static func everySecond(market: Market, price: String, sequence: Int, binanceSymbol: String) -> String {
+        switch market {
+        case .binance:
+            return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(wallMilliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"115000.00","h":"116000.99","l":"112000.01","v":"21843.5","q":"1878203044.4"}}"#
+        case .coinbase:
+            return #"{"channel":"heartbeats","client_id":"","timestamp":"\#(wallMilliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
+        default:
+            return #"{"channel":"heartbeat"}"#
+        }
+    }
+
+    static func acknowledgement(market: Market, request: String) -> String {
+        switch market {
+        case .coinbase:
+            #"{"channel":"subscriptions","client_id":"","timestamp":"0","sequence_num":0,"events":[{"subscriptions":{"ticker":["BTC-USD"]}}]}"#
+        default:
+            #"{"method":"subscribe","result":{"channel":"ticker","snapshot":true,"symbol":"BTC/USD"},"success":true,"time_in":"0","time_out":"0"}"#
+        }
+    }
+
+    static func serverShutdown() -> String {
+        #"{"event":{"e":"serverShutdown","E":\#(wallMilliseconds())}}"#
+    }
+
+    private static func wallMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

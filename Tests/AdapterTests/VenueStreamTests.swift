@@ -1,0 +1,89 @@
+import FakeExchange
+import Logging
+import PriceCore
+import Streams
+import Synchronization
+import Testing
+import TestClocks
+
+/// Each venue's stream over a real WebSocket connection to the fake exchange on 127.0.0.1.
+@Suite("Venue streams over WebSocket against the fake exchange")
+struct VenueStreamTests {
+    typealias Ending = StreamLink<ManualClock.Instant>.Ending
+
+    /// What one connection delivered before it ended (or was cancelled after `until` held).
+    final class Received: Sendable {
+        let opened = Mutex(false)
+        let events = Mutex<[StreamEvent]>([])
+        var trades: [String] {
+            events.withLock { $0.compactMap { if case .trade(let quote) = $0 { quote.price.description } else { nil } } }
+        }
+    }
+
+    func connect(_ venue: StreamVenue, to exchange: FakeExchange, path: String = "",
+                 until done: @escaping @Sendable (Received) -> Bool = { _ in false }) async -> (Ending, Received) {
+        let received = Received()
+        let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)")
+        let task = Task {
+            await stream.run(logger: Logger(label: "test"), opened: { received.opened.withLock { $0 = true } },
+                             received: { events in received.events.withLock { $0 += events } }) as Ending
+        }
+        let watcher = Task {
+            while !Task.isCancelled && !done(received) { try? await Task.sleep(for: .milliseconds(10)) }
+            if !Task.isCancelled { task.cancel() }
+        }
+        let ending = await task.value
+        watcher.cancel()
+        return (ending, received)
+    }
+
+    @Test(arguments: [(StreamVenue.binance, ""), (.coinbase, "/"), (.kraken, "/v2")])
+    func tradesArriveWithTheirExactPrices(venue: StreamVenue, path: String) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(Market(rawValue: venue.rawValue)!, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
+        let (ending, received) = await connect(venue, to: exchange, path: path) { $0.trades.count >= 3 }
+        #expect(ending == .closed("cancelled"))
+        #expect(received.opened.withLock { $0 })
+        #expect(Array(received.trades.prefix(3)) == ["114459.8", "114460.25", "114459.8"])
+        #expect(exchange.streamConnectionCount(Market(rawValue: venue.rawValue)!) == 1)
+        await exchange.shutdown()
+    }
+
+    @Test func aRefusedUpgradeIsARefusal() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .refuse(451))
+        let (ending, received) = await connect(.binance, to: exchange)
+        #expect(ending == .refused(status: 0))
+        #expect(!received.opened.withLock { $0 })
+        await exchange.shutdown()
+    }
+
+    @Test func aShutdownNoticeArrivesBeforeTheCleanClose() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .closeAfter(trades: 2, shutdownNotice: true))
+        let (ending, received) = await connect(.binance, to: exchange)
+        #expect(ending == .closed("closed by binance (normalClosure)"))
+        #expect(received.events.withLock { $0.last } == .closingSoon)
+        #expect(received.trades.count == 2)
+        await exchange.shutdown()
+    }
+
+    @Test(arguments: ["not json", #"{"channel":"ticker","type":"update","data":[{"symbol":"ETH/USD","last":1,"high":1,"low":1}]}"#])
+    func aMessageThatIsNotATickerEndsTheConnectionWithTheReason(frame: String) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.kraken, .frames([frame]))
+        let (ending, _) = await connect(.kraken, to: exchange, path: "/v2")
+        guard case .failed(let reason) = ending else { Issue.record("ended as \(ending)"); return }
+        #expect(reason.hasPrefix("kraken sent a message that is not a ticker: "), "\(reason)")
+        await exchange.shutdown()
+    }
+
+    @Test func nothingListeningIsAFailureNotARefusal() async throws {
+        let exchange = try await FakeExchange.start()
+        let port = exchange.port
+        await exchange.shutdown()
+        let stream = VenueStream(venue: .kraken, url: "ws://127.0.0.1:\(port)/v2")
+        let ending: Ending = await stream.run(logger: Logger(label: "test"), opened: {}, received: { _ in })
+        guard case .failed = ending else { Issue.record("ended as \(ending)"); return }
+    }
+}
