@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "PriceCore", "Exchanges", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd",
+                "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

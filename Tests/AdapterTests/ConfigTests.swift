@@ -41,6 +41,24 @@ struct ConfigTests {
         #expect(settings.stateDirectory == "/var/lib/btcpriced")
         #expect(settings.socketPath == "/run/btcpriced/btcpriced.sock")
         #expect(settings.logLevel == .info)
+        #expect(settings.stream == .auto)
+        #expect(settings.binanceStreamURL == "wss://stream.binance.com:9443")
+        #expect(settings.coinbaseStreamURL == "wss://advanced-trade-ws.coinbase.com")
+        #expect(settings.krakenStreamURL == "wss://ws.kraken.com/v2")
+        #expect(settings.publishInterval == .milliseconds(250))
+    }
+
+    @Test func theStreamComesFromTheFirstSourceThatCanStream() throws {
+        #expect(try load().stream.venue(among: try load().sources) == .binance)
+        let chain = try load(env: ["BTCPRICED_SOURCES": "bitstamp,kraken,coinbase"])
+        #expect(chain.stream.venue(among: chain.sources) == .kraken)
+        #expect(try load(env: ["BTCPRICED_STREAM": "off"]).stream.venue(among: chain.sources) == nil)
+        #expect(try load(env: ["BTCPRICED_STREAM": "Coinbase"]).stream.venue(among: chain.sources) == .coinbase)
+        #expect(StreamChoice.auto.venue(among: [.bitstamp, .cryptoCompare]) == nil, "no venue in the chain can stream")
+        for url in ["ws://127.0.0.1:8080/v2", "wss://ws.kraken.com/v2"] {
+            #expect(try load(env: ["BTCPRICED_KRAKEN_STREAM_URL": url]).krakenStreamURL == url)
+        }
+        #expect(try load(env: ["BTCPRICED_PUBLISH_INTERVAL": "0"]).publishInterval == .zero)
     }
 
     @Test func systemdDirectoriesBecomeDefaults() throws {
@@ -103,6 +121,10 @@ struct ConfigTests {
         (.sources, "binance,binance", "listed twice"),
         (.binanceURL, "http://api.binance.com", "only https is allowed"),
         (.binanceURL, "ftp://x", "not an http(s) URL"),
+        (.binanceStreamURL, "ws://stream.binance.com:9443", "only wss is allowed"),
+        (.krakenStreamURL, "https://ws.kraken.com/v2", "not a ws(s) URL"),
+        (.stream, "bitstamp", "unknown stream \"bitstamp\"; use one of auto, off, binance, coinbase, kraken"),
+        (.publishInterval, "2m", "longer than the maximum of 1m"),
         (.binanceURL, "https://", "has no host"),
         (.binanceURL, "https://x/?a=1", "without spaces, query or fragment"),
         (.cryptoCompareURL, "https://x:99999", "invalid port"),

@@ -62,6 +62,12 @@ final class DaemonProcess {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
         // Every venue points at the fake: a test never reaches a real exchange.
         for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased())_URL"] = exchangeURL }
+        // The streams too; off unless a test turns them on, so the polling tests poll.
+        let ws = "ws" + exchangeURL.dropFirst("http".count)
+        environment["BTCPRICED_BINANCE_STREAM_URL"] = ws
+        environment["BTCPRICED_COINBASE_STREAM_URL"] = ws + "/"
+        environment["BTCPRICED_KRAKEN_STREAM_URL"] = ws + "/v2"
+        environment["BTCPRICED_STREAM"] = "off"
         // The tests watch quote.json change with each quote.
         environment["BTCPRICED_PERSIST_INTERVAL"] = "0"
         environment.merge(settings) { $1 }

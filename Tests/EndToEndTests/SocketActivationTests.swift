@@ -14,7 +14,8 @@ struct SocketActivationTests {
         // daemon with LISTEN_FDS. It passes no environment unless told to (-E).
         let activator = try SpawnedProcess(
             ["/usr/bin/systemd-socket-activate", "--listen=\(activated)"]
-            + Market.allCases.flatMap { ["-E", "BTCPRICED_\($0.rawValue.uppercased())_URL"] } + [Binaries.daemon] + (daemon.process.arguments ?? []),
+            + (daemon.process.environment ?? [:]).keys.filter { $0.hasPrefix("BTCPRICED_") }.sorted().flatMap { ["-E", $0] }
+            + [Binaries.daemon] + (daemon.process.arguments ?? []),
             environment: daemon.process.environment ?? [:], output: daemon.logFile)
         defer { activator.stop() }
         try await until("a quote on the inherited socket") {

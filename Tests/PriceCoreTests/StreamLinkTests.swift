@@ -112,3 +112,18 @@ struct StreamLinkTests {
         #expect(link.consecutiveFailures == 1)
     }
 }
+
+extension StreamLinkTests {
+    @Test func aRotationReconnectsAtOnceAndStaysHealthyAcrossTheGap() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        link.opened(at: start)
+        link.received(trade, at: at(100))
+        link.rotating(at: at(100.5))
+        #expect(link.phase == .connecting(since: at(100.5)), "no backoff: a rotation is not a failure")
+        #expect(link.isHealthy(at: at(104.9)), "the fetch loop spends no REST call while it reconnects")
+        #expect(!link.isHealthy(at: at(105)), "but a reconnect that takes past the stall limit hands over to REST")
+        link.opened(at: at(100.7))
+        #expect(link.isHealthy(at: at(101)) && link.consecutiveFailures == 0)
+    }
+}

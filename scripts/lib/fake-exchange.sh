@@ -8,4 +8,8 @@ start_fake_exchange() {
   fake_url=$(head -1 "$2/fake.url")
   export BTCPRICED_BINANCE_URL=$fake_url BTCPRICED_COINBASE_URL=$fake_url BTCPRICED_KRAKEN_URL=$fake_url \
     BTCPRICED_BITSTAMP_URL=$fake_url BTCPRICED_CRYPTOCOMPARE_URL=$fake_url
+  # The streams too (ws://, same port); the benchmarks measure polling unless they set BTCPRICED_STREAM.
+  local ws=${fake_url/http:/ws:}
+  export BTCPRICED_BINANCE_STREAM_URL=$ws BTCPRICED_COINBASE_STREAM_URL=$ws/ BTCPRICED_KRAKEN_STREAM_URL=$ws/v2 \
+    BTCPRICED_STREAM=${BTCPRICED_STREAM:-off}
 }

@@ -22,6 +22,14 @@ public struct DaemonSettings: Sendable, Equatable {
     public var coinbaseURL: String
     public var krakenURL: String
     public var bitstampURL: String
+    /// Which venue streams trades over WebSocket while REST polling rests.
+    public var stream: StreamChoice
+    public var binanceStreamURL: String
+    public var coinbaseStreamURL: String
+    public var krakenStreamURL: String
+    /// `watch` subscribers get at most one line per this interval (zero: every update); state
+    /// changes are never held back.
+    public var publishInterval: Duration
     /// Resolved from the key, its file or the systemd credential (see `APIKeyResolver`).
     public var cryptoCompareAPIKey: APIKey?
     public var cryptoCompareAPIKeyFile: String?
@@ -52,6 +60,11 @@ public struct DaemonSettings: Sendable, Equatable {
         case .coinbaseURL: "https://api.coinbase.com"
         case .krakenURL: "https://api.kraken.com"
         case .bitstampURL: "https://www.bitstamp.net"
+        case .stream: "auto"
+        case .binanceStreamURL: "wss://stream.binance.com:9443"
+        case .coinbaseStreamURL: "wss://advanced-trade-ws.coinbase.com"
+        case .krakenStreamURL: "wss://ws.kraken.com/v2"
+        case .publishInterval: "250ms"
         case .cryptoCompareAPIKey, .cryptoCompareAPIKeyFile: ""
         case .cryptoCompareDailyCalls: "7500"
         case .mode: "fallback"
@@ -68,6 +81,21 @@ public struct DaemonSettings: Sendable, Equatable {
     private static func firstDirectory(_ value: String?) -> String? {
         guard let first = value?.split(separator: ":").first, !first.isEmpty else { return nil }
         return String(first)
+    }
+}
+
+/// `BTCPRICED_STREAM`: `auto` streams from the first source in BTCPRICED_SOURCES that can.
+public enum StreamChoice: String, Sendable, Equatable, CaseIterable {
+    case auto, off, binance, coinbase, kraken
+
+    /// The venue to stream from, given the source chain; nil when none.
+    public func venue(among sources: [SourceName]) -> SourceName? {
+        let streaming: [SourceName] = [.binance, .coinbase, .kraken]
+        switch self {
+        case .off: return nil
+        case .auto: return sources.first { streaming.contains($0) }
+        default: return SourceName(rawValue)
+        }
     }
 }
 

@@ -68,6 +68,14 @@ public enum SettingsLoader {
             coinbaseURL: try value(.coinbaseURL, ValueParsers.baseURL),
             krakenURL: try value(.krakenURL, ValueParsers.baseURL),
             bitstampURL: try value(.bitstampURL, ValueParsers.baseURL),
+            stream: try value(.stream) { text in
+                StreamChoice(rawValue: text.lowercased()).map { .success($0) }
+                    ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+            },
+            binanceStreamURL: try value(.binanceStreamURL, ValueParsers.streamURL),
+            coinbaseStreamURL: try value(.coinbaseStreamURL, ValueParsers.streamURL),
+            krakenStreamURL: try value(.krakenStreamURL, ValueParsers.streamURL),
+            publishInterval: try positive(.publishInterval, allowZero: true, atMost: .seconds(60)),
             cryptoCompareAPIKey: try value(.cryptoCompareAPIKey) { text in
                 text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
             },

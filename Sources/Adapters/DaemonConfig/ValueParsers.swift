@@ -36,14 +36,23 @@ enum ValueParsers {
 
     /// An absolute http(s) URL with no query or fragment; plain http only to loopback.
     static func baseURL(_ text: String) -> Result<String, InvalidValue> {
+        endpointURL(text, secure: "https", plain: "http", example: "https://api.binance.com")
+    }
+
+    /// A WebSocket URL: `wss://` (TLS, always verified), or `ws://` for loopback test servers.
+    static func streamURL(_ text: String) -> Result<String, InvalidValue> {
+        endpointURL(text, secure: "wss", plain: "ws", example: "wss://stream.binance.com:9443")
+    }
+
+    private static func endpointURL(_ text: String, secure: String, plain: String, example: String) -> Result<String, InvalidValue> {
         let lower = text.lowercased()
         let scheme: String
-        if lower.hasPrefix("https://") {
-            scheme = "https"
-        } else if lower.hasPrefix("http://") {
-            scheme = "http"
+        if lower.hasPrefix(secure + "://") {
+            scheme = secure
+        } else if lower.hasPrefix(plain + "://") {
+            scheme = plain
         } else {
-            return .failure("\(quoted(text)) is not an http(s) URL; expected e.g. https://api.binance.com")
+            return .failure("\(quoted(text)) is not \(plain == "http" ? "an" : "a") \(plain)(s) URL; expected e.g. \(example)")
         }
         let rest = text.dropFirst(scheme.count + 3)
         guard !rest.contains("?"), !rest.contains("#"), !rest.contains(where: { $0 == " " || $0.isNewline }) else {
@@ -64,8 +73,8 @@ enum ValueParsers {
             host = String(parts[0])
         }
         guard !host.isEmpty else { return .failure("\(quoted(text)) has no host") }
-        if scheme == "http" && !isLoopback(host) {
-            return .failure("\(quoted(text)) uses plain http; only https is allowed (http only for loopback test servers)")
+        if scheme == plain && !isLoopback(host) {
+            return .failure("\(quoted(text)) uses plain \(plain); only \(secure) is allowed (\(plain) only for loopback test servers)")
         }
         return .success(text)
     }

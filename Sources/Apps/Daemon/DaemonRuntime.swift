@@ -11,6 +11,7 @@ import NIOPosix
 import PriceCore
 import ServiceLifecycle
 import SocketServer
+import Streams
 import Systemd
 import UnixSignals
 import WireProtocol
@@ -73,12 +74,15 @@ struct DaemonRuntime {
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
+        let stream = streamSetup()
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock> = { plan in
-            FetchLoop(
+            var loop = FetchLoop(
                 fetcher: FallbackFetcher(sources: plan.sources(client: httpClient, userAgent: userAgent), timeout: plan.settings.timeout, clock: ContinuousClock()),
                 schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: min(.seconds(30), longestIdle ?? .seconds(30))),
                 wallClock: wallClock, ledger: directory.ledger, mode: plan.mode
             )
+            if let state = stream?.state { loop.standby = { state.isHealthy(at: $0) } }
+            return loop
         }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger) { board.persistence(failing: $0) }
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: settings.stateDirectory), logger: logger)
@@ -98,13 +102,19 @@ struct DaemonRuntime {
                       successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FreshnessMonitor(board: board, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),
+            ] + (stream.map { stream in [
+                .init(service: StreamService(stream: stream.connection, state: stream.state, board: board,
+                                             publisher: WatchPublisher(server: server, clock: ContinuousClock(), interval: settings.publishInterval),
+                                             persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
+            ] } ?? []) + [
                 .init(service: WatchdogService(health: health), successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ],
             logger: serviceLogger
         ))
-        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable); state in \(settings.stateDirectory)")
+        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.state.venue.rawValue) while its stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
         SourcePlanLogging.logSkipped(plan, logger: logger)
         notifier.ready(status: board.statusSummary().text)
 
@@ -165,4 +175,17 @@ struct DaemonRuntime {
             logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
         }
     }
+
+    /// The stream BTCPRICED_STREAM asks for, if any venue in the chain can stream.
+    private func streamSetup() -> (connection: VenueStream, state: StreamState<ContinuousClock.Instant>)? {
+        guard let name = settings.stream.venue(among: plan.active.map(\.sourceName)), let venue = StreamVenue(rawValue: name.rawValue) else { return nil }
+        let url = switch venue {
+        case .binance: settings.binanceStreamURL
+        case .coinbase: settings.coinbaseStreamURL
+        case .kraken: settings.krakenStreamURL
+        }
+        return (VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol),
+                StreamState(venue: name, link: StreamLink(now: .now)))
+    }
+
 }

@@ -16,6 +16,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     /// The inputs a snapshot is made from.
     private struct Inputs: Sendable, Equatable {
         var quote: Quote?
+        var transport = Transport.poll
         var failureSummary: String?
         var ageKnown = true
         var age = QuoteAge<C.Instant>(receivedAt: nil)
@@ -64,7 +65,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     private static func snapshot(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> Current {
-        Snapshot(quote: inputs.quote, problems: inputs.problems, ageKnown: inputs.ageKnown, age: inputs.age,
+        Snapshot(quote: inputs.quote, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown, age: inputs.age,
                  staleLimit: inputs.policy.limit(for: inputs.quote), madeAt: now, wallTime: wallTime)
     }
 
@@ -74,10 +75,22 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         return update { inputs in
             if let quote = report.quote {
                 inputs.quote = quote
+                inputs.transport = .poll
                 inputs.ageKnown = true
                 inputs.age = QuoteAge(receivedAt: receivedAt)
             }
             inputs.failureSummary = report.failureSummary
+        }
+    }
+
+    /// Records a trade from a stream; returns the new snapshot (every trade changes the age).
+    func record(streamed quote: Quote) -> Current? {
+        let receivedAt = clock.now
+        return update { inputs in
+            inputs.quote = quote
+            inputs.transport = .stream
+            inputs.ageKnown = true
+            inputs.age = QuoteAge(receivedAt: receivedAt)
         }
     }
 

@@ -21,7 +21,7 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     /// The `price` reply: the price, or the nodata error.
     let priceLine: String
 
-    init(quote: Quote?, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    init(quote: Quote?, transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
          madeAt now: Instant, wallTime: Timestamp) {
         self.quote = quote
         self.problems = problems
@@ -41,7 +41,8 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
             lastError: problems,
             version: ProductVersion.current,
             sources: quote?.contributors.map(\.rawValue) ?? [],
-            spread: quote?.spread.map { "\($0)" }
+            spread: quote?.spread.map { "\($0)" },
+            transport: quote == nil ? nil : transport.rawValue
         ).rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
@@ -71,6 +72,11 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         guard ageKnown else { return nil }
         return age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit)
     }
+}
+
+/// How the current quote arrived.
+enum Transport: String, Sendable, Hashable {
+    case stream, poll
 }
 
 extension StatusMessage.State {

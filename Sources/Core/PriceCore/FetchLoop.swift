@@ -62,6 +62,9 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let jitter: any JitterSource
     public let ledger: SourceLedger<C.Instant>
     public let mode: FetchMode
+    /// True while something else (a healthy stream) carries the quotes: the loop keeps its
+    /// ticks, so the watchdog stays fed, but asks no source until it turns false.
+    public var standby: @Sendable (C.Instant) -> Bool = { _ in false }
 
     /// Pass the same `ledger` to the loop that replaces this one on reload, so health,
     /// cool-downs and call budgets carry over.
@@ -83,6 +86,14 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         var deadline = clock.now
         while !Task.isCancelled {
             let started = clock.now
+            if standby(started) {
+                consecutiveFailures = 0
+                deadline = schedule.nextTick(after: deadline, now: started)
+                await handle(CycleReport(quote: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
+                                         nextCycleIn: started.duration(to: deadline)))
+                do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                continue
+            }
             // Calls count at the tick they were scheduled for when the wake-up was only a little
             // late; otherwise wake-up jitter would make a source whose pace equals the interval
             // look early every other cycle and hand its turn to the next source.

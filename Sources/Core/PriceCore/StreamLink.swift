@@ -42,6 +42,9 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public private(set) var phase: Phase
     /// Connections that ended before proving themselves, since the last one that did.
     public private(set) var consecutiveFailures = 0
+    /// While a rotation reconnects, the stream still counts as healthy until the last message
+    /// is as old as the stall limit, so the fetch loop spends no REST call on the gap.
+    private var rotationGraceUntil: Instant?
 
     public init(policy: Policy = Policy(), now: Instant) {
         self.policy = policy
@@ -58,8 +61,11 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
 
     /// Healthy: live, and something arrived within the stall limit. REST polling rests only then.
     public func isHealthy(at now: Instant) -> Bool {
-        guard case .live(_, let last) = phase else { return false }
-        return last.duration(to: now) < policy.stallAfter
+        switch phase {
+        case .live(_, let last): return last.duration(to: now) < policy.stallAfter
+        case .connecting: return rotationGraceUntil.map { now < $0 } ?? false
+        case .waiting, .refused: return false
+        }
     }
 
     /// Live but silent past the stall limit: the adapter should end the connection.
@@ -86,11 +92,20 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     }
 
     public mutating func connecting(at now: Instant) {
+        rotationGraceUntil = nil
+        phase = .connecting(since: now)
+    }
+
+    /// Ends a live connection on purpose (its age, or the venue's notice) and reconnects at once.
+    public mutating func rotating(at now: Instant) {
+        guard case .live(_, let last) = phase else { return }
+        rotationGraceUntil = last.advanced(by: policy.stallAfter)
         phase = .connecting(since: now)
     }
 
     /// The upgrade succeeded.
     public mutating func opened(at now: Instant) {
+        rotationGraceUntil = nil
         phase = .live(since: now, lastMessage: now)
     }
 
@@ -110,6 +125,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
 
     /// The connection (or the attempt) ended. `jitter` is a value in 0...1.
     public mutating func ended(_ ending: Ending, at now: Instant, jitter: Double) {
+        rotationGraceUntil = nil
         if case .refused = ending {
             phase = .refused(until: now.advanced(by: policy.refusalCooldown))
             return

@@ -20,10 +20,12 @@ public struct StatusMessage: Sendable, Hashable {
     public var sources: [String]
     /// In consensus mode, highest minus lowest price used, as exact decimal text.
     public var spread: String?
+    /// How the quote arrived: `stream` (a venue's WebSocket) or `poll` (REST); nil without one.
+    public var transport: String?
 
     public init(price: String?, currency: String = "USD", symbol: String?, source: String?, timestamp: String?,
                 ageMilliseconds: Int64?, state: State, lastError: String?, version: String,
-                sources: [String] = [], spread: String? = nil) {
+                sources: [String] = [], spread: String? = nil, transport: String? = nil) {
         self.price = price
         self.currency = currency
         self.symbol = symbol
@@ -35,6 +37,7 @@ public struct StatusMessage: Sendable, Hashable {
         self.version = version
         self.sources = sources
         self.spread = spread
+        self.transport = transport
     }
 
     public var json: JSONValue { .object(JSONObject(members: staticHead + Self.timeDependent(ageMilliseconds, state) + staticTail)) }
@@ -57,7 +60,8 @@ public struct StatusMessage: Sendable, Hashable {
         [JSONMember(key: "last_error", value: .string(orNull: lastError)),
          JSONMember(key: "version", value: .string(version)),
          JSONMember(key: "sources", value: .array(sources.map { .string($0) })),
-         JSONMember(key: "spread", value: .string(orNull: spread))]
+         JSONMember(key: "spread", value: .string(orNull: spread)),
+         JSONMember(key: "transport", value: .string(orNull: transport))]
     }
 
     fileprivate static func timeDependent(_ ageMilliseconds: Int64?, _ state: State) -> [JSONMember] {
@@ -90,7 +94,8 @@ public struct StatusMessage: Sendable, Hashable {
                   symbol: try optionalString("symbol"), source: try optionalString("source"),
                   timestamp: try optionalString("timestamp"), ageMilliseconds: age, state: state,
                   lastError: try optionalString("last_error"), version: try optionalString("version") ?? "",
-                  sources: json["sources"]?.stringElements ?? [], spread: json["spread"]?.stringValue)
+                  sources: json["sources"]?.stringElements ?? [], spread: json["spread"]?.stringValue,
+                  transport: json["transport"]?.stringValue)
     }
 
     /// `1234` ms → `1.234`.

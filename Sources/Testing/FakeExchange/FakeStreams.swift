@@ -29,29 +29,31 @@ enum FakeStreamUpgrade {
                 let symbol = head.uri.split(separator: "streams=").last.flatMap { $0.split(separator: "@").first }.map { $0.uppercased() } ?? "BTCUSDT"
                 exchange.recordStreamConnection(market)
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        FakeStreamHandler(market: market, behavior: exchange.streamBehavior(for: market), binanceSymbol: symbol))
+                    try channel.pipeline.syncOperations.addHandler(FakeStreamHandler(market: market, exchange: exchange, binanceSymbol: symbol))
                 }
             })
     }
 }
 
 /// One upgraded connection: pushes what the behaviour says, in the market's real shapes.
-/// Binance starts at once; Coinbase and Kraken wait for a subscription.
+/// Binance starts at once; Coinbase and Kraken wait for a subscription. A connection pushing
+/// trades follows later changes: new prices, or silence when the behaviour is no longer `trades`.
 final class FakeStreamHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let market: Market
+    private let exchange: FakeExchange
     private let behavior: StreamBehavior
     private let binanceSymbol: String
     private var sent = 0
     private var started = false
     private var ticker: RepeatedTask?
 
-    init(market: Market, behavior: StreamBehavior, binanceSymbol: String) {
+    init(market: Market, exchange: FakeExchange, binanceSymbol: String) {
         self.market = market
-        self.behavior = behavior
+        self.exchange = exchange
+        self.behavior = exchange.streamBehavior(for: market)
         self.binanceSymbol = binanceSymbol
     }
 
@@ -88,8 +90,12 @@ final class FakeStreamHandler: ChannelInboundHandler {
             return
         case .frames(let frames):
             for frame in frames { send(frame, context: context) }
-        case .trades(let prices, let perSecond):
+        case .trades(_, let perSecond):
             schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in
+                guard case .trades(let prices, _) = handler.exchange.streamBehavior(for: handler.market), !prices.isEmpty else {
+                    handler.ticker?.cancel()
+                    return
+                }
                 handler.pushTrade(prices[handler.sent % prices.count], context: context)
             }
         case .closeAfter(let count, let shutdownNotice):

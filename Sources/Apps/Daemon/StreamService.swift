@@ -1,0 +1,145 @@
+import Logging
+import PriceCore
+import ServiceLifecycle
+import Streams
+import Synchronization
+
+/// The stream's link, shared with the fetch loop, which rests while the stream is healthy.
+final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    let venue: SourceName
+    private let link: Mutex<StreamLink<Instant>>
+
+    init(venue: SourceName, link: StreamLink<Instant>) {
+        self.venue = venue
+        self.link = Mutex(link)
+    }
+
+    func isHealthy(at now: Instant) -> Bool { link.withLock { $0.isHealthy(at: now) } }
+    func update<T>(_ body: (inout StreamLink<Instant>) -> T) -> T { link.withLock { body(&$0) } }
+}
+
+/// Keeps one venue's stream connected: every trade goes to the board (and, coalesced, to the
+/// watchers); stalls and drops hand over to REST polling, which the fetch loop resumes on its
+/// next tick. Logs one line per change of the stream's state.
+struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
+    let stream: VenueStream
+    let state: StreamState<C.Instant>
+    let board: PriceBoard<C>
+    let publisher: WatchPublisher<C>
+    let persister: QuotePersister
+    let health: DaemonHealth
+    let clock: C
+    let jitter: any JitterSource
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await keepConnected() }
+    }
+
+    private func keepConnected() async {
+        // What was last said: one line when the stream goes down, one when it is live again.
+        let announced = Mutex((down: false, live: false))
+        let venue = state.venue.rawValue, logger = self.logger
+        while !Task.isCancelled {
+            if let wait = state.update({ $0.nextDeadline() }), clock.now < wait {
+                do { try await clock.sleep(until: wait, tolerance: nil) } catch { return }
+            }
+            if state.update({ $0.shouldConnect(at: clock.now) }) { state.update { $0.connecting(at: clock.now) } }
+            let ending = await connectOnce(onLive: {
+                let wasDown: Bool? = announced.withLock { said in
+                    defer { said = (down: false, live: true) }
+                    return said.live ? nil : said.down
+                }
+                guard let wasDown else { return }
+                logger.info(wasDown ? "\(venue) stream is back; polling rests" : "streaming trades from \(venue); polling rests",
+                            metadata: ["source": "\(venue)"])
+            })
+            if Task.isCancelled { return }
+            if case .rotating = ending {
+                state.update { $0.rotating(at: clock.now) }
+                continue
+            }
+            let linkEnding = ending.linkEnding
+            state.update { $0.ended(linkEnding, at: clock.now, jitter: jitter.unitInterval()) }
+            if !announced.withLock({ $0.down }) {
+                if case .refused = linkEnding {
+                    logger.warning("\(venue) refused the stream (declined upgrade, as from a restricted location); polling REST instead, and not asking for the stream again for \(state.update { $0.policy.refusalCooldown }.humanReadable)",
+                                   metadata: ["source": "\(venue)"])
+                } else {
+                    logger.warning("\(venue) stream is down (\(linkEnding.description)); polling REST until it is back", metadata: ["source": "\(venue)"])
+                }
+            }
+            announced.withLock { $0 = (down: true, live: false) }
+        }
+    }
+
+    /// Why one connection ended, including on purpose.
+    enum Outcome {
+        case ended(StreamLink<C.Instant>.Ending)
+        case rotating
+
+        var linkEnding: StreamLink<C.Instant>.Ending {
+            if case .ended(let ending) = self { return ending }
+            return .closed("rotation")
+        }
+    }
+
+    /// Runs one connection, and beside it a watch on the link for stalls and rotation.
+    private func connectOnce(onLive: @escaping @Sendable () -> Void) async -> Outcome {
+        let rotateNow = ShutdownNotice()
+        return await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask { [stream, state, clock, logger] in
+                let ending: StreamLink<C.Instant>.Ending = await stream.run(
+                    logger: logger,
+                    opened: { state.update { $0.opened(at: clock.now) } },
+                    received: { events in
+                        let closing = state.update { $0.received(events, at: clock.now) }
+                        if closing { rotateNow.heard.withLock { $0 = true } }
+                        onLive()
+                        deliver(events)
+                    })
+                return .ended(ending)
+            }
+            group.addTask { [state, clock] in
+                while !Task.isCancelled {
+                    let now = clock.now
+                    if rotateNow.heard.withLock({ $0 }) || state.update({ $0.rotationDue(at: now) }) { return .rotating }
+                    if state.update({ $0.hasStalled(at: now) }) { return .ended(.stalled) }
+                    // Woken at the next stall or rotation deadline, and at least every second for a shutdown notice.
+                    let next = state.update { $0.nextDeadline() } ?? now.advanced(by: .seconds(1))
+                    do { try await clock.sleep(until: min(next, now.advanced(by: .seconds(1))), tolerance: nil) } catch { return nil }
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .ended(.closed("cancelled"))
+        }
+    }
+
+    private func deliver(_ events: [StreamEvent]) {
+        for case .trade(let trade) in events {
+            let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: state.venue,
+                              timestamp: board.wallClock.now())
+            guard let snapshot = board.record(streamed: quote) else { continue }
+            publisher.publish(snapshot)
+            health.reportStatus(snapshot.status)
+            persister.offer(quote)
+        }
+    }
+}
+
+/// Set when the venue announces it will close the connection soon.
+private final class ShutdownNotice: Sendable {
+    let heard = Mutex(false)
+}
+
+extension StreamLink.Ending: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .closed(let reason), .failed(let reason): reason
+        case .refused: "upgrade declined"
+        case .stalled: "no message for \(StreamLink<Instant>.Policy().stallAfter.humanReadable)"
+        }
+    }
+}

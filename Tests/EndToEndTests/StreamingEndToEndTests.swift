@@ -1,0 +1,92 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// The daemon, as built, streaming trades from the fake exchange's WebSocket endpoints: REST
+/// rests while the stream is healthy and takes over when it stalls or is refused.
+@Suite("Streaming, end to end")
+struct StreamingEndToEndTests {
+    func status(_ daemon: DaemonProcess) async throws -> JSONValue {
+        try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+    }
+
+    @Test func tradesReachWatchersCoalescedToThePublishIntervalAndRestRests() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25", "114461.10", "114462.50"], perSecond: 20))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "auto"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        #expect(daemon.log.contains("streaming trades from binance; polling rests"), "\(daemon.log)")
+        let restCallsWhileStreaming = exchange.requestCount(.binance)
+
+        var watch = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 5000)
+        try watch.send("watch\n")
+        let started = ContinuousClock.now
+        var lines: [String] = []
+        while ContinuousClock.now - started < .seconds(2), let line = try await watch.nextLine() { lines.append(line) }
+        watch.closeConnection()
+        // 40 trades in 2 s, at most one line per 250 ms (plus the first, sent at once).
+        #expect(lines.count >= 4 && lines.count <= 10, "\(lines.count) lines for 40 trades")
+        #expect(lines.allSatisfy { $0.contains(#""transport":"stream""#) })
+        exchange.setStream(.binance, .trades(prices: ["114999.99"], perSecond: 20))
+        try await until("price answers the newest trade") { try await daemon.ctl("price").stdout == "114999.99\n" }
+        #expect(exchange.requestCount(.binance) == restCallsWhileStreaming, "no REST call while the stream was healthy")
+        #expect(exchange.streamConnectionCount(.binance) == 1)
+        await exchange.shutdown()
+    }
+
+    @Test func aSilentStreamHandsOverToRestWithinTheStallLimitPlusAnInterval() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 10))
+        exchange.set(.binance, .price("114400.00"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        let before = exchange.requestCount(.binance)
+        exchange.setStream(.binance, .silent)
+        let silentAt = ContinuousClock.now
+        try await until("REST takes over", timeout: .seconds(10)) { try await status(daemon)["transport"] == .string("poll") }
+        #expect(ContinuousClock.now - silentAt < .seconds(8), "5 s stall limit, then the next 1 s tick")
+        #expect(try await daemon.ctl("price").stdout == "114400\n")
+        #expect(exchange.requestCount(.binance) > before)
+        let warnings = daemon.log.components(separatedBy: "binance stream is down").count - 1
+        #expect(warnings == 1, "one warning for the outage: \(daemon.log)")
+        await exchange.shutdown()
+    }
+
+    @Test func aRefusedStreamFallsBackToRestWithOneWarning() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .refuse(451))
+        exchange.set(.binance, .price("114401.5"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the refusal is logged") { daemon.log.contains("binance refused the stream") }
+        try await until("a polled quote") { try await daemon.ctl("price").stdout == "114401.5\n" }
+        #expect(try await status(daemon)["transport"] == .string("poll"))
+        try await Task.sleep(for: .seconds(2))
+        #expect(exchange.streamConnectionCount(.binance) == 0, "a refused upgrade is not retried within the hour")
+        #expect(daemon.log.components(separatedBy: "refused the stream").count - 1 == 1)
+        await exchange.shutdown()
+    }
+
+    @Test(arguments: ["coinbase", "kraken"])
+    func coinbaseAndKrakenStreamWithTheirOwnSubscriptions(venue: String) async throws {
+        let exchange = try await FakeExchange.start()
+        let market = Market(rawValue: venue)!
+        exchange.setStream(market, .trades(prices: ["114470.5"], perSecond: 10))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": venue])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed \(venue) quote") {
+            let json = try await status(daemon)
+            return json["transport"] == .string("stream") && json["source"] == .string(venue)
+        }
+        #expect(try await daemon.ctl("price").stdout == "114470.5\n")
+        await exchange.shutdown()
+    }
+}
