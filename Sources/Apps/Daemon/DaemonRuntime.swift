@@ -104,7 +104,7 @@ struct DaemonRuntime {
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ] + (stream.map { stream in [
                 .init(service: StreamService(stream: stream.connection, state: stream.state, board: board,
-                                             publisher: WatchPublisher(server: server, clock: ContinuousClock(), interval: settings.publishInterval),
+                                             publisher: WatchPublisher(clock: ContinuousClock(), interval: settings.publishInterval) { server.broadcast($0) },
                                              persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ] } ?? []) + [

@@ -1,5 +1,4 @@
 import PriceCore
-import SocketServer
 import Synchronization
 
 /// Sends `watch` subscribers at most one line per publish interval, always the newest. A line
@@ -11,38 +10,48 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
         var pending: Snapshot<C.Instant>?
     }
 
-    private let server: QuoteServer
+    private let broadcast: @Sendable (String) -> Void
     private let clock: C
     private let interval: Duration
     private let state = Mutex(State())
 
-    init(server: QuoteServer, clock: C, interval: Duration) {
-        self.server = server
+    /// `broadcast` hands a line to every watcher (the socket server's).
+    init(clock: C, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
+        self.broadcast = broadcast
         self.clock = clock
         self.interval = interval
     }
 
+    private enum Decision {
+        case sendNow
+        /// Held as the pending line; the first one held schedules the flush.
+        case held(flushAt: C.Instant?)
+    }
+
     func publish(_ snapshot: Snapshot<C.Instant>) {
         let now = clock.now
-        let kind = "\(snapshot.status.kind)|\(snapshot.quote?.source.rawValue ?? "")|\(snapshot.rendered.tail)"
-        let flushAt: C.Instant? = state.withLock { state in
+        let kind = "\(snapshot.status.kind)|\(snapshot.rendered.tail)"
+        let decision: Decision = state.withLock { state in
             let due = state.lastSentAt.map { $0.advanced(by: interval) }
             if interval == .zero || kind != state.lastKind || due.map({ $0 <= now }) ?? true {
                 state.lastSentAt = now
                 state.lastKind = kind
                 state.pending = nil
-                return nil
+                return .sendNow
             }
             defer { state.pending = snapshot }
-            return state.pending == nil ? due : nil
+            return .held(flushAt: state.pending == nil ? due : nil)
         }
-        guard let flushAt else {
-            if state.withLock({ $0.lastSentAt == now && $0.pending == nil }) { server.broadcast(snapshot.statusLine) }
-            return
-        }
-        Task { [self] in
-            try? await clock.sleep(until: flushAt, tolerance: nil)
-            flush()
+        switch decision {
+        case .sendNow:
+            broadcast(snapshot.statusLine)
+        case .held(let flushAt?):
+            Task { [self] in
+                try? await clock.sleep(until: flushAt, tolerance: nil)
+                flush()
+            }
+        case .held(nil):
+            break
         }
     }
 
@@ -54,6 +63,6 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
             state.lastSentAt = now
             return pending.statusLine
         }
-        if let line { server.broadcast(line) }
+        if let line { broadcast(line) }
     }
 }

@@ -1,0 +1,61 @@
+@testable import Daemon
+import PriceCore
+import Synchronization
+import TestClocks
+import Testing
+
+/// Coalescing `watch` lines to the publish interval, on a manual clock.
+@Suite("Watch publisher: at most one line per interval, the newest, state changes at once")
+struct WatchPublisherTests {
+    final class Lines: Sendable {
+        private let all = Mutex<[String]>([])
+        func append(_ line: String) { all.withLock { $0.append(line) } }
+        var prices: [String] {
+            all.withLock { $0.map { line in String(line.split(separator: "\"")[3]) } }
+        }
+        var count: Int { all.withLock { $0.count } }
+    }
+
+    func waitFor(_ lines: Lines, count: Int) async {
+        for _ in 0..<100_000 where lines.count < count { await Task.yield() }
+    }
+
+    @Test func tradesWithinAnIntervalAreHeldAndOnlyTheNewestIsSent() async throws {
+        let (board, clock, _) = try makeBoard()
+        let lines = Lines()
+        let publisher = WatchPublisher(clock: clock, interval: .milliseconds(250)) { lines.append($0) }
+        publisher.publish(board.record(streamed: quote("100.1"))!)
+        #expect(lines.prices == ["100.1"], "the first goes out at once")
+        clock.advance(by: .milliseconds(100))
+        publisher.publish(board.record(streamed: quote("100.2"))!)
+        clock.advance(by: .milliseconds(100))
+        publisher.publish(board.record(streamed: quote("100.3"))!)
+        #expect(lines.prices == ["100.1"], "held inside the interval")
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(50))
+        await waitFor(lines, count: 2)
+        #expect(lines.prices == ["100.1", "100.3"], "one line at the end of the interval, the newest")
+        clock.advance(by: .milliseconds(300))
+        publisher.publish(board.record(streamed: quote("100.4"))!)
+        #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
+    }
+
+    @Test func aChangeOfTransportOrStateIsNeverHeldBack() async throws {
+        let (board, clock, _) = try makeBoard()
+        let lines = Lines()
+        let publisher = WatchPublisher(clock: clock, interval: .milliseconds(250)) { lines.append($0) }
+        publisher.publish(board.record(streamed: quote("100.1"))!)
+        clock.advance(by: .milliseconds(10))
+        let polled = board.record(CycleReport(quote: quote("100.5"), attempts: [], events: [], failureSummary: nil, nextCycleIn: .seconds(1)))!
+        publisher.publish(polled)
+        #expect(lines.prices == ["100.1", "100.5"], "stream to poll goes out at once")
+    }
+
+    @Test func zeroSendsEveryUpdate() throws {
+        let (board, clock, _) = try makeBoard()
+        let lines = Lines()
+        let publisher = WatchPublisher(clock: clock, interval: .zero) { lines.append($0) }
+        for price in ["1.1", "1.2", "1.3"] { publisher.publish(board.record(streamed: quote(price))!) }
+        #expect(lines.prices == ["1.1", "1.2", "1.3"])
+    }
+}
