@@ -35,6 +35,9 @@ struct StreamingEndToEndTests {
         try await until("price answers the newest trade") { try await daemon.ctl("price").stdout == "114999.99\n" }
         #expect(exchange.requestCount(.binance) == restCallsWhileStreaming, "no REST call while the stream was healthy")
         #expect(exchange.streamConnectionCount(.binance) == 1)
+        let sources = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
+        #expect(sources["stream"]?["state"] == .string("live") && sources["stream"]?["name"] == .string("binance"))
+        #expect(try await daemon.ctl("sources").stdout.contains("stream: binance live\n"))
         await exchange.shutdown()
     }
 
@@ -71,6 +74,7 @@ struct StreamingEndToEndTests {
         try await Task.sleep(for: .seconds(2))
         #expect(exchange.streamConnectionCount(.binance) == 0, "a refused upgrade is not retried within the hour")
         #expect(daemon.log.components(separatedBy: "refused the stream").count - 1 == 1)
+        #expect(try await daemon.ctl("sources").stdout.contains("stream: binance refused (upgrade declined)\n"))
         await exchange.shutdown()
     }
 

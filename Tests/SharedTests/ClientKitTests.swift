@@ -90,6 +90,16 @@ struct SourcesTableTests {
             #expect(String(line.dropFirst(stateColumn)).hasPrefix(state + " "), "\(line)")
         }
     }
+
+    @Test func theStreamHasALineOfItsOwnAndSurvivesTheWire() throws {
+        let live = SourcesReport(mode: "fallback", entries: [], stream: .init(name: "binance", state: "live", connections: 2, lastError: "closed by binance (1000)"))
+        #expect(SourcesTable.render(live).split(separator: "\n")[1] == "stream: binance live")
+        let refused = SourcesReport(mode: "fallback", entries: [], stream: .init(name: "binance", state: "refused", connections: 0, lastError: "upgrade declined"))
+        #expect(SourcesTable.render(refused).split(separator: "\n")[1] == "stream: binance refused (upgrade declined)")
+        #expect(try SourcesReport(json: refused.json) == refused)
+        #expect(try SourcesReport(json: SourcesReport(mode: "fallback", entries: []).json).stream == nil)
+        #expect(SourcesTable.render(SourcesReport(mode: "fallback", entries: [])).split(separator: "\n").count == 2, "no stream line without a stream")
+    }
 }
 
 @Suite("btcctl: what a new user hit")

@@ -16,6 +16,10 @@ public enum SourcesTable {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         var text = "mode: \(report.mode)\n"
+        if let stream = report.stream {
+            let detail = stream.state == "live" ? "" : stream.lastError.map { " (\(clipped(TerminalText.printable($0))))" } ?? ""
+            text += "stream: \(TerminalText.printable(stream.name)) \(TerminalText.printable(stream.state))\(detail)\n"
+        }
         for row in rows {
             var line = ""
             for (column, cell) in row.enumerated() {

@@ -7,6 +7,8 @@ import WireProtocol
 final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     let ledger = SourceLedger<Instant>()
     private let plan: Mutex<SourcePlan>
+    /// The stream's line of the report, once a stream is wired in.
+    private let stream = Mutex<(@Sendable (Instant) -> SourcesReport.Stream)?>(nil)
 
     /// The ledger knows the chain from the start, so `sources` lists it before the first cycle.
     init(plan: SourcePlan) {
@@ -22,13 +24,17 @@ final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Du
         }
     }
 
+    func attach(stream report: @escaping @Sendable (Instant) -> SourcesReport.Stream) {
+        stream.withLock { $0 = report }
+    }
+
     func report(at now: Instant) -> SourcesReport {
         let plan = current
         let live = ledger.statuses(at: now)
         let rows = plan.settings.sources.compactMap { name in
             live.first { $0.name == name } ?? plan.skippedStatuses.first { $0.name == name }
         }
-        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map(Self.entry))
+        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map(Self.entry), stream: stream.withLock { $0 }?(now))
     }
 
     static func entry(_ status: SourceStatus) -> SourcesReport.Entry {

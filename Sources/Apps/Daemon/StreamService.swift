@@ -3,11 +3,14 @@ import PriceCore
 import ServiceLifecycle
 import Streams
 import Synchronization
+import WireProtocol
 
 /// The stream's link, shared with the fetch loop, which rests while the stream is healthy.
 final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     let venue: SourceName
     private let link: Mutex<StreamLink<Instant>>
+    /// For `btcctl sources`: connections opened, and why the last one ended.
+    private let history = Mutex((connections: 0, lastEnding: String?.none))
 
     init(venue: SourceName, link: StreamLink<Instant>) {
         self.venue = venue
@@ -16,6 +19,22 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
 
     func isHealthy(at now: Instant) -> Bool { link.withLock { $0.isHealthy(at: now) } }
     func update<T>(_ body: (inout StreamLink<Instant>) -> T) -> T { link.withLock { body(&$0) } }
+
+    func opened() { history.withLock { $0.connections += 1 } }
+    func ended(_ reason: String) { history.withLock { $0.lastEnding = reason } }
+
+    func report(at now: Instant) -> SourcesReport.Stream {
+        let state = link.withLock { link -> String in
+            switch link.phase {
+            case .live: link.isHealthy(at: now) ? "live" : "stalled"
+            case .connecting: "connecting"
+            case .waiting: "retrying"
+            case .refused: "refused"
+            }
+        }
+        let (connections, lastEnding) = history.withLock { ($0.connections, $0.lastEnding) }
+        return SourcesReport.Stream(name: venue.rawValue, state: state, connections: connections, lastError: lastEnding)
+    }
 }
 
 /// Keeps one venue's stream connected: every trade goes to the board (and, coalesced, to the
@@ -60,6 +79,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 continue
             }
             let linkEnding = ending.linkEnding
+            state.ended(linkEnding.description)
             state.update { $0.ended(linkEnding, at: clock.now, jitter: jitter.unitInterval()) }
             if !announced.withLock({ $0.down }) {
                 if case .refused = linkEnding {
@@ -91,7 +111,10 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             group.addTask { [stream, state, clock, logger] in
                 let ending: StreamLink<C.Instant>.Ending = await stream.run(
                     logger: logger,
-                    opened: { state.update { $0.opened(at: clock.now) } },
+                    opened: {
+                        state.update { $0.opened(at: clock.now) }
+                        state.opened()
+                    },
                     received: { events in
                         let closing = state.update { $0.received(events, at: clock.now) }
                         if closing { rotateNow.heard.withLock { $0 = true } }

@@ -66,24 +66,55 @@ public struct SourcesReport: Sendable, Hashable {
         }
     }
 
+    /// The venue stream, when one is configured: `state` is `live`, `connecting`,
+    /// `retrying` or `refused`.
+    public struct Stream: Sendable, Hashable {
+        public var name: String
+        public var state: String
+        public var connections: Int
+        public var lastError: String?
+
+        public init(name: String, state: String, connections: Int, lastError: String?) {
+            self.name = name
+            self.state = state
+            self.connections = connections
+            self.lastError = lastError
+        }
+
+        var json: JSONValue {
+            .object(["name": .string(name), "state": .string(state), "connections": .number(String(connections)),
+                     "last_error": .string(orNull: lastError)])
+        }
+
+        init?(json: JSONValue?) {
+            guard let json, let name = json["name"]?.stringValue, let state = json["state"]?.stringValue else { return nil }
+            self.init(name: name, state: state, connections: json["connections"]?.numberLiteral.flatMap { Int($0) } ?? 0,
+                      lastError: json["last_error"]?.stringValue)
+        }
+    }
+
     /// `fallback` or `consensus`.
     public var mode: String
     public var entries: [Entry]
+    public var stream: Stream?
 
-    public init(mode: String, entries: [Entry]) {
+    public init(mode: String, entries: [Entry], stream: Stream? = nil) {
         self.mode = mode
         self.entries = entries
+        self.stream = stream
     }
 
     public var anyOK: Bool { entries.contains { $0.state == "ok" } }
 
-    public var json: JSONValue { .object(["mode": .string(mode), "sources": .array(entries.map(\.json))]) }
+    public var json: JSONValue {
+        .object(["mode": .string(mode), "sources": .array(entries.map(\.json)), "stream": stream?.json ?? .null])
+    }
     public var line: String { json.encoded + "\n" }
 
     public init(json: JSONValue) throws(ErrorReply) {
         guard let list = json["sources"]?.arrayElements else { throw .badRequest("sources reply has no sources list") }
         var entries: [Entry] = []
         for element in list { entries.append(try Entry(json: element)) }
-        self.init(mode: json["mode"]?.stringValue ?? "fallback", entries: entries)
+        self.init(mode: json["mode"]?.stringValue ?? "fallback", entries: entries, stream: Stream(json: json["stream"]))
     }
 }
