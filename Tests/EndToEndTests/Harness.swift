@@ -36,7 +36,13 @@ private func runCommandBlocking(_ path: String, _ arguments: [String], environme
     try process.run()
     let deadline = ContinuousClock.now + timeout
     while process.isRunning && ContinuousClock.now < deadline { usleep(2000) }
-    if process.isRunning { process.terminate() }
+    if process.isRunning {
+        process.terminate()
+        // A child may inherit SIGTERM ignored from the test process; it does not get to hang the run.
+        let grace = ContinuousClock.now + .seconds(1)
+        while process.isRunning && ContinuousClock.now < grace { usleep(2000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
     process.waitUntilExit()
     return CommandResult(status: process.terminationStatus,
                          stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),

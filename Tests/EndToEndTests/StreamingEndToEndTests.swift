@@ -41,6 +41,26 @@ struct StreamingEndToEndTests {
         await exchange.shutdown()
     }
 
+    @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 20))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance", "BTCPRICED_PUBLISH_INTERVAL": "0"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        // btcctl keeps running in --watch mode; the time limit ends it and its output is kept.
+        let socket = daemon.socket
+        async let paced = runCommand(Binaries.ctl, ["--socket", socket, "waybar", "--watch"], timeout: .seconds(5))
+        async let unpaced = runCommand(Binaries.ctl, ["--socket", socket, "i3blocks", "--watch", "--min-interval", "0"],
+                                       timeout: .seconds(3))
+        let pacedLines = try await paced.stdout.split(separator: "\n").count
+        let unpacedLines = try await unpaced.stdout.split(separator: "\n").count
+        // About 5 s (ctl's time limit) at one a second, against ~60 lines in 3 s unpaced.
+        #expect(pacedLines >= 3 && pacedLines <= 7, "\(pacedLines) waybar lines in 5 s")
+        #expect(unpacedLines >= 20, "\(unpacedLines) i3blocks lines in 3 s with --min-interval 0")
+        await exchange.shutdown()
+    }
+
     @Test func aSilentStreamHandsOverToRestWithinTheStallLimitPlusAnInterval() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 10))

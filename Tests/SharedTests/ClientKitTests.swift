@@ -135,4 +135,17 @@ struct CtlNewUserTests {
         #expect(try parse(["i3blocks", "--exit-status"]).action == .i3blocks(watch: false, exitStatus: true))
         #expect(throws: CtlUsageError.self) { try parse(["status", "--exit-status"]) }
     }
+
+    @Test func barsInWatchModeUpdateAtMostOnceASecondUnlessTold() throws {
+        #expect(try parse(["waybar", "--watch"]).action == .waybar(watch: true, exitStatus: false, minimumInterval: 1000))
+        #expect(try parse(["i3blocks", "--watch", "--min-interval", "250ms"]).action == .i3blocks(watch: true, exitStatus: false, minimumInterval: 250))
+        #expect(try parse(["waybar", "--watch", "--min-interval=0"]).action == .waybar(watch: true, exitStatus: false, minimumInterval: 0))
+        #expect { try parse(["waybar", "--min-interval", "2s"]) } throws: { error in
+            (error as? CtlUsageError)?.message == "--min-interval applies only with --watch"
+        }
+        #expect { try parse(["waybar", "--watch", "--min-interval", "soon"]) } throws: { error in
+            (error as? CtlUsageError)?.message.hasPrefix("invalid --min-interval \"soon\"") == true
+        }
+        #expect(throws: CtlUsageError.self) { try parse(["watch", "--min-interval", "1s"]) }
+    }
 }

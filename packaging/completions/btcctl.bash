@@ -16,7 +16,7 @@ _btcctl() {
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;
-        waybar|i3blocks) options+=" --watch --exit-status" ;;
+        waybar|i3blocks) options+=" --watch --exit-status --min-interval" ;;
         prompt) options+=" --strict --format" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
     esac

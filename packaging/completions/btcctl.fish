@@ -15,6 +15,7 @@ complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this l
 complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources" -d "print the daemon's JSON"
 complete -c btcctl -l watch -n "__fish_seen_subcommand_from waybar i3blocks" -d 'stream updates'
 complete -c btcctl -l exit-status -n "__fish_seen_subcommand_from waybar i3blocks" -d 'exit 1 or 3 when down or stale'
+complete -c btcctl -l min-interval -x -n "__fish_seen_subcommand_from waybar i3blocks" -d 'at most one update per duration (with --watch)'
 complete -c btcctl -l strict -n "__fish_seen_subcommand_from prompt" -d 'report errors'
 complete -c btcctl -l format -x -n "__fish_seen_subcommand_from price prompt" -d 'template, e.g. {price_short}'
 complete -c btcctl -l help -d 'print help'

@@ -9,10 +9,12 @@ public enum CtlAction: Equatable, Sendable {
     /// Waybar's custom module, `"return-type": "json"`; `watch` is its continuous mode.
     /// Exits 0 whenever it printed a block (Waybar hides a module that exits non-zero);
     /// `exitStatus` keeps the 1/3 codes for scripts.
-    case waybar(watch: Bool, exitStatus: Bool = false)
+    /// With `watch`, at most one block per `minimumInterval` milliseconds (a redraw costs the
+    /// user CPU), always the newest; a change of state is printed at once.
+    case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds)
     /// i3blocks' line protocol, also fine for polybar's custom/script; `watch` for persist/tail.
     /// Exits 0 whenever it printed a block (i3blocks marks other codes as a broken block).
-    case i3blocks(watch: Bool, exitStatus: Bool = false)
+    case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
     case prompt(strict: Bool, format: String?)
     case version
@@ -39,6 +41,7 @@ public enum CtlCommandLine {
     public static let defaultSocket = "/run/btcpriced/btcpriced.sock"
     public static let defaultTimeoutMilliseconds = 1000
     public static let promptTimeoutMilliseconds = 250
+    public static let barMinimumIntervalMilliseconds = 1000
 
     public static let usage = """
     Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
@@ -52,9 +55,10 @@ public enum CtlCommandLine {
       sources [--json]            each configured exchange: state, last price, latency,
                                   calls against its budget; * marks the one(s) in use
       ping                        check that the daemon answers
-      waybar [--watch] [--exit-status]
-                                  JSON for a Waybar custom module (--watch: continuous mode)
-      i3blocks [--watch] [--exit-status]
+      waybar [--watch [--min-interval D]] [--exit-status]
+                                  JSON for a Waybar custom module (--watch: continuous mode,
+                                  at most one update per --min-interval, default 1s; 0 = all)
+      i3blocks [--watch [--min-interval D]] [--exit-status]
                                   i3blocks/polybar lines (--watch: interval=persist, tail = true)
       version                     the client's version, like --version
       prompt [--strict] [--format T]
@@ -86,6 +90,7 @@ public enum CtlCommandLine {
         var json = false, watch = false, strict = false, exitStatus = false
         var seen: [String] = []
         var format: String?
+        var minimumInterval: Int?
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -116,6 +121,12 @@ public enum CtlCommandLine {
                 guard let template = value() else { throw CtlUsageError(message: "--format needs a template, e.g. '₿{price_short}'") }
                 try Template.validate(template)
                 format = template
+            case "--min-interval":
+                guard let text = value() else { throw CtlUsageError(message: "--min-interval needs a duration, e.g. 1s, 250ms or 0") }
+                guard let ms = text == "0" ? 0 : parseMilliseconds(text) else {
+                    throw CtlUsageError(message: "invalid --min-interval \"\(text.prefix(40))\": use a duration of at most 1h, such as 1s or 250ms, or 0 for every update")
+                }
+                minimumInterval = ms
             case "--socket":
                 guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
@@ -144,7 +155,10 @@ public enum CtlCommandLine {
             try check("--strict", strict)
             try check("--format", format != nil)
             try check("--exit-status", exitStatus)
+            try check("--min-interval", minimumInterval != nil)
+            if minimumInterval != nil && !watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
         }
+        let barInterval = minimumInterval ?? barMinimumIntervalMilliseconds
         let action: CtlAction
         switch command {
         case "status": try only(["--json"]); action = .status(json: json)
@@ -152,8 +166,12 @@ public enum CtlCommandLine {
         case "sources": try only(["--json"]); action = .sources(json: json)
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
-        case "waybar": try only(["--watch", "--exit-status"]); action = .waybar(watch: watch, exitStatus: exitStatus)
-        case "i3blocks": try only(["--watch", "--exit-status"]); action = .i3blocks(watch: watch, exitStatus: exitStatus)
+        case "waybar":
+            try only(["--watch", "--exit-status", "--min-interval"])
+            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval)
+        case "i3blocks":
+            try only(["--watch", "--exit-status", "--min-interval"])
+            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval)
         case "version": try only([]); action = .version
         case "prompt": try only(["--strict", "--format"]); action = .prompt(strict: strict, format: format)
         case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks or prompt")

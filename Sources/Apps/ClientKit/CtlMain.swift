@@ -50,12 +50,13 @@ public enum CtlMain {
                 return exitStatus(for: status)
             case .prompt(let strict, let format):
                 return prompt(invocation, strict: strict, format: format)
-            case .waybar(let watch, let exitStatus):
-                let code = bar(invocation, watch: watch, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
+            case .waybar(let watch, let exitStatus, let minimumInterval):
+                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
                 return exitStatus ? code : CtlExit.ok
-            case .i3blocks(let watch, let exitStatus):
+            case .i3blocks(let watch, let exitStatus, let minimumInterval):
                 // In persist/tail mode each line replaces the block's text, so stream the full text only.
-                let code = bar(invocation, watch: watch, render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
+                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
+                               render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
                 return exitStatus ? code : CtlExit.ok
             case .watch(let json):
                 return try watch(invocation, json: json)
@@ -94,7 +95,7 @@ public enum CtlMain {
     }
 
     /// One line per update for bars; with `watch`, reconnects when the daemon restarts.
-    static func bar(_ invocation: CtlInvocation, watch: Bool, render: (StatusMessage) -> String,
+    static func bar(_ invocation: CtlInvocation, watch: Bool, minimumInterval: Int, render: (StatusMessage) -> String,
                     unreachable: (String) -> String) -> Int32 {
         guard watch else {
             do throws(ClientError) {
@@ -109,7 +110,7 @@ public enum CtlMain {
         var lastLine = ""
         while true {
             do throws(ClientError) {
-                try stream(invocation) { _, status in
+                try pacedStream(invocation, minimumInterval: minimumInterval) { status in
                     lastLine = render(status)
                     Output.line(lastLine)
                 }
@@ -132,6 +133,45 @@ public enum CtlMain {
             first = false
             body(line, try decodeStatus(line))
         }
+        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+                                         : "the daemon closed the stream (stopped or restarting)")
+    }
+
+    /// Like `stream`, but at most one call per `minimumInterval` ms: a newer status replaces a
+    /// held one, which is printed when the interval is up; a change of state goes at once.
+    static func pacedStream(_ invocation: CtlInvocation, minimumInterval: Int, _ body: (StatusMessage) -> Void) throws(ClientError) {
+        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(Request.watch.line)
+        var first = true
+        var held: StatusMessage?
+        var lastShownAt = Int64.min / 2, lastState = ""
+        while true {
+            if let pending = held {
+                let wait = lastShownAt + Int64(minimumInterval) - monotonicMilliseconds()
+                var due = wait <= 0
+                if !due { due = try !client.hasInput(withinMilliseconds: Int32(clamping: wait)) }
+                if due {
+                    body(pending)
+                    held = nil
+                    lastShownAt = monotonicMilliseconds()
+                    continue
+                }
+            }
+            guard let line = try client.readLine(unbounded: !first) else { break }
+            first = false
+            let status = try decodeStatus(line)
+            let now = monotonicMilliseconds()
+            if now - lastShownAt >= Int64(minimumInterval) || status.state.rawValue != lastState {
+                body(status)
+                held = nil
+                lastShownAt = now
+            } else {
+                held = status
+            }
+            lastState = status.state.rawValue
+        }
+        if let held { body(held) }
         throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
     }

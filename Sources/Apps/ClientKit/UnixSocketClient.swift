@@ -92,6 +92,18 @@ public struct UnixSocketClient {
         }
     }
 
+    /// Whether a line is buffered or the socket has something to read (data or its end)
+    /// within the time given; for pacing a stream without blocking on it.
+    public func hasInput(withinMilliseconds milliseconds: Int32) throws(ClientError) -> Bool {
+        if buffer.contains(UInt8(ascii: "\n")) { return true }
+        while true {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, max(0, milliseconds))
+            if ready >= 0 { return ready > 0 }
+            if errno != EINTR { throw ClientError(message: "cannot wait for \(path): \(errorText(errno))") }
+        }
+    }
+
     private func waitUntil(_ event: Int32, unbounded: Bool = false) throws(ClientError) {
         while true {
             let remaining = unbounded ? -1 : Int32(clamping: max(0, deadline - monotonicMilliseconds()))

@@ -75,7 +75,10 @@ struct DaemonRuntime {
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
         let stream = streamSetup()
-        if let state = stream?.state { directory.attach { state.report(at: $0) } }
+        if let state = stream?.state {
+            directory.attach { state.report(at: $0) }
+            board.attach { state.isHealthy(at: $0) }
+        }
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock> = { plan in
             var loop = FetchLoop(
                 fetcher: FallbackFetcher(sources: plan.sources(client: httpClient, userAgent: userAgent), timeout: plan.settings.timeout, clock: ContinuousClock()),

@@ -35,6 +35,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     private let state: Mutex<State>
+    /// Whether a stream carries the quotes now, once a stream is wired in.
+    private let streamIsHealthy = Mutex<(@Sendable (C.Instant) -> Bool)?>(nil)
     let clock: C
     let wallClock: any WallClock
     let directory: SourceDirectory<C.Instant>
@@ -69,11 +71,18 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
                  staleLimit: inputs.policy.limit(for: inputs.quote), madeAt: now, wallTime: wallTime)
     }
 
-    /// Records a cycle; returns the new snapshot when watchers should hear about it.
+    func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
+        streamIsHealthy.withLock { $0 = streamHealth }
+    }
+
+    /// Records a cycle; returns the new snapshot when watchers should hear about it. A polled
+    /// quote does not replace a streamed one while the stream is healthy: the poll began before
+    /// the stream came up, and the trades since are newer.
     func record(_ report: CycleReport) -> Current? {
         let receivedAt = clock.now
+        let streaming = streamIsHealthy.withLock { $0 }?(receivedAt) ?? false
         return update { inputs in
-            if let quote = report.quote {
+            if let quote = report.quote, !(streaming && inputs.transport == .stream) {
                 inputs.quote = quote
                 inputs.transport = .poll
                 inputs.ageKnown = true
