@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "watchers.h"
 
 #define MAX_LINES 4096
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
@@ -31,17 +32,9 @@ static int line_index(const char *text) {
 int main(int argc, char **argv) {
     if (argc != 4) { fprintf(stderr, "usage: fanout SOCKET CLIENTS SECONDS\n"); return 64; }
     int n = atoi(argv[2]); double seconds = atof(argv[3]);
-    struct rlimit lim; getrlimit(RLIMIT_NOFILE, &lim); lim.rlim_cur = lim.rlim_max; setrlimit(RLIMIT_NOFILE, &lim);
-    int ep = epoll_create1(0);
+    int ep = open_watchers(argv[1], n);
+    if (ep < 0) return 1;
     client_t *clients = calloc(n, sizeof *clients);
-    for (int i = 0; i < n; i++) {
-        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-        struct sockaddr_un a = { .sun_family = AF_UNIX };
-        strncpy(a.sun_path, argv[1], sizeof a.sun_path - 1);
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 || write(fd, "watch\n", 6) != 6) { perror("connect"); return 1; }
-        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = ((uint64_t)i << 32) | (uint32_t)fd };
-        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-    }
     double end = now() + seconds; struct epoll_event events[256]; size_t closed = 0;
     while (now() < end) {
         int k = epoll_wait(ep, events, 256, 100);

@@ -24,19 +24,16 @@ public enum CoinbaseStream {
                 for ticker in event["tickers"]?.arrayElements ?? [] {
                     guard let product = ticker["product_id"]?.stringValue else { throw .missingField("tickers[].product_id") }
                     guard product == productID else { throw .wrongSymbol(expected: productID, got: product) }
-                    let prices = try StreamMessage.prices((ticker["price"], "price"), (ticker["high_24_h"], "high_24_h"), (ticker["low_24_h"], "low_24_h"))
-                    found.append(.trade(SourceQuote(price: prices[0], symbol: product, quoteAsset: CoinbaseAPI.quoteAsset)))
-                    found.append(.dayRange(DayRange(open: nil, high: prices[1], low: prices[2])))
+                    found += try StreamMessage.ticker(ticker, last: "price", high: "high_24_h", low: "low_24_h",
+                                                      symbol: product, quoteAsset: CoinbaseAPI.quoteAsset)
                 }
             }
             guard !found.isEmpty else { throw .missingField("events[].tickers") }
             return found
         case "heartbeats", "subscriptions":
             return [.alive]
-        case let other?:
-            throw .exchangeError("unexpected channel \"\(other)\"")
-        case nil:
-            throw .missingField("channel")
+        case let other:
+            throw StreamMessage.unexpected(channel: other)
         }
     }
 }

@@ -21,17 +21,13 @@ public enum KrakenStream {
             for ticker in data {
                 guard let pair = ticker["symbol"]?.stringValue else { throw .missingField("data[].symbol") }
                 guard pair == symbol else { throw .wrongSymbol(expected: symbol, got: pair) }
-                let prices = try StreamMessage.prices((ticker["last"], "last"), (ticker["high"], "high"), (ticker["low"], "low"))
-                found.append(.trade(SourceQuote(price: prices[0], symbol: pair, quoteAsset: KrakenAPI.quoteAsset)))
-                found.append(.dayRange(DayRange(open: nil, high: prices[1], low: prices[2])))
+                found += try StreamMessage.ticker(ticker, last: "last", high: "high", low: "low", symbol: pair, quoteAsset: KrakenAPI.quoteAsset)
             }
             return found
         case "heartbeat", "status":
             return [.alive]
-        case let other?:
-            throw .exchangeError("unexpected channel \"\(other)\"")
-        case nil:
-            throw .missingField("channel")
+        case let other:
+            throw StreamMessage.unexpected(channel: other)
         }
     }
 }

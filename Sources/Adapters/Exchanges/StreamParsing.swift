@@ -17,4 +17,16 @@ enum StreamMessage {
         for (value, name) in fields { prices.append(try ResponseChecks.price(value, field: name)) }
         return prices
     }
+
+    /// A ticker's last price and its rolling 24 h high and low (a venue without an open).
+    static func ticker(_ object: JSONValue, last: String, high: String, low: String, symbol: String,
+                       quoteAsset: String) throws(FetchFailure) -> [StreamEvent] {
+        let prices = try prices((object[last], last), (object[high], high), (object[low], low))
+        return [.trade(SourceQuote(price: prices[0], symbol: symbol, quoteAsset: quoteAsset)),
+                .dayRange(DayRange(open: nil, high: prices[1], low: prices[2]))]
+    }
+
+    static func unexpected(channel: String?) -> FetchFailure {
+        channel.map { .exchangeError("unexpected channel \"\($0)\"") } ?? .missingField("channel")
+    }
 }

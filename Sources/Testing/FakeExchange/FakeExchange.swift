@@ -15,7 +15,8 @@ public struct RecordedRequest: Sendable {
 /// A real HTTP server on 127.0.0.1 that serves every venue's price path and misbehaves on
 /// demand. Used in unit, integration and end-to-end tests, and by scripts through its control
 /// endpoints: `POST /_control/binance` with a `Behavior` command as the body, `POST
-/// /_control/binance-weight` with a number for `X-MBX-USED-WEIGHT-1M`, `GET /_control/stats`.
+/// /_control/binance-weight` with a number for `X-MBX-USED-WEIGHT-1M`, `POST
+/// /_control/stream/binance` with a `StreamBehavior` command, `GET /_control/stats`.
 public final class FakeExchange: Sendable {
     struct State {
         var behaviors: [Market: Behavior] = [
@@ -184,6 +185,12 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         if target == "stats" {
             let counts = Market.allCases.map { "\"\($0.rawValue)\":\(exchange.requestCount($0))" }.joined(separator: ",")
             write(CannedResponse(status: 200, body: "{\(counts)}"), context: context)
+            return
+        }
+        if target.hasPrefix("stream/"), let market = Market(rawValue: String(target.dropFirst("stream/".count))),
+           let behavior = StreamBehavior(command: body.trimmingCharacters()) {
+            exchange.setStream(market, behavior)
+            write(CannedResponse(status: 200, body: "{\"ok\":true}"), context: context)
             return
         }
         guard let market = Market(rawValue: target), let behavior = Behavior(command: body.trimmingCharacters()) else {

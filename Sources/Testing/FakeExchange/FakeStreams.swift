@@ -98,6 +98,10 @@ final class FakeStreamHandler: ChannelInboundHandler {
                 }
                 handler.pushTrade(prices[handler.sent % prices.count], context: context)
             }
+        case .clockTrades(let perSecond):
+            schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in
+                handler.pushTrade(StreamPayloads.clockPrice(), context: context)
+            }
         case .closeAfter(let count, let shutdownNotice):
             schedule(every: .milliseconds(100), context: context) { handler, context in
                 guard handler.sent < count else {
@@ -123,7 +127,10 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private func pushTrade(_ price: String, context: ChannelHandlerContext) {
         sent += 1
         let perSecond: Int
-        if case .trades(_, let rate) = behavior { perSecond = max(rate, 1) } else { perSecond = 10 }
+        switch behavior {
+        case .trades(_, let rate), .clockTrades(let rate): perSecond = max(rate, 1)
+        default: perSecond = 10
+        }
         send(StreamPayloads.trade(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context)
         // Once a second: Binance's mini ticker, the others' heartbeat.
         if sent % perSecond == 0 { send(StreamPayloads.everySecond(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context) }

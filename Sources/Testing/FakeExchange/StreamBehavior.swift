@@ -12,6 +12,21 @@ public enum StreamBehavior: Sendable, Equatable {
     case closeAfter(trades: Int, shutdownNotice: Bool)
     /// Sends these text frames as they are (malformed, oversized, not JSON), then goes quiet.
     case frames([String])
+    /// Trades whose price carries the moment they were sent, for latency measurements:
+    /// 100000 + (wall-clock microseconds mod 10^8) / 10^6, e.g. 100012.345678.
+    case clockTrades(perSecond: Int)
+
+    /// `trades P1,P2 RATE`, `clock RATE`, `silent`, `refuse STATUS` (the control endpoint's body).
+    public init?(command: String) {
+        let words = command.split(separator: " ").map(String.init)
+        switch (words.first, words.count) {
+        case ("trades", 3): guard let rate = Int(words[2]) else { return nil }; self = .trades(prices: words[1].split(separator: ",").map(String.init), perSecond: rate)
+        case ("clock", 2): guard let rate = Int(words[1]) else { return nil }; self = .clockTrades(perSecond: rate)
+        case ("silent", 1): self = .silent
+        case ("refuse", 2): guard let status = Int(words[1]) else { return nil }; self = .refuse(status)
+        default: return nil
+        }
+    }
 
     public static let defaultTrades = StreamBehavior.trades(prices: ["114459.80", "114460.25"], perSecond: 5)
 }

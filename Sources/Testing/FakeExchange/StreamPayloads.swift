@@ -38,6 +38,15 @@ enum StreamPayloads {
         #"{"event":{"e":"serverShutdown","E":\#(wallMilliseconds())}}"#
     }
 
+    /// The send time as a price: 100000 + (wall-clock microseconds mod 10^8) / 10^6.
+    static func clockPrice() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let window = (Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000) % 100_000_000
+        let fraction = String(window % 1_000_000)
+        return "\(100_000 + window / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
     private static func wallMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
