@@ -46,6 +46,20 @@ struct FetchLoopTests {
         return Array(log.all.prefix(cycles))
     }
 
+    @Test func onStandbyTheLoopKeepsItsTicksButAsksNoSource() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.quote("1")])
+        var loop = makeLoop([binance], clock: clock)
+        // A stream is healthy for the first 3 s, then drops: polling resumes on the next tick.
+        let streamUntil = ManualClock.Instant(offset: .seconds(3))
+        loop.standby = { $0 < streamUntil }
+        let reports = await run(loop, clock: clock, cycles: 6)
+        #expect(reports.map { $0.quote != nil } == [false, false, false, true, true, true])
+        #expect(reports.allSatisfy { $0.nextCycleIn == .seconds(1) }, "the ticks keep their pace, so the watchdog stays fed")
+        #expect(reports.prefix(3).allSatisfy { $0.attempts.isEmpty && $0.events.isEmpty }, "no attempt, no log event while on standby")
+        #expect(binance.callCount == 3)
+    }
+
     @Test func healthyLoopRunsOnAFixedGrid() async {
         let clock = ManualClock()
         let reports = await run(makeLoop([StubSource(.binance, [.quote("1")])], clock: clock), clock: clock, cycles: 5)
