@@ -98,6 +98,21 @@ struct StreamingEndToEndTests {
         await exchange.shutdown()
     }
 
+    @Test func anUpgradeNeverAnsweredIsGivenUpAfterTenSecondsWhileRestServes() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .hangUpgrade)
+        exchange.set(.binance, .price("114402.5"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a polled quote") { try await daemon.ctl("price").stdout == "114402.5\n" }
+        try await until("the attempt is given up", timeout: .seconds(15)) {
+            try await daemon.ctl("sources").stdout.contains("stream: binance retrying (no answer within 10s of connecting)")
+        }
+        #expect(daemon.log.contains("binance stream is down (no answer within 10s of connecting); polling REST until it is back"))
+        await exchange.shutdown()
+    }
+
     @Test(arguments: ["coinbase", "kraken"])
     func coinbaseAndKrakenStreamWithTheirOwnSubscriptions(venue: String) async throws {
         let exchange = try await FakeExchange.start()

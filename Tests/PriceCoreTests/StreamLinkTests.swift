@@ -127,3 +127,15 @@ extension StreamLinkTests {
         #expect(link.isHealthy(at: at(101)) && link.consecutiveFailures == 0)
     }
 }
+
+extension StreamLinkTests {
+    @Test func anAttemptNotLiveWithinTenSecondsIsGivenUp() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        #expect(link.nextDeadline() == at(10))
+        #expect(!link.hasStalled(at: at(9.9)))
+        #expect(link.hasStalled(at: at(10)), "a black-holed address or an upgrade never answered")
+        link.ended(.failed("no answer"), at: at(10), jitter: 1)
+        #expect(link.phase == .waiting(until: at(12)))
+    }
+}

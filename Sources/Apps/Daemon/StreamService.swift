@@ -60,7 +60,13 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let announced = Mutex((down: false, live: false))
         let venue = state.venue.rawValue, logger = self.logger
         while !Task.isCancelled {
-            if let wait = state.update({ $0.nextDeadline() }), clock.now < wait {
+            let restUntil: C.Instant? = state.update { link in
+                switch link.phase {
+                case .waiting(let until), .refused(let until): until
+                case .connecting, .live: nil
+                }
+            }
+            if let wait = restUntil, clock.now < wait {
                 do { try await clock.sleep(until: wait, tolerance: nil) } catch { return }
             }
             if state.update({ $0.shouldConnect(at: clock.now) }) { state.update { $0.connecting(at: clock.now) } }
@@ -94,7 +100,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     }
 
     /// Why one connection ended, including on purpose.
-    enum Outcome {
+    enum Outcome: Sendable {
         case ended(StreamLink<C.Instant>.Ending)
         case rotating
 
@@ -104,40 +110,58 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         }
     }
 
-    /// Runs one connection, and beside it a watch on the link for stalls and rotation.
+    /// Runs one connection, and beside it a watch on the link for stalls, the connect timeout
+    /// and rotation; whichever ends first decides. Both run as unstructured tasks that are
+    /// cancelled, not awaited: WSClient does not give up an upgrade that is never answered when
+    /// cancelled, and waiting for it would hang the stream, and the daemon's shutdown, with it.
     private func connectOnce(onLive: @escaping @Sendable () -> Void) async -> Outcome {
         let rotateNow = ShutdownNotice()
-        return await withTaskGroup(of: Outcome?.self) { group in
-            group.addTask { [stream, state, clock, logger] in
-                let ending: StreamLink<C.Instant>.Ending = await stream.run(
-                    logger: logger,
-                    opened: {
-                        state.update { $0.opened(at: clock.now) }
-                        state.opened()
-                    },
-                    received: { events in
-                        let closing = state.update { $0.received(events, at: clock.now) }
-                        if closing { rotateNow.heard.withLock { $0 = true } }
-                        onLive()
-                        deliver(events)
-                    })
-                return .ended(ending)
-            }
-            group.addTask { [state, clock] in
-                while !Task.isCancelled {
-                    let now = clock.now
-                    if rotateNow.heard.withLock({ $0 }) || state.update({ $0.rotationDue(at: now) }) { return .rotating }
-                    if state.update({ $0.hasStalled(at: now) }) { return .ended(.stalled) }
-                    // Woken at the next stall or rotation deadline, and at least every second for a shutdown notice.
-                    let next = state.update { $0.nextDeadline() } ?? now.advanced(by: .seconds(1))
-                    do { try await clock.sleep(until: min(next, now.advanced(by: .seconds(1))), tolerance: nil) } catch { return nil }
-                }
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .ended(.closed("cancelled"))
+        let (outcomes, decided) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .bufferingOldest(1))
+        let connection = Task { [stream, state, clock, logger] in
+            let ending: StreamLink<C.Instant>.Ending = await stream.run(
+                logger: logger,
+                opened: {
+                    state.update { $0.opened(at: clock.now) }
+                    state.opened()
+                },
+                received: { events in
+                    let closing = state.update { $0.received(events, at: clock.now) }
+                    if closing { rotateNow.heard.withLock { $0 = true } }
+                    onLive()
+                    deliver(events)
+                })
+            decided.yield(.ended(ending))
         }
+        let watcher = Task { [state, clock] in
+            while !Task.isCancelled {
+                let now = clock.now
+                if rotateNow.heard.withLock({ $0 }) || state.update({ $0.rotationDue(at: now) }) {
+                    decided.yield(.rotating)
+                    return
+                }
+                if state.update({ $0.hasStalled(at: now) }) {
+                    let (connecting, limit) = state.update { link -> (Bool, Duration) in
+                        if case .connecting = link.phase { return (true, link.policy.connectTimeout) }
+                        return (false, link.policy.stallAfter)
+                    }
+                    decided.yield(.ended(connecting ? .failed("no answer within \(limit.humanReadable) of connecting") : .stalled))
+                    return
+                }
+                // Woken at the next stall, timeout or rotation deadline, and at least every second for a shutdown notice.
+                let next = state.update { $0.nextDeadline() } ?? now.advanced(by: .seconds(1))
+                do { try await clock.sleep(until: min(next, now.advanced(by: .seconds(1))), tolerance: nil) } catch { return }
+            }
+        }
+        let first = await withTaskCancellationHandler {
+            var iterator = outcomes.makeAsyncIterator()
+            return await iterator.next()
+        } onCancel: {
+            decided.finish()
+        }
+        connection.cancel()
+        watcher.cancel()
+        decided.finish()
+        return first ?? .ended(.closed("cancelled"))
     }
 
     private func deliver(_ events: [StreamEvent]) {

@@ -5,6 +5,8 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public struct Policy: Sendable, Hashable {
         /// No message at all, heartbeats included, for this long: the stream has stalled.
         public var stallAfter: Duration = .seconds(5)
+        /// An attempt not live after this long (a black-holed address, an upgrade never answered) is given up.
+        public var connectTimeout: Duration = .seconds(10)
         /// Backoff after a failed or short-lived connection: from `firstRetry`, doubling, capped.
         public var firstRetry: Duration = .seconds(2)
         public var longestRetry: Duration = .seconds(300)
@@ -68,10 +70,14 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
-    /// Live but silent past the stall limit: the adapter should end the connection.
+    /// Live but silent past the stall limit, or still connecting past the connect timeout:
+    /// the adapter should end the connection.
     public func hasStalled(at now: Instant) -> Bool {
-        guard case .live(_, let last) = phase else { return false }
-        return last.duration(to: now) >= policy.stallAfter
+        switch phase {
+        case .live(_, let last): last.duration(to: now) >= policy.stallAfter
+        case .connecting(let since): since.duration(to: now) >= policy.connectTimeout
+        case .waiting, .refused: false
+        }
     }
 
     /// Time to open a replacement connection: the rotation age is reached, or the venue said it
@@ -85,7 +91,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public func nextDeadline() -> Instant? {
         switch phase {
         case .waiting(let until), .refused(let until): until
-        case .connecting: nil
+        case .connecting(let since): since.advanced(by: policy.connectTimeout)
         case .live(let since, let last):
             [last.advanced(by: policy.stallAfter), policy.rotateAfter.map { since.advanced(by: $0) }].compactMap { $0 }.min()
         }

@@ -20,7 +20,12 @@ enum FakeStreamUpgrade {
             shouldUpgrade: { channel, head in
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 guard let exchange = exchange(), let market = market(path: path) else { return channel.eventLoop.makeSucceededFuture(nil) }
-                if case .refuse = exchange.streamBehavior(for: market) { return channel.eventLoop.makeSucceededFuture(nil) }
+                switch exchange.streamBehavior(for: market) {
+                case .refuse: return channel.eventLoop.makeSucceededFuture(nil)
+                // Never completed: the client waits until it gives up (the promise goes with the channel).
+                case .hangUpgrade: return channel.eventLoop.makePromise(of: HTTPHeaders?.self).futureResult
+                default: break
+                }
                 return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
             },
             upgradePipelineHandler: { channel, head in
@@ -86,7 +91,7 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private func start(context: ChannelHandlerContext) {
         started = true
         switch behavior {
-        case .silent, .refuse:
+        case .silent, .refuse, .hangUpgrade:
             return
         case .frames(let frames):
             for frame in frames { send(frame, context: context) }

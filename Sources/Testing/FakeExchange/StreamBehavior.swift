@@ -8,6 +8,8 @@ public enum StreamBehavior: Sendable, Equatable {
     case silent
     /// Refuses the upgrade with this HTTP status (451 as Binance does from restricted places).
     case refuse(Int)
+    /// Accepts the connection and never answers the upgrade request.
+    case hangUpgrade
     /// Sends this many trades, then closes cleanly; Binance first sends `serverShutdown` when asked.
     case closeAfter(trades: Int, shutdownNotice: Bool)
     /// Sends these text frames as they are (malformed, oversized, not JSON), then goes quiet.
@@ -23,6 +25,7 @@ public enum StreamBehavior: Sendable, Equatable {
         case ("trades", 3): guard let rate = Int(words[2]) else { return nil }; self = .trades(prices: words[1].split(separator: ",").map(String.init), perSecond: rate)
         case ("clock", 2): guard let rate = Int(words[1]) else { return nil }; self = .clockTrades(perSecond: rate)
         case ("silent", 1): self = .silent
+        case ("hang", 1): self = .hangUpgrade
         case ("refuse", 2): guard let status = Int(words[1]) else { return nil }; self = .refuse(status)
         default: return nil
         }
