@@ -11,6 +11,11 @@ public enum BinanceStream {
         return "/stream?streams=\(stream)@trade/\(stream)@miniTicker"
     }
 
+    /// The configured base URL (`BTCPRICED_BINANCE_STREAM_URL`) with the stream path.
+    public static func url(base: String, symbol: String) -> String {
+        base.trimmingTrailingSlash + path(symbol: symbol)
+    }
+
     public static func parse(_ frame: [UInt8], expectedSymbol: String) throws(FetchFailure) -> [StreamEvent] {
         let json = try StreamMessage.json(frame)
         // Events come wrapped in a combined stream, but a shutdown notice may come bare or, as on

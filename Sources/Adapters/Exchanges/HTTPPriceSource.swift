@@ -71,11 +71,3 @@ public struct HTTPPriceSource: PriceSource {
         return .transport(String(text.prefix(160)))
     }
 }
-
-extension String {
-    var trimmingTrailingSlash: String {
-        var result = self
-        while result.hasSuffix("/") { result.removeLast() }
-        return result
-    }
-}

@@ -82,3 +82,11 @@ enum ResponseChecks {
         return lower.contains("rate limit") || lower.contains("too many requests")
     }
 }
+
+extension String {
+    var trimmingTrailingSlash: String {
+        var result = self
+        while result.hasSuffix("/") { result.removeLast() }
+        return result
+    }
+}

@@ -35,7 +35,7 @@ public struct VenueStream: Sendable {
     }
 
     var connectURL: String {
-        venue == .binance ? url.trimmingSuffix("/") + BinanceStream.path(symbol: binanceSymbol) : url
+        venue == .binance ? BinanceStream.url(base: url, symbol: binanceSymbol) : url
     }
 
     var subscriptions: [String] {
@@ -98,10 +98,4 @@ final class ProblemBox: Sendable {
     private let stored = Mutex<String?>(nil)
     var value: String? { stored.withLock { $0 } }
     func set(_ problem: String) { stored.withLock { $0 = $0 ?? problem } }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
 }
