@@ -16,6 +16,7 @@ struct SampleStatus: StatusProvider {
     func statusReply() -> String { line }
     func priceReply() -> String { "114459.80\n" }
     func sourcesReport() -> String { "{}\n" }
+    func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: []).line }
 }
 
 func rssAnonKiB() -> Int {

@@ -13,6 +13,7 @@ final class FixedStatus: StatusProvider {
     func statusReply() -> String { line.withLock { $0.status } }
     func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
+    func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: [.init(time: "2026-11-21T16:00:00Z", close: nil)]).line }
 }
 
 /// Serves on a real Unix socket in a temp directory.

@@ -19,7 +19,7 @@ struct BarFormatTests {
     func waybar(price: String?, state: StatusMessage.State, text: String) throws {
         let json = try JSONValue(parsing: BarFormat.waybar(status(price, state)))
         #expect(json["text"] == .string(text))
-        #expect(json["class"] == .string(state.rawValue))
+        #expect(json["class"] == .array([.string(state.rawValue)]))
         #expect(json["alt"] == .string(state.rawValue))
         #expect(json["tooltip"]?.stringValue?.isEmpty == false)
         if let price { #expect(json["tooltip"]?.stringValue?.contains("BTC/USD \(HumanFormat.groupedPrice(price))") == true) }
@@ -27,7 +27,7 @@ struct BarFormatTests {
 
     @Test func waybarWhenTheDaemonIsDown() throws {
         let json = try JSONValue(parsing: BarFormat.waybarUnreachable("cannot connect"))
-        #expect(json["class"] == .string("nodata"))
+        #expect(json["class"] == .array([.string("nodata")]))
         #expect(json["tooltip"]?.stringValue?.contains("cannot connect") == true)
     }
 

@@ -78,6 +78,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             startWatching(context: channelContext)
         case .success(.sources):
             reply(context.status.sourcesReport(), context: channelContext)
+        case .success(.history(let query)):
+            reply(context.status.historyReply(query), context: channelContext)
         }
     }
 

@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// Bounds that keep one misbehaving client from hurting the daemon or other clients.
 public struct ServerLimits: Sendable {
     public var maximumConnections: Int
@@ -33,4 +35,6 @@ public protocol StatusProvider: Sendable {
     func priceReply() -> String
     /// The `sources` reply.
     func sourcesReport() -> String
+    /// The `history` reply.
+    func historyReply(_ query: HistoryQuery) -> String
 }

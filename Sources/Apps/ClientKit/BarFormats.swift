@@ -9,23 +9,31 @@ public enum BarFormat {
         return "₿ " + HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)) + (status.state == .stale ? " (stale)" : "")
     }
 
-    static func tooltip(_ status: StatusMessage) -> String {
+    /// `spark` is a sparkline of the last 24 h, empty when there is none.
+    static func tooltip(_ status: StatusMessage, spark: String = "") -> String {
         guard let price = status.price else {
             return "BTC/\(status.currency): no data yet" + (status.lastError.map { "\n\($0)" } ?? "")
         }
         var lines = ["BTC/\(status.currency) \(HumanFormat.groupedPrice(price))",
                      "\(status.source ?? "?") (\(status.symbol ?? "?"))"]
         if let age = status.ageMilliseconds { lines.append("\(AgeText.compact(milliseconds: age, spaced: true)) ago" + (status.state == .stale ? " — STALE" : "")) }
+        if let changes = HumanFormat.changes(status) { lines.append(changes) }
+        if let low = status.trend.low24h, let high = status.trend.high24h {
+            lines.append("24h low \(HumanFormat.groupedPrice(low)), high \(HumanFormat.groupedPrice(high))")
+        }
+        if spark.contains(where: { $0 != " " }) { lines.append("24h \(spark)") }
         if let error = status.lastError { lines.append(error) }
         return lines.joined(separator: "\n")
     }
 
-    /// One line for Waybar's `"return-type": "json"`.
-    public static func waybar(_ status: StatusMessage) -> String {
-        JSONValue.object([
+    /// One line for Waybar's `"return-type": "json"`. `class` lists the state, then `up` or
+    /// `down` by the 24 h change, then `above` or `below` when a threshold is reached.
+    public static func waybar(_ status: StatusMessage, spark: String = "", thresholds: PriceThresholds = .none) -> String {
+        let classes = [status.state.rawValue, Direction(status).className, thresholds.crossing(status.price)].compactMap { $0 }
+        return JSONValue.object([
             "text": .string(barText(status)),
-            "tooltip": .string(tooltip(status)),
-            "class": .string(status.state.rawValue),
+            "tooltip": .string(tooltip(status, spark: spark)),
+            "class": .array(classes.map { .string($0) }),
             "alt": .string(status.state.rawValue),
         ]).encoded
     }
@@ -33,20 +41,35 @@ public enum BarFormat {
     public static func waybarUnreachable(_ message: String) -> String {
         JSONValue.object([
             "text": .string("₿ —"), "tooltip": .string("btcpriced unreachable: \(message)"),
-            "class": .string("nodata"), "alt": .string("nodata"),
+            "class": .array([.string("nodata")]), "alt": .string("nodata"),
         ]).encoded
     }
 
     public static let colors: [StatusMessage.State: String] = [.fresh: "#A3BE8C", .stale: "#EBCB8B", .nodata: "#BF616A"]
+    public static let downColor = "#BF616A"
+    public static let thresholdColors = ["above": "#88C0D0", "below": "#B48EAD"]
 
-    /// i3blocks' line protocol: full_text, short_text, color.
-    public static func i3blocks(_ status: StatusMessage) -> String {
-        [barText(status), prompt(status), colors[status.state] ?? "#BF616A"].joined(separator: "\n")
+    /// i3blocks' line protocol: full_text, short_text, color. A fresh price is coloured by a
+    /// reached threshold first, then by direction (red when down over 24 h).
+    public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
+        [barText(status), prompt(status, thresholds: thresholds), color(status, thresholds: thresholds)].joined(separator: "\n")
     }
 
-    /// `₿114.5k`, with `?` when stale: short enough for PS1 and tmux.
-    public static func prompt(_ status: StatusMessage) -> String {
+    static func color(_ status: StatusMessage, thresholds: PriceThresholds) -> String {
+        guard status.state == .fresh else { return colors[status.state] ?? "#BF616A" }
+        if let crossing = thresholds.crossing(status.price), let color = thresholdColors[crossing] { return color }
+        return Direction(status) == .down ? downColor : colors[.fresh] ?? "#A3BE8C"
+    }
+
+    /// `₿114.5k`, with `?` when stale, then `↑`/`↓` when a threshold is reached: short enough
+    /// for PS1 and tmux.
+    public static func prompt(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
         guard let price = status.price else { return "₿?" }
-        return "₿" + DecimalText.short(price) + (status.state == .fresh ? "" : "?")
+        let marker = switch thresholds.crossing(price) {
+        case "above": "↑"
+        case "below": "↓"
+        default: ""
+        }
+        return "₿" + DecimalText.short(price) + (status.state == .fresh ? "" : "?") + marker
     }
 }

@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// What `btcctl` was asked to do.
 public enum CtlAction: Equatable, Sendable {
     case status(json: Bool)
@@ -11,12 +13,18 @@ public enum CtlAction: Equatable, Sendable {
     /// `exitStatus` keeps the 1/3 codes for scripts.
     /// With `watch`, at most one block per `minimumInterval` milliseconds (a redraw costs the
     /// user CPU), always the newest; a change of state is printed at once.
-    case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds)
+    case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
+                thresholds: PriceThresholds = .none)
     /// i3blocks' line protocol, also fine for polybar's custom/script; `watch` for persist/tail.
     /// Exits 0 whenever it printed a block (i3blocks marks other codes as a broken block).
-    case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds)
+    case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
+                  thresholds: PriceThresholds = .none)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
-    case prompt(strict: Bool, format: String?)
+    case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none)
+    /// A sparkline of the range; `width` cells, or the terminal's width (40 off a terminal).
+    case chart(range: HistoryRange, width: Int?, json: Bool)
+    /// Blocks until a fresh price crosses a threshold, like `chronyc waitsync`; `timeout` in ms.
+    case wait(thresholds: PriceThresholds, timeoutMilliseconds: Int?)
     case version
     case help
 }
@@ -35,6 +43,35 @@ public struct CtlInvocation: Equatable, Sendable {
 
 public struct CtlUsageError: Error, Equatable, Sendable {
     public let message: String
+}
+
+/// `--above P` and `--below P`: exact decimal text, checked when parsed. Reaching a threshold
+/// counts as crossing it.
+public struct PriceThresholds: Equatable, Sendable {
+    public var above: String?
+    public var below: String?
+
+    public init(above: String? = nil, below: String? = nil) {
+        self.above = above
+        self.below = below
+    }
+
+    public static let none = PriceThresholds()
+
+    static func validated(_ text: String, flag: String) throws(CtlUsageError) -> String {
+        guard !text.hasPrefix("-"), let value = FixedDecimal(text), value.units > 0 else {
+            throw CtlUsageError(message: "\(flag) needs a positive decimal price such as 80000 or 79999.5, not \"\(text.prefix(40))\"")
+        }
+        return text
+    }
+
+    /// `above`, `below`, or nil while the price is between the thresholds (or is not decimal text).
+    func crossing(_ price: String?) -> String? {
+        guard let price = price.flatMap({ FixedDecimal($0) }) else { return nil }
+        if let above = above.flatMap({ FixedDecimal($0) }), price >= above { return "above" }
+        if let below = below.flatMap({ FixedDecimal($0) }), price <= below { return "below" }
+        return nil
+    }
 }
 
 public enum CtlCommandLine {
@@ -64,9 +101,19 @@ public enum CtlCommandLine {
       prompt [--strict] [--format T]
                                   short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
                                   exits 0 when the daemon is down, unless --strict
+      chart [--range R] [--width N] [--json]
+                                  sparkline of 1h, 24h (default) or 7d with first, last, low,
+                                  high and change; N cells (default: the terminal's width, or 40)
+      wait --above P | --below P [--timeout D]
+                                  block until a fresh price reaches P, print it and exit 0;
+                                  exit 3 when D (up to 7d) runs out, 1 if the daemon is lost
+
+    waybar, i3blocks and prompt take --above P and --below P too: class above/below, a colour
+    for i3blocks, and ↑/↓ after the prompt when the price reaches P.
 
     Template placeholders for --format: {price} {price_rounded} {price_grouped}
     {price_short} {currency} {symbol} {source} {age} {timestamp} {state} {stale}
+    {change_1h} {change_24h} {change_7d} {arrow} {spark}
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
@@ -91,6 +138,10 @@ public enum CtlCommandLine {
         var seen: [String] = []
         var format: String?
         var minimumInterval: Int?
+        var timeoutText: String?
+        var thresholds = PriceThresholds.none
+        var range = HistoryRange.day
+        var width: Int?
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -127,15 +178,27 @@ public enum CtlCommandLine {
                     throw CtlUsageError(message: "invalid --min-interval \"\(text.prefix(40))\": use a duration of at most 1h, such as 1s or 250ms, or 0 for every update")
                 }
                 minimumInterval = ms
+            case "--above", "--below":
+                guard let text = value() else { throw CtlUsageError(message: "\(argument) needs a price, e.g. 80000") }
+                let price = try PriceThresholds.validated(text, flag: argument)
+                if argument == "--above" { thresholds.above = price } else { thresholds.below = price }
+            case "--range":
+                guard let text = value(), let chosen = HistoryRange(rawValue: text) else {
+                    throw CtlUsageError(message: "--range needs 1h, 24h or 7d")
+                }
+                range = chosen
+            case "--width":
+                guard let text = value(), text.count <= 4, text.allSatisfy(\.isASCIIDigit), let cells = Int(text),
+                      (1...HistoryQuery.maximumPoints).contains(cells) else {
+                    throw CtlUsageError(message: "--width needs a number of cells from 1 to \(HistoryQuery.maximumPoints)")
+                }
+                width = cells
             case "--socket":
                 guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
             case "--timeout":
                 guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
-                guard let ms = parseMilliseconds(text), ms > 0 else {
-                    throw CtlUsageError(message: "invalid --timeout \"\(text.prefix(40))\": use a positive duration of at most 1h, such as 500ms, 1.5s, 2 (seconds) or 1m")
-                }
-                timeout = ms
+                timeoutText = text
             default:
                 if argument.hasPrefix("-") { throw CtlUsageError(message: "unknown option \(argument)") }
                 guard command == nil else { throw CtlUsageError(message: "unexpected argument \"\(argument)\"") }
@@ -156,6 +219,8 @@ public enum CtlCommandLine {
             try check("--format", format != nil)
             try check("--exit-status", exitStatus)
             try check("--min-interval", minimumInterval != nil)
+            try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
+            try check(seen.contains("--range") ? "--range" : "--width", seen.contains("--range") || width != nil)
             if minimumInterval != nil && !watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
         }
         let barInterval = minimumInterval ?? barMinimumIntervalMilliseconds
@@ -167,26 +232,51 @@ public enum CtlCommandLine {
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
         case "waybar":
-            try only(["--watch", "--exit-status", "--min-interval"])
-            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval)
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
+            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
         case "i3blocks":
-            try only(["--watch", "--exit-status", "--min-interval"])
-            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval)
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
+            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
         case "version": try only([]); action = .version
-        case "prompt": try only(["--strict", "--format"]); action = .prompt(strict: strict, format: format)
-        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks or prompt")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks or prompt")
+        case "prompt":
+            try only(["--strict", "--format", "--above", "--below"])
+            action = .prompt(strict: strict, format: format, thresholds: thresholds)
+        case "chart": try only(["--json", "--range", "--width"]); action = .chart(range: range, width: width, json: json)
+        case "wait":
+            try only(["--above", "--below"])
+            guard thresholds != .none else { throw CtlUsageError(message: "wait needs --above P or --below P") }
+            var waitFor: Int?
+            if let timeoutText {
+                guard let ms = parseMilliseconds(timeoutText, limit: 7 * 86_400_000), ms > 0 else {
+                    throw CtlUsageError(message: "invalid --timeout \"\(timeoutText.prefix(40))\": use a positive duration of at most 7d, such as 30s, 10m, 2h or 1d")
+                }
+                waitFor = ms
+            }
+            return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
+                                 timeoutMilliseconds: defaultTimeoutMilliseconds)
+        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks, prompt, chart or wait")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks, prompt, chart or wait")
+        }
+        if let timeoutText {
+            guard let ms = parseMilliseconds(timeoutText), ms > 0 else {
+                throw CtlUsageError(message: "invalid --timeout \"\(timeoutText.prefix(40))\": use a positive duration of at most 1h, such as 500ms, 1.5s, 2 (seconds) or 1m")
+            }
+            timeout = ms
         }
         // A prompt must never make a shell wait: it gets a shorter default.
         let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
         return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout ?? defaultTimeout)
     }
 
-    /// `500ms`, `1.5s`, `2`, `0.5`, `1m`: decimals as systemd's time spans take them, whole
-    /// milliseconds, at most an hour.
-    static func parseMilliseconds(_ text: String) -> Int? {
+    /// `500ms`, `1.5s`, `2`, `0.5`, `1m`, `2h`, `1d`: decimals as systemd's time spans take
+    /// them, whole milliseconds, at most `limit` (an hour).
+    static func parseMilliseconds(_ text: String, limit: Int = 3_600_000) -> Int? {
         var number = Substring(text), scale = 1000
-        if text.hasSuffix("ms") {
+        if text.hasSuffix("d") {
+            number = number.dropLast(); scale = 86_400_000
+        } else if text.hasSuffix("h") {
+            number = number.dropLast(); scale = 3_600_000
+        } else if text.hasSuffix("ms") {
             number = number.dropLast(2); scale = 1
         } else if text.hasSuffix("s") {
             number = number.dropLast(); scale = 1000
@@ -206,6 +296,6 @@ public enum CtlCommandLine {
             guard (fraction * scale) % denominator == 0 else { return nil }
             milliseconds += fraction * scale / denominator
         }
-        return milliseconds <= 3_600_000 ? milliseconds : nil
+        return milliseconds <= limit ? milliseconds : nil
     }
 }

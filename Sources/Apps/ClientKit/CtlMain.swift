@@ -38,7 +38,7 @@ public enum CtlMain {
             case .status(let json):
                 let line = try query(.status, invocation)
                 let status = try decodeStatus(line)
-                Output.write(json ? line + "\n" : HumanFormat.status(status))
+                Output.write(json ? line + "\n" : HumanFormat.status(status, color: Terminal.wantsColor()))
                 return exitStatus(for: status)
             case .price(let format):
                 let status = try decodeStatus(try query(.status, invocation))
@@ -46,18 +46,30 @@ public enum CtlMain {
                     Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
                     return CtlExit.staleOrNoData
                 }
-                Output.line(format.map { Template.render($0, status) } ?? price)
+                Output.line(format.map { render($0, status, invocation) } ?? price)
                 return exitStatus(for: status)
-            case .prompt(let strict, let format):
-                return prompt(invocation, strict: strict, format: format)
-            case .waybar(let watch, let exitStatus, let minimumInterval):
-                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: BarFormat.waybar, unreachable: BarFormat.waybarUnreachable)
+            case .prompt(let strict, let format, let thresholds):
+                return prompt(invocation, strict: strict, format: format, thresholds: thresholds)
+            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds):
+                // The tooltip's sparkline changes at most once a minute: fetched that often.
+                var spark = "", sparkFetchedAt = Int64.min / 2
+                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: { status in
+                    if monotonicMilliseconds() - sparkFetchedAt >= 60_000 {
+                        spark = Self.spark(invocation)
+                        sparkFetchedAt = monotonicMilliseconds()
+                    }
+                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds)
+                }, unreachable: BarFormat.waybarUnreachable)
                 return exitStatus ? code : CtlExit.ok
-            case .i3blocks(let watch, let exitStatus, let minimumInterval):
+            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds):
                 // In persist/tail mode each line replaces the block's text, so stream the full text only.
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: watch ? BarFormat.barText : BarFormat.i3blocks) { _ in "₿ —" }
+                               render: { watch ? BarFormat.barText($0) : BarFormat.i3blocks($0, thresholds: thresholds) }) { _ in "₿ —" }
                 return exitStatus ? code : CtlExit.ok
+            case .chart(let range, let width, let json):
+                return try chart(invocation, range: range, width: width, json: json)
+            case .wait(let thresholds, let timeout):
+                return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
             case .watch(let json):
                 return try watch(invocation, json: json)
             case .sources(let json):
@@ -83,15 +95,20 @@ public enum CtlMain {
     }
 
     /// Never an error on the prompt, never a wait beyond the short timeout.
-    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?) -> Int32 {
+    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?, thresholds: PriceThresholds) -> Int32 {
         do throws(ClientError) {
             let status = try decodeStatus(try query(.status, invocation))
-            Output.line(format.map { Template.render($0, status) } ?? BarFormat.prompt(status))
+            Output.line(format.map { render($0, status, invocation) } ?? BarFormat.prompt(status, thresholds: thresholds))
             return strict ? exitStatus(for: status) : CtlExit.ok
         } catch {
             if strict { Output.error("btcctl: \(error.message)") }
             return strict ? CtlExit.unreachable : CtlExit.ok
         }
+    }
+
+    /// A template; the history is asked for only when it shows `{spark}`.
+    static func render(_ template: String, _ status: StatusMessage, _ invocation: CtlInvocation) -> String {
+        Template.render(template, status, spark: Template.needsHistory(template) ? spark(invocation) : "")
     }
 
     /// One line per update for bars; with `watch`, reconnects when the daemon restarts.

@@ -26,8 +26,29 @@ public enum HumanFormat {
         String(groupedPrice(digits).dropLast(3))
     }
 
-    /// The multi-line `btcctl status` report.
-    public static func status(_ status: StatusMessage) -> String {
+    /// `1h +0.10%  24h ▲ +1.27%  7d -3.40%`, the known ones; nil when none is known yet. On a
+    /// terminal with `color`, the 24 h figure is green when up and red when down.
+    static func changes(_ status: StatusMessage, color: Bool = false) -> String? {
+        let trend = status.trend
+        var parts: [String] = []
+        if let hour = trend.change1h { parts.append("1h \(signed(hour))%") }
+        if let day = trend.change24h {
+            let direction = Direction(status)
+            var text = "24h " + (direction.arrow.isEmpty ? "" : direction.arrow + " ") + signed(day) + "%"
+            if color, direction != .flat { text = (direction == .up ? "\u{1B}[32m" : "\u{1B}[31m") + text + "\u{1B}[0m" }
+            parts.append(text)
+        }
+        if let week = trend.change7d { parts.append("7d \(signed(week))%") }
+        return parts.isEmpty ? nil : parts.joined(separator: "  ")
+    }
+
+    /// `1.27` → `+1.27`; `-0.40` and `0.00` stay as they are.
+    static func signed(_ percent: String) -> String {
+        DecimalText.sign(percent) == 1 ? "+" + percent : percent
+    }
+
+    /// The multi-line `btcctl status` report; `color` for a terminal that wants it.
+    public static func status(_ status: StatusMessage, color: Bool = false) -> String {
         guard let price = status.price else {
             var text = "BTC/\(status.currency)  NO DATA  (the daemon has no quote yet)\n"
             if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
@@ -40,6 +61,10 @@ public enum HumanFormat {
             text += "age:        \(AgeText.compact(milliseconds: age, spaced: true))"
             if let timestamp = status.timestamp { text += " (\(timestamp))" }
             text += "\n"
+        }
+        if let changes = changes(status, color: color) { text += "change:     \(changes)\n" }
+        if let low = status.trend.low24h, let high = status.trend.high24h {
+            text += "24h range:  \(groupedPrice(low)) – \(groupedPrice(high))\n"
         }
         if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
         return text

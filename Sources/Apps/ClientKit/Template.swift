@@ -3,7 +3,11 @@ import WireProtocol
 /// `--format` templates: `{price}`, `{price_short}` and friends, expanded from a status.
 public enum Template {
     public static let placeholders = ["price", "price_rounded", "price_grouped", "price_short", "currency", "symbol",
-                                      "source", "age", "timestamp", "state", "stale"]
+                                      "source", "age", "timestamp", "state", "stale",
+                                      "change_1h", "change_24h", "change_7d", "arrow", "spark"]
+
+    /// Whether rendering needs the 24 h history (only `{spark}` does; the rest is in the status).
+    static func needsHistory(_ template: String) -> Bool { template.contains("{spark}") }
 
     /// Checks a template once, at argument parsing, so a typo is a usage error, not odd output.
     static func validate(_ template: String) throws(CtlUsageError) {
@@ -20,12 +24,14 @@ public enum Template {
         }
     }
 
-    public static func render(_ template: String, _ status: StatusMessage) -> String {
+    /// `spark` is the 8-cell sparkline of the last 24 h, when the template asks for it.
+    public static func render(_ template: String, _ status: StatusMessage, spark: String = "") -> String {
         var out = ""
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             out += rest[..<open]
-            out += value(of: String(rest[rest.index(after: open)..<close]), status)
+            let name = String(rest[rest.index(after: open)..<close])
+            out += name == "spark" ? spark : value(of: name, status)
             rest = rest[rest.index(after: close)...]
         }
         return out + rest
@@ -45,6 +51,10 @@ public enum Template {
         case "timestamp": return status.timestamp ?? ""
         case "state": return status.state.rawValue
         case "stale": return status.state == .fresh ? "" : "?"
+        case "change_1h": return status.trend.change1h ?? ""
+        case "change_24h": return status.trend.change24h ?? ""
+        case "change_7d": return status.trend.change7d ?? ""
+        case "arrow": return Direction(status).arrow
         default: return "{\(name)}"
         }
     }

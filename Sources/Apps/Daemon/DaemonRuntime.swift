@@ -45,6 +45,8 @@ struct DaemonRuntime {
         defer { withExtendedLifetime(lock) {} }
         guard prepare(store) else { return ExitStatus.cannotCreate }
         restore(from: store, into: board, at: wallClock.now())
+        let history = HistorySaver(store: FileHistoryStore(directory: settings.stateDirectory), logger: logger)
+        await history.restore(into: board)
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: QuoteServer
@@ -101,6 +103,7 @@ struct DaemonRuntime {
             services: [
                 .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: PersistService(persister: persister), successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: HistoryService(board: board, saver: history, clock: ContinuousClock()), successTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
                                             persister: persister, restraints: restraints, server: server, health: health, logger: logger),
                       successTerminationBehavior: .gracefullyShutdownGroup),

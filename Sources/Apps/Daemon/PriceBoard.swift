@@ -22,6 +22,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
         var policy: StalenessPolicy
+        /// The streaming venue's own 24 h figures, used until the history covers a day.
+        var venueDay: DayRange?
+        var trend = StatusMessage.Trend.unknown
 
         var problems: String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
@@ -32,6 +35,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     private struct State {
         var inputs: Inputs
         var current: Current
+        var history = PriceHistory()
+        /// Counts changes to `history`, so the saver can tell whether there is anything to write.
+        var historyVersion = 0
     }
 
     private let state: Mutex<State>
@@ -53,12 +59,18 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     var current: Current { state.withLock { $0.current } }
 
     /// Applies a change and publishes a new snapshot if it changed anything; returns it then.
+    /// A newly received quote also goes into the history, stamped with the wall clock.
     @discardableResult
     private func update(_ change: (inout Inputs) -> Void) -> Current? {
         let now = clock.now, wallTime = wallClock.now()
         return state.withLock { state in
             var inputs = state.inputs
             change(&inputs)
+            let received = inputs.age.receivedAt != nil && (inputs.age != state.inputs.age || inputs.quote != state.inputs.quote)
+            if received, let price = inputs.quote?.price, state.history.record(price.value, at: wallTime) {
+                state.historyVersion += 1
+            }
+            inputs.trend = Trend.figures(latest: inputs.quote?.price, history: state.history, venueDay: inputs.venueDay, now: wallTime)
             guard inputs != state.inputs else { return nil }
             state.inputs = inputs
             state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)
@@ -68,7 +80,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
 
     private static func snapshot(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> Current {
         Snapshot(quote: inputs.quote, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown, age: inputs.age,
-                 staleLimit: inputs.policy.limit(for: inputs.quote), madeAt: now, wallTime: wallTime)
+                 staleLimit: inputs.policy.limit(for: inputs.quote), trend: inputs.trend, madeAt: now, wallTime: wallTime)
     }
 
     func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
@@ -101,6 +113,36 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
             inputs.ageKnown = true
             inputs.age = QuoteAge(receivedAt: receivedAt)
         }
+    }
+
+    /// A streaming venue's own 24 h figures.
+    func record(day: DayRange) -> Current? {
+        update { $0.venueDay = day }
+    }
+
+    /// The history saved by the previous run. Bars stamped after `now` (a clock that was
+    /// wrong then) are dropped, or they would block recording until the clock caught up;
+    /// returns how many.
+    func restore(_ history: PriceHistory) -> Int {
+        let nowMinute = MinuteBar.minute(of: wallClock.now())
+        let kept = history.bars.filter { $0.minute <= nowMinute }
+        state.withLock { $0.history = PriceHistory(bars: kept) }
+        update { _ in }
+        return history.bars.count - kept.count
+    }
+
+    /// The history, if it changed since `version`, and the version it has now.
+    func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {
+        state.withLock { $0.historyVersion == version ? nil : ($0.history, $0.historyVersion) }
+    }
+
+    func historyReply(_ query: HistoryQuery) -> String {
+        let window = ChangeWindow(query.range)
+        let now = wallClock.now()
+        let points = state.withLock { $0.history.points(over: window, count: query.points, now: now) }
+        return HistoryReply(range: query.range, points: points.map {
+            HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)
+        }).line
     }
 
     func restore(_ quote: Quote, ageKnown: Bool) {

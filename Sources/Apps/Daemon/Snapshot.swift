@@ -22,7 +22,7 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     let priceLine: String
 
     init(quote: Quote?, transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
-         madeAt now: Instant, wallTime: Timestamp) {
+         trend: StatusMessage.Trend = .unknown, madeAt now: Instant, wallTime: Timestamp) {
         self.quote = quote
         self.problems = problems
         self.ageKnown = ageKnown
@@ -42,7 +42,8 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
             version: ProductVersion.current,
             sources: quote?.contributors.map(\.rawValue) ?? [],
             spread: quote?.spread.map { "\($0)" },
-            transport: quote == nil ? nil : transport.rawValue
+            transport: quote == nil ? nil : transport.rawValue,
+            trend: trend
         ).rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line

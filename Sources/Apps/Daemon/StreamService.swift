@@ -165,13 +165,20 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     }
 
     private func deliver(_ events: [StreamEvent]) {
-        for case .trade(let trade) in events {
-            let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: state.venue,
-                              timestamp: board.wallClock.now())
-            guard let snapshot = board.record(streamed: quote) else { continue }
-            publisher.publish(snapshot)
-            health.reportStatus(snapshot.status)
-            persister.offer(quote)
+        for event in events {
+            switch event {
+            case .trade(let trade):
+                let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: state.venue,
+                                  timestamp: board.wallClock.now())
+                guard let snapshot = board.record(streamed: quote) else { continue }
+                publisher.publish(snapshot)
+                health.reportStatus(snapshot.status)
+                persister.offer(quote)
+            case .dayRange(let day):
+                if let snapshot = board.record(day: day) { publisher.publish(snapshot) }
+            case .alive, .closingSoon:
+                continue
+            }
         }
     }
 }

@@ -20,6 +20,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// RFC 3339, UTC, milliseconds: `2026-11-21T16:00:00.123Z`.
     public var description: String { rfc3339 }
 
+    /// RFC 3339, UTC, whole seconds: `2026-11-21T16:00:00Z`.
+    public var rfc3339Seconds: String { String(rfc3339.dropLast(5)) + "Z" }
+
     public var rfc3339: String {
         let (days, msOfDay) = millisecondsSinceEpoch.floorDivided(by: 86_400_000)
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)

@@ -5,8 +5,14 @@ public enum WireProtocol {
     public static let maximumRequestLength = 256
 }
 
-public enum Request: String, Sendable, CaseIterable {
+public enum Request: Sendable, Hashable {
     case status, price, watch, ping, version, sources
+    /// `history RANGE [POINTS]`: closing prices over the range, evenly downsampled.
+    case history(HistoryQuery)
+
+    /// The requests that take no argument.
+    public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources]
+    static let words = "status, price, watch, sources, history, ping, version"
 
     /// Parses one request line without its LF; a trailing CR is accepted too.
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ErrorReply> {
@@ -15,19 +21,68 @@ public enum Request: String, Sendable, CaseIterable {
         }
         var bytes = ArraySlice(line)
         if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+        guard bytes.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 < 0x7F) }) else {
             return .failure(.badRequest("request is not printable ASCII"))
         }
-        let word = String(decoding: bytes, as: UTF8.self)
-        guard !word.isEmpty else { return .failure(.badRequest("empty request; try: status, price, watch, sources, ping, version")) }
-        guard let request = Request(rawValue: word) else {
-            return .failure(.badRequest("unknown request \"\(word.prefix(32))\"; try: status, price, watch, sources, ping, version"))
+        let words = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) }
+        guard let word = words.first else { return .failure(.badRequest("empty request; try: \(Self.words)")) }
+        if word == "history" {
+            return HistoryQuery.parse(arguments: words.dropFirst()).map(Request.history)
         }
+        guard let request = plain.first(where: { $0.word == word }) else {
+            return .failure(.badRequest("unknown request \"\(word.prefix(32))\"; try: \(Self.words)"))
+        }
+        guard words.count == 1 else { return .failure(.badRequest("\(word) takes no arguments")) }
         return .success(request)
     }
 
+    public var word: String {
+        switch self {
+        case .status: "status"
+        case .price: "price"
+        case .watch: "watch"
+        case .ping: "ping"
+        case .version: "version"
+        case .sources: "sources"
+        case .history: "history"
+        }
+    }
+
     /// The request as sent by a client, terminator included.
-    public var line: String { rawValue + "\n" }
+    public var line: String {
+        if case .history(let query) = self { return "history \(query.range.rawValue) \(query.points)\n" }
+        return word + "\n"
+    }
+}
+
+/// The spans `history` serves.
+public enum HistoryRange: String, Sendable, Hashable, CaseIterable {
+    case hour = "1h", day = "24h", week = "7d"
+}
+
+public struct HistoryQuery: Sendable, Hashable {
+    public static let defaultPoints = 60
+    public static let maximumPoints = 1000
+
+    public let range: HistoryRange
+    public let points: Int
+
+    public init(range: HistoryRange, points: Int = Self.defaultPoints) {
+        self.range = range
+        self.points = points
+    }
+
+    static func parse(arguments: ArraySlice<String>) -> Result<HistoryQuery, ErrorReply> {
+        let ranges = HistoryRange.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let rangeText = arguments.first else { return .failure(.badRequest("history needs a range: \(ranges)")) }
+        guard let range = HistoryRange(rawValue: rangeText) else {
+            return .failure(.badRequest("unknown history range \"\(rangeText.prefix(16))\"; use \(ranges)"))
+        }
+        guard arguments.count <= 2 else { return .failure(.badRequest("history takes a range and at most a point count")) }
+        guard let pointsText = arguments.dropFirst().first else { return .success(HistoryQuery(range: range)) }
+        guard pointsText.count <= 4, pointsText.allSatisfy(\.isASCIIDigit), let points = Int(pointsText), (1...maximumPoints).contains(points) else {
+            return .failure(.badRequest("history points must be a whole number from 1 to \(maximumPoints), not \"\(pointsText.prefix(16))\""))
+        }
+        return .success(HistoryQuery(range: range, points: points))
+    }
 }

@@ -22,10 +22,51 @@ public struct StatusMessage: Sendable, Hashable {
     public var spread: String?
     /// How the quote arrived: `stream` (a venue's WebSocket) or `poll` (REST); nil without one.
     public var transport: String?
+    /// Change over 1 h, 24 h and 7 d and the 24 h range; all nil until known.
+    public var trend: Trend
+
+    /// Percent changes as decimal text with two places (`"-1.27"`); the 24 h open, high and low
+    /// as exact decimal text.
+    public struct Trend: Sendable, Hashable {
+        public var change1h: String?
+        public var change24h: String?
+        public var change7d: String?
+        public var open24h: String?
+        public var high24h: String?
+        public var low24h: String?
+
+        public init(change1h: String? = nil, change24h: String? = nil, change7d: String? = nil,
+                    open24h: String? = nil, high24h: String? = nil, low24h: String? = nil) {
+            self.change1h = change1h
+            self.change24h = change24h
+            self.change7d = change7d
+            self.open24h = open24h
+            self.high24h = high24h
+            self.low24h = low24h
+        }
+
+        public static let unknown = Trend()
+
+        var members: [JSONMember] {
+            [JSONMember(key: "change_1h", value: .string(orNull: change1h)),
+             JSONMember(key: "change_24h", value: .string(orNull: change24h)),
+             JSONMember(key: "change_7d", value: .string(orNull: change7d)),
+             JSONMember(key: "open_24h", value: .string(orNull: open24h)),
+             JSONMember(key: "high_24h", value: .string(orNull: high24h)),
+             JSONMember(key: "low_24h", value: .string(orNull: low24h))]
+        }
+
+        /// Missing keys (an older daemon) read as unknown.
+        init(json: JSONValue) {
+            self.init(change1h: json["change_1h"]?.stringValue, change24h: json["change_24h"]?.stringValue,
+                      change7d: json["change_7d"]?.stringValue, open24h: json["open_24h"]?.stringValue,
+                      high24h: json["high_24h"]?.stringValue, low24h: json["low_24h"]?.stringValue)
+        }
+    }
 
     public init(price: String?, currency: String = "USD", symbol: String?, source: String?, timestamp: String?,
                 ageMilliseconds: Int64?, state: State, lastError: String?, version: String,
-                sources: [String] = [], spread: String? = nil, transport: String? = nil) {
+                sources: [String] = [], spread: String? = nil, transport: String? = nil, trend: Trend = .unknown) {
         self.price = price
         self.currency = currency
         self.symbol = symbol
@@ -38,6 +79,7 @@ public struct StatusMessage: Sendable, Hashable {
         self.sources = sources
         self.spread = spread
         self.transport = transport
+        self.trend = trend
     }
 
     public var json: JSONValue { .object(JSONObject(members: staticHead + Self.timeDependent(ageMilliseconds, state) + staticTail)) }
@@ -61,7 +103,7 @@ public struct StatusMessage: Sendable, Hashable {
          JSONMember(key: "version", value: .string(version)),
          JSONMember(key: "sources", value: .array(sources.map { .string($0) })),
          JSONMember(key: "spread", value: .string(orNull: spread)),
-         JSONMember(key: "transport", value: .string(orNull: transport))]
+         JSONMember(key: "transport", value: .string(orNull: transport))] + trend.members
     }
 
     fileprivate static func timeDependent(_ ageMilliseconds: Int64?, _ state: State) -> [JSONMember] {
@@ -95,7 +137,7 @@ public struct StatusMessage: Sendable, Hashable {
                   timestamp: try optionalString("timestamp"), ageMilliseconds: age, state: state,
                   lastError: try optionalString("last_error"), version: try optionalString("version") ?? "",
                   sources: json["sources"]?.stringElements ?? [], spread: json["spread"]?.stringValue,
-                  transport: json["transport"]?.stringValue)
+                  transport: json["transport"]?.stringValue, trend: Trend(json: json))
     }
 
     /// `1234` ms → `1.234`.

@@ -1,8 +1,8 @@
-/// Rounding and abbreviating exact decimal text, for bars and prompts. Works on the digits
-/// themselves: no Double, no Foundation.
-enum DecimalText {
+/// Rounding and abbreviating exact decimal text, for the wire, bars and prompts. Works on the
+/// digits themselves: no Double, no Foundation.
+public enum DecimalText {
     /// Splits `114459.8` into ("114459", "8"); nil for anything that is not plain decimal text.
-    static func parts(_ text: String) -> (integer: Substring, fraction: Substring)? {
+    public static func parts(_ text: String) -> (integer: Substring, fraction: Substring)? {
         let pieces = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let integer = pieces.first, !integer.isEmpty, integer.allSatisfy(\.isASCIIDigit) else { return nil }
         let fraction = pieces.count == 2 ? pieces[1] : ""
@@ -11,7 +11,7 @@ enum DecimalText {
     }
 
     /// Rounds half up to `places` decimals: `114459.85`, 1 → `114459.9`; 0 → `114460`.
-    static func rounded(_ text: String, places: Int) -> String {
+    public static func rounded(_ text: String, places: Int) -> String {
         guard let (integer, fraction) = parts(text) else { return text }
         var digits = Array(integer) + Array(fraction.prefix(places))
         digits += Array(repeating: "0", count: max(0, places - fraction.count))
@@ -34,7 +34,7 @@ enum DecimalText {
     }
 
     /// `114459.8` → `114.5k`, `1234567` → `1.2M`, `950` → `950`.
-    static func short(_ text: String) -> String {
+    public static func short(_ text: String) -> String {
         guard let (integer, _) = parts(text) else { return text }
         let trimmed = integer.drop { $0 == "0" }
         let (divisorDigits, suffix): (Int, String) = trimmed.count > 9 ? (9, "B") : trimmed.count > 6 ? (6, "M") : trimmed.count > 3 ? (3, "k") : (0, "")
@@ -46,8 +46,27 @@ enum DecimalText {
         if value.hasPrefix("1000"), let bigger = ["k": "M", "M": "B"][suffix] { return "1" + bigger }
         return (value.hasSuffix(".0") ? String(value.dropLast(2)) : value) + suffix
     }
+
+    /// A percentage on the wire: two places, half away from zero (`-1.265` → `-1.27`), and no
+    /// negative zero (`-0.004` → `0.00`). Nil for anything that is not plain decimal text.
+    public static func percent(_ text: String) -> String? {
+        let negative = text.hasPrefix("-")
+        let magnitude = negative ? String(text.dropFirst()) : text
+        guard parts(magnitude) != nil else { return nil }
+        let rounded = rounded(magnitude, places: 2)
+        return negative && rounded.contains(where: { $0 != "0" && $0 != "." }) ? "-" + rounded : rounded
+    }
+
+    /// The sign of decimal text: -1, 0 or 1 (nil when it is not decimal text).
+    public static func sign(_ text: String) -> Int? {
+        let negative = text.hasPrefix("-")
+        let magnitude = negative || text.hasPrefix("+") ? String(text.dropFirst()) : text
+        guard parts(magnitude) != nil else { return nil }
+        guard magnitude.contains(where: { $0 != "0" && $0 != "." }) else { return 0 }
+        return negative ? -1 : 1
+    }
 }
 
 extension Character {
-    var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+    public var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
 }

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PriceCore
+
+public enum StoredHistory: Sendable, Equatable {
+    case none
+    case history(PriceHistory)
+    /// Unreadable; moved aside so the next save does not destroy the evidence.
+    case quarantined(reason: String, movedTo: String)
+}
+
+/// Keeps `history.txt` (see HistoryDocument) in the state directory, replaced atomically and
+/// durably like `quote.json`.
+public struct FileHistoryStore: Sendable {
+    public static let fileName = "history.txt"
+    static let tempPrefix = ".history.txt.tmp."
+    /// Twice the longest plausible week; larger files are not ours.
+    static let readLimit = 2 * 1024 * 1024
+
+    public let directory: String
+    public var path: String { directory + "/" + Self.fileName }
+    public var quarantinePath: String { path + ".corrupt" }
+
+    public init(directory: String) { self.directory = directory }
+
+    public func load() throws(StoreError) -> StoredHistory {
+        switch try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) {
+        case .missing: return .none
+        case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024 / 1024) MiB")
+        case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
+        case .contents(let bytes):
+            do {
+                return .history(try HistoryDocument.decode(bytes))
+            } catch {
+                return try quarantine(reason: error.description)
+            }
+        }
+    }
+
+    public func save(_ history: PriceHistory) throws(StoreError) {
+        let temp = directory + "/" + Self.tempPrefix + String(getpid())
+        try FileSystem.writeDurably(Array(HistoryDocument.encode(history).utf8), to: path, via: temp, mode: 0o644)
+    }
+
+    private func quarantine(reason: String) throws(StoreError) -> StoredHistory {
+        guard rename(path, quarantinePath) == 0 else {
+            throw StoreError(operation: "move the unreadable history aside to", path: quarantinePath, errno: errno)
+        }
+        return .quarantined(reason: reason, movedTo: quarantinePath)
+    }
+}

@@ -1,0 +1,59 @@
+import FoundationEssentials
+import PriceCore
+
+/// `history.txt`: a header line, then one line per minute bar, oldest first:
+///
+///     btcpriced-history 1
+///     29890000 114459.8 114470 114455.5 114461.2
+///     29890001 114461.2
+///
+/// The minute counts from the Unix epoch; one price means open = high = low = close. Plain
+/// text, because every line stands alone (a torn or edited line is found and named, and the
+/// minutes are absolute, so nothing after it shifts), exact decimals need no encoding, and an
+/// operator can read it with `tail`. A week of bars is about 10,600 lines, at most ~520 KB.
+enum HistoryDocument {
+    static let header = "btcpriced-history 1"
+
+    static func encode(_ history: PriceHistory) -> String {
+        var text = header + "\n"
+        text.reserveCapacity(history.bars.count * 48 + 32)
+        for bar in history.bars {
+            text += String(bar.minute)
+            if bar.open == bar.close, bar.high == bar.close, bar.low == bar.close {
+                text += " \(bar.close)\n"
+            } else {
+                text += " \(bar.open) \(bar.high) \(bar.low) \(bar.close)\n"
+            }
+        }
+        return text
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(QuoteDocumentError) -> PriceHistory {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
+            throw QuoteDocumentError("it does not start with \"\(header)\"")
+        }
+        guard bytes.last == UInt8(ascii: "\n") else { throw QuoteDocumentError("it ends in the middle of a line (a torn write?)") }
+        var bars: [MinuteBar] = []
+        bars.reserveCapacity(lines.count)
+        for (index, line) in lines.dropFirst().dropLast().enumerated() {
+            let number = index + 2
+            let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count == 2 || fields.count == 5, fields[0].count <= 12, fields[0].allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let minute = Int64(fields[0])
+            else { throw QuoteDocumentError("line \(number) is not \"MINUTE PRICE\" or \"MINUTE OPEN HIGH LOW CLOSE\"") }
+            var prices: [Decimal] = []
+            for field in fields.dropFirst() {
+                do { prices.append(try Price(parsing: field).value) } catch { throw QuoteDocumentError("line \(number): \(error)") }
+            }
+            let bar = prices.count == 1 ? MinuteBar(minute: minute, open: prices[0], high: prices[0], low: prices[0], close: prices[0])
+                : MinuteBar(minute: minute, open: prices[0], high: prices[1], low: prices[2], close: prices[3])
+            guard bar.isConsistent else { throw QuoteDocumentError("line \(number): low, high, open and close do not fit together") }
+            if let previous = bars.last, previous.minute >= minute {
+                throw QuoteDocumentError("line \(number): minute \(minute) does not follow \(previous.minute)")
+            }
+            bars.append(bar)
+        }
+        return PriceHistory(bars: bars)
+    }
+}

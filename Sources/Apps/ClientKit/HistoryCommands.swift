@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONText
+import WireProtocol
+
+/// The commands that need more than the status: `chart`, `wait`, and the sparkline that
+/// templates and the Waybar tooltip show. None of this runs for `price` or a plain `prompt`.
+extension CtlMain {
+    static func chart(_ invocation: CtlInvocation, range: HistoryRange, width: Int?, json: Bool) throws(ClientError) -> Int32 {
+        let columns = Terminal.columns()
+        let points = width ?? min(columns ?? 40, HistoryQuery.maximumPoints)
+        let line = try query(.history(HistoryQuery(range: range, points: points)), invocation)
+        if json {
+            Output.line(line)
+            return CtlExit.ok
+        }
+        guard let chart = ChartFormat.line(try decodeHistory(line), fixedWidth: width != nil, columns: columns) else {
+            Output.error("btcctl: no price history for the last \(range.rawValue) yet (the daemon keeps it from its first quote on)")
+            return CtlExit.staleOrNoData
+        }
+        Output.line(chart)
+        return CtlExit.ok
+    }
+
+    /// The 8-cell sparkline of the last 24 h; empty when there is none or the daemon is older.
+    static func spark(_ invocation: CtlInvocation) -> String {
+        do throws(ClientError) {
+            let reply = try decodeHistory(try query(.history(HistoryQuery(range: .day, points: 8)), invocation))
+            return Sparkline.render(reply.points.map(\.close))
+        } catch {
+            return ""
+        }
+    }
+
+    /// Follows `watch` until a fresh price reaches a threshold (exit 0, the price printed), the
+    /// timeout runs out (exit 3) or the daemon goes away (exit 1).
+    static func wait(_ invocation: CtlInvocation, thresholds: PriceThresholds, timeoutMilliseconds: Int?) -> Int32 {
+        let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + Int64($0) }
+        do throws(ClientError) {
+            var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+            defer { client.closeConnection() }
+            try client.send(Request.watch.line)
+            var first = true
+            while true {
+                if let deadline, !first {
+                    let remaining = deadline - monotonicMilliseconds()
+                    guard remaining > 0, try client.hasInput(withinMilliseconds: Int32(clamping: remaining)) else {
+                        Output.error("btcctl: timed out: the price did not reach \(describe(thresholds))")
+                        return CtlExit.staleOrNoData
+                    }
+                }
+                guard let line = try client.readLine(unbounded: !first) else {
+                    throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+                                                     : "the daemon closed the stream (stopped or restarting)")
+                }
+                first = false
+                let status = try decodeStatus(line)
+                if status.state == .fresh, let price = status.price, thresholds.crossing(price) != nil {
+                    Output.line(price)
+                    return CtlExit.ok
+                }
+            }
+        } catch {
+            Output.error("btcctl: \(error.message)")
+            return CtlExit.unreachable
+        }
+    }
+
+    static func describe(_ thresholds: PriceThresholds) -> String {
+        [thresholds.above.map { "≥ \($0)" }, thresholds.below.map { "≤ \($0)" }].compactMap { $0 }.joined(separator: " or ")
+    }
+
+    static func decodeHistory(_ line: String) throws(ClientError) -> HistoryReply {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: line) } catch {
+            throw ClientError(message: "protocol error: reply is not JSON (\(error))")
+        }
+        if let reply = ErrorReply(json: json) {
+            let hint = reply.code == "bad-request" ? " (is the daemon older than btcctl? restart it)" : ""
+            throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)\(hint)")
+        }
+        do { return try HistoryReply(json: json) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
+    }
+}
+
+enum Terminal {
+    /// The width of the terminal on stdout; nil when stdout is not a terminal.
+    static func columns() -> Int? {
+        guard isatty(1) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// Colour on a terminal, unless NO_COLOR is set (https://no-color.org).
+    static func wantsColor() -> Bool {
+        guard isatty(1) == 1 else { return false }
+        guard let noColor = getenv("NO_COLOR") else { return true }
+        return noColor.pointee == 0
+    }
+}

@@ -1,0 +1,32 @@
+import PriceCore
+import WireProtocol
+
+/// The status object's change and 24 h figures, rendered once per snapshot.
+enum Trend {
+    /// Changes come from the daemon's own minute history. The 24 h open, high and low do too
+    /// once the history covers a day; until then, from the streaming venue's own rolling 24 h
+    /// figures when it sends them (the 24 h change needs the venue's open).
+    static func figures(latest: Price?, history: PriceHistory, venueDay: DayRange?, now: Timestamp) -> StatusMessage.Trend {
+        guard let latest else { return .unknown }
+        func change(_ window: ChangeWindow) -> String? {
+            history.change(over: window, to: latest.value, now: now).flatMap { DecimalText.percent($0.description) }
+        }
+        let measured = history.day(now: now).map { (open: Optional($0.open), high: $0.high, low: $0.low) }
+        let day = measured ?? venueDay.map { (open: $0.open?.value, high: $0.high.value, low: $0.low.value) }
+        return StatusMessage.Trend(
+            change1h: change(.hour),
+            change24h: day?.open.flatMap { DecimalText.percent(PercentChange.between($0, latest.value).description) },
+            change7d: change(.week),
+            open24h: day?.open?.description, high24h: day?.high.description, low24h: day?.low.description)
+    }
+}
+
+extension ChangeWindow {
+    init(_ range: HistoryRange) {
+        switch range {
+        case .hour: self = .hour
+        case .day: self = .day
+        case .week: self = .week
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import FoundationEssentials
+
+/// Minute bars of the last week and a bit, oldest first, at most one per minute. Minutes the
+/// daemon did not see are simply absent: gaps stay gaps, nothing is interpolated.
+public struct PriceHistory: Sendable, Equatable {
+    /// A week plus the hour a week-old reference may lie before the window (see
+    /// `ChangeWindow.referenceTolerance`).
+    public static let retainedMinutes: Int64 = ChangeWindow.week.minutes + ChangeWindow.week.referenceTolerance + 1
+
+    public private(set) var bars: [MinuteBar] = []
+
+    public init() {}
+
+    /// Keeps the bars in minute order, the last of any duplicates, and only the retained span.
+    public init(bars: some Sequence<MinuteBar>) {
+        var byMinute: [Int64: MinuteBar] = [:]
+        for bar in bars { byMinute[bar.minute] = bar }
+        self.bars = byMinute.values.sorted { $0.minute < $1.minute }
+        if let last = self.bars.last { prune(before: last.minute - Self.retainedMinutes) }
+    }
+
+    public var isEmpty: Bool { bars.isEmpty }
+
+    /// Adds a price seen at `time`. A time before the newest bar's minute (the wall clock stepped
+    /// back) is ignored rather than rewriting the past; returns whether the price was kept.
+    @discardableResult
+    public mutating func record(_ price: Decimal, at time: Timestamp) -> Bool {
+        let minute = MinuteBar.minute(of: time)
+        if let last = bars.indices.last, bars[last].minute >= minute {
+            guard bars[last].minute == minute else { return false }
+            bars[last].add(price)
+            return true
+        }
+        bars.append(MinuteBar(minute: minute, price: price))
+        // Pruned in batches of an hour so appending stays cheap.
+        if let first = bars.first, first.minute < minute - Self.retainedMinutes - 60 { prune(before: minute - Self.retainedMinutes) }
+        return true
+    }
+
+    private mutating func prune(before minute: Int64) {
+        bars.removeFirst(firstIndex(after: minute - 1))
+    }
+
+    /// The index of the first bar whose minute is greater than `minute`.
+    private func firstIndex(after minute: Int64) -> Int {
+        var low = 0, high = bars.count
+        while low < high {
+            let middle = (low + high) / 2
+            if bars[middle].minute <= minute { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The last bar starting at or before `minute`, if it starts no earlier than `earliest`.
+    private func bar(atOrBefore minute: Int64, notBefore earliest: Int64) -> MinuteBar? {
+        let index = firstIndex(after: minute) - 1
+        guard index >= 0, bars[index].minute >= earliest else { return nil }
+        return bars[index]
+    }
+
+    /// The price `window` before `now`: the close of the last minute at or before then, within
+    /// the window's tolerance; nil where the history does not reach back or has a gap there.
+    public func reference(for window: ChangeWindow, now: Timestamp) -> Decimal? {
+        let start = MinuteBar.minute(of: now) - window.minutes
+        return bar(atOrBefore: start, notBefore: start - window.referenceTolerance)?.close
+    }
+
+    /// Percent change from the reference to `latest`, exact (Decimal's 38 digits); rounding is
+    /// the renderer's business.
+    public func change(over window: ChangeWindow, to latest: Decimal, now: Timestamp) -> Decimal? {
+        reference(for: window, now: now).map { PercentChange.between($0, latest) }
+    }
+
+    /// The last 24 h as measured here: open (the reference), high and low; nil until the history
+    /// covers the day.
+    public func day(now: Timestamp) -> (open: Decimal, high: Decimal, low: Decimal)? {
+        guard let open = reference(for: .day, now: now) else { return nil }
+        let nowMinute = MinuteBar.minute(of: now)
+        let recent = bars[firstIndex(after: nowMinute - ChangeWindow.day.minutes)..<firstIndex(after: nowMinute)]
+        let high = recent.lazy.map(\.high).max() ?? open
+        let low = recent.lazy.map(\.low).min() ?? open
+        return (open, high, low)
+    }
+
+    /// `count` evenly spaced points over `window` ending at `now` (whole seconds): each is the
+    /// close of the last bar within its step, or nil where the daemon saw no price.
+    public func points(over window: ChangeWindow, count: Int, now: Timestamp) -> [(time: Timestamp, close: Decimal?)] {
+        guard count > 0 else { return [] }
+        let end = now.millisecondsSinceEpoch.floorDivided(by: 1000).quotient * 1000
+        let step = window.milliseconds / Int64(count)
+        return (0..<Int64(count)).map { index in
+            let time = end - (Int64(count) - 1 - index) * step
+            let index = firstIndex(after: time.floorDivided(by: 60_000).quotient) - 1
+            // The last bar starting within the step (or, for steps under a minute, the bar under the point).
+            let close = index >= 0 && bars[index].minute * 60_000 > time - max(step, 60_000) ? bars[index].close : nil
+            return (Timestamp(millisecondsSinceEpoch: time), close)
+        }
+    }
+}
+
+public enum PercentChange {
+    /// (to − from) × 100 ÷ from.
+    public static func between(_ from: Decimal, _ to: Decimal) -> Decimal {
+        (to - from) * 100 / from
+    }
+}

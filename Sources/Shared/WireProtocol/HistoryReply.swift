@@ -1,0 +1,47 @@
+import JSONText
+
+/// The `history` reply: `{"range":"24h","points":[["2026-11-21T16:00:00Z","114459.8"],[…,null]]}`,
+/// oldest first, closing prices as exact decimal text, gaps as null.
+public struct HistoryReply: Sendable, Hashable {
+    public struct Point: Sendable, Hashable {
+        /// RFC 3339 UTC, whole seconds.
+        public let time: String
+        public let close: String?
+
+        public init(time: String, close: String?) {
+            self.time = time
+            self.close = close
+        }
+    }
+
+    public let range: HistoryRange
+    public let points: [Point]
+
+    public init(range: HistoryRange, points: [Point]) {
+        self.range = range
+        self.points = points
+    }
+
+    public var line: String {
+        JSONValue.object(JSONObject(members: [
+            JSONMember(key: "range", value: .string(range.rawValue)),
+            JSONMember(key: "points", value: .array(points.map { .array([.string($0.time), .string(orNull: $0.close)]) })),
+        ])).encoded + "\n"
+    }
+
+    public init(json: JSONValue) throws(ErrorReply) {
+        guard let rangeText = json["range"]?.stringValue, let range = HistoryRange(rawValue: rangeText) else {
+            throw .badRequest("history reply has no valid range")
+        }
+        guard case .array(let elements)? = json["points"] else { throw .badRequest("history reply has no points array") }
+        var points: [Point] = []
+        points.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .array(let pair) = element, pair.count == 2, let time = pair[0].stringValue,
+                  pair[1].isNull || pair[1].stringValue.map({ DecimalText.parts($0) != nil }) == true
+            else { throw .badRequest("history reply has a malformed point") }
+            points.append(Point(time: time, close: pair[1].stringValue))
+        }
+        self.init(range: range, points: points)
+    }
+}

@@ -1,0 +1,74 @@
+import FileStore
+import Foundation
+import PriceCore
+import Testing
+
+@Suite("History file: round trip, size, corruption and quarantine")
+struct HistoryStoreTests {
+    /// A week of minutes from 2025-11-21T16:00Z, prices moving every minute.
+    func week(minutes: Int = 10_080) -> PriceHistory {
+        var history = PriceHistory()
+        for minute in 0..<minutes {
+            let time = Timestamp(millisecondsSinceEpoch: 1_763_740_800_000 + Int64(minute) * 60_000)
+            for step in 0..<3 {
+                history.record(try! Price(parsing: "1144\(String(format: "%02d", (minute + step * 7) % 100)).\(step + 1)5").value,
+                               at: time.adding(milliseconds: Int64(step) * 10_000))
+            }
+        }
+        return history
+    }
+
+    @Test func aWeekRoundTripsExactlyAndStaysUnderTheBound() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        #expect(try store.load() == .none)
+        let history = week()
+        try store.save(history)
+        #expect(try store.load() == .history(history))
+        let size = try FileManager.default.attributesOfItem(atPath: store.path)[.size] as! Int
+        #expect(size < 560_000, "a busy week is \(size) bytes")
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text.hasPrefix("btcpriced-history 1\n29395680 114400.15 114414.35 114400.15 114414.35\n"))
+    }
+
+    @Test func aFlatMinuteIsOnePrice() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        var history = PriceHistory()
+        history.record(try Price(parsing: "114459.8").value, at: Timestamp(millisecondsSinceEpoch: 60_000 * 29_395_680))
+        try store.save(history)
+        #expect(try String(contentsOfFile: store.path, encoding: .utf8) == "btcpriced-history 1\n29395680 114459.8\n")
+    }
+
+    @Test("a damaged file is moved aside with the reason", arguments: [
+        ("", "does not start with"), ("btcpriced-history 2\n", "does not start with"),
+        ("btcpriced-history 1\n29395680 114459.8", "ends in the middle of a line"),
+        ("btcpriced-history 1\n29395680 abc\n", "line 2"), ("btcpriced-history 1\n29395680 1 2\n", "line 2 is not"),
+        ("btcpriced-history 1\n29395680 5 4 3 6\n", "do not fit together"),
+        ("btcpriced-history 1\n29395681 1\n29395680 1\n", "does not follow"),
+        ("btcpriced-history 1\n-5 1\n", "line 2 is not"), ("btcpriced-history 1\n29395680 0\n", "line 2: price 0 is not greater"),
+    ])
+    func quarantine(contents: String, reason: String) throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        try contents.write(toFile: store.path, atomically: false, encoding: .utf8)
+        guard case .quarantined(let said, let movedTo) = try store.load() else {
+            Issue.record("\(contents.debugDescription) was accepted")
+            return
+        }
+        #expect(said.contains(reason), "\(said)")
+        #expect(movedTo == store.quarantinePath && FileManager.default.fileExists(atPath: movedTo))
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    @Test func anOversizedFileIsQuarantinedUnread() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        try Data(count: 3 * 1024 * 1024).write(to: URL(fileURLWithPath: store.path))
+        guard case .quarantined(let reason, _) = try store.load() else {
+            Issue.record("a 3 MiB file was read")
+            return
+        }
+        #expect(reason.contains("larger than 2 MiB"))
+    }
+}

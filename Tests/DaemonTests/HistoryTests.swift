@@ -1,0 +1,91 @@
+@testable import Daemon
+import FileStore
+import Foundation
+import Logging
+import PriceCore
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Testing
+import TestClocks
+import WireProtocol
+
+@Suite("History in the daemon: change figures, the history verb, saving once a minute")
+struct HistoryTests {
+    func poll(_ board: PriceBoard<ManualClock>, _ price: String) -> Snapshot<ManualClock.Instant>? {
+        board.record(CycleReport(quote: quote(price), failureSummary: nil, nextCycleIn: .seconds(1)))
+    }
+
+    /// Polls `price` then moves both clocks on by `minutes`.
+    func step(_ board: PriceBoard<ManualClock>, _ clock: ManualClock, _ wallClock: ManualWallClock, _ price: String, minutes: Int64) {
+        _ = poll(board, price)
+        clock.advance(by: .seconds(60 * minutes))
+        wallClock.advance(milliseconds: 60_000 * minutes)
+    }
+
+    @Test func theStatusGainsChangesAsTheHistoryFills() throws {
+        let (board, clock, wallClock) = try makeBoard()
+        step(board, clock, wallClock, "100000", minutes: 60)
+        let hour = try #require(poll(board, "101270"))
+        #expect(hour.statusLine.contains(#""change_1h":"1.27","change_24h":null,"change_7d":null,"open_24h":null"#))
+        step(board, clock, wallClock, "101270", minutes: 1380)
+        let day = try #require(poll(board, "98730"))
+        #expect(day.statusLine.contains(#""change_24h":"-1.27""#) && day.statusLine.contains(#""open_24h":"100000","high_24h":"101270","low_24h":"98730""#))
+        #expect(day.statusLine.contains(#""change_1h":null"#), "an hour ago was a gap: unknown, not guessed")
+    }
+
+    @Test func aStreamingVenuesDayFiguresServeUntilTheHistoryCoversADay() throws {
+        let (board, _, _) = try makeBoard()
+        _ = board.record(streamed: quote("110000"))
+        let snapshot = try #require(board.record(day: DayRange(open: try Price(parsing: "100000"), high: try Price(parsing: "111000"), low: try Price(parsing: "99000"))))
+        #expect(snapshot.statusLine.contains(#""change_24h":"10.00","change_7d":null,"open_24h":"100000","high_24h":"111000","low_24h":"99000""#))
+        let noOpen = try #require(board.record(day: DayRange(open: nil, high: try Price(parsing: "111000"), low: try Price(parsing: "99000"))))
+        #expect(noOpen.statusLine.contains(#""change_24h":null"#), "Coinbase sends no open: no 24 h change")
+    }
+
+    @Test func theHistoryVerbAnswersTheDownsampledCloses() throws {
+        let (board, clock, wallClock) = try makeBoard()
+        for price in ["1", "2", "3", "4"] { step(board, clock, wallClock, price, minutes: 15) }
+        #expect(board.historyReply(HistoryQuery(range: .hour, points: 4))
+                == #"{"range":"1h","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]]}"# + "\n")
+    }
+
+    @Test func aRestoredHistoryDropsMinutesFromTheFuture() throws {
+        let (board, _, wallClock) = try makeBoard()
+        let now = MinuteBar.minute(of: wallClock.now())
+        let bars = [now - 2, now, now + 5].map { MinuteBar(minute: $0, open: 1, high: 1, low: 1, close: 1) }
+        #expect(board.restore(PriceHistory(bars: bars)) == 1)
+        #expect(board.history(changedSince: -1)?.history.bars.map(\.minute) == [now - 2, now])
+    }
+
+    @Test func theServiceSavesAtMostOnceAMinuteOnlyWhenChangedAndAtShutdown() async throws {
+        let (board, clock, wallClock) = try makeBoard()
+        let directory = NSTemporaryDirectory() + "btcpriced-history-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = FileHistoryStore(directory: directory)
+        let saver = HistorySaver(store: store, logger: Logger(label: "test"))
+        func savedBars() -> Int? { if case .history(let history)? = try? store.load() { history.bars.count } else { nil } }
+        try await testGracefulShutdown { trigger in
+            let group = ServiceGroup(services: [HistoryService(board: board, saver: saver, clock: clock)], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(await clock.waitForSleepers(1))
+                _ = poll(board, "100")
+                clock.advance(by: .seconds(59))
+                #expect(savedBars() == nil, "not before the minute is up")
+                wallClock.advance(milliseconds: 60_000)
+                clock.advance(by: .seconds(1))
+                try await eventually { savedBars() == 1 }
+                #expect(await clock.waitForSleepers(1))
+                let modified = try FileManager.default.attributesOfItem(atPath: store.path)[.modificationDate] as? Date
+                clock.advance(by: .seconds(60))
+                #expect(await clock.waitForSleepers(1))
+                #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.modificationDate] as? Date == modified, "unchanged: not rewritten")
+                _ = poll(board, "101")
+                trigger.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+        #expect(savedBars() == 2, "the last minute is saved at shutdown")
+    }
+}

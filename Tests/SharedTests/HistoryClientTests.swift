@@ -1,0 +1,101 @@
+import ClientKit
+import JSONText
+import Testing
+import WireProtocol
+
+@Suite("btcctl: chart, change, thresholds and wait")
+struct HistoryClientTests {
+    func reply(_ closes: [String?], range: HistoryRange = .day) -> HistoryReply {
+        HistoryReply(range: range, points: closes.enumerated().map { .init(time: "2026-11-21T16:\(10 + $0.offset):00Z", close: $0.element) })
+    }
+
+    func chart(_ closes: [String?]) -> String? { ChartFormat.line(reply(closes), fixedWidth: true, columns: nil) }
+
+    func status(_ price: String, change24h: String? = nil, state: StatusMessage.State = .fresh) -> StatusMessage {
+        StatusMessage(price: price, symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z", ageMilliseconds: 400,
+                      state: state, lastError: nil, version: "0.1.0",
+                      trend: .init(change1h: "0.10", change24h: change24h, change7d: "-3.40", open24h: "100000", high24h: "120000", low24h: "90000"))
+    }
+
+    @Test func theChartShowsTheShapeWithFirstLastLowHighAndChange() {
+        #expect(chart(["100", "90", "80", "90", "100", "110", "120", "130"])
+                == "▄▂▁▂▄▅▇█  24h  100.00 → 130.00  +30.00%  low 80.00  high 130.00")
+        #expect(chart(["114459.8", "114000.1"]) == "█▁  24h  114,459.80 → 114,000.10  -0.40%  low 114,000.10  high 114,459.80")
+    }
+
+    @Test func flatSingleAndGappyCharts() {
+        #expect(chart(["5", "5", "5"])?.hasPrefix("▄▄▄  24h") == true, "all equal sits in the middle")
+        #expect(chart([nil, "7", nil])?.hasPrefix(" ▄   24h  7.00 → 7.00  0.00%") == true, "a single point, gaps as spaces")
+        #expect(chart([nil, nil]) == nil, "no price at all is no chart")
+        #expect(chart(["1", nil, "3"])?.hasPrefix("▁ █ ") == true)
+    }
+
+    @Test func aTinyChangeIsNeverANegativeZero() {
+        #expect(chart(["100000", "99999.996"])?.contains("  0.00%  ") == true)
+        #expect(chart(["100000", "99995"])?.contains("  -0.01%  ") == true, "half away from zero")
+    }
+
+    @Test func onATerminalTheSparklineNarrowsToFitTheLine() throws {
+        let closes: [String?] = (0..<200).map { "\(100 + $0)" }
+        let line = try #require(ChartFormat.line(reply(closes), fixedWidth: false, columns: 100))
+        #expect(line.count == 100)
+        #expect(line.hasSuffix("low 100.00  high 299.00") && line.first == "▁")
+    }
+
+    @Test func waybarCarriesDirectionAndThresholdClassesAndTheTooltipTheChanges() throws {
+        let up = try JSONValue(parsing: BarFormat.waybar(status("114459.8", change24h: "1.27"), spark: "▁▂▃▄▅▆▇█",
+                                                          thresholds: PriceThresholds(above: "114000")))
+        #expect(up["class"] == .array([.string("fresh"), .string("up"), .string("above")]))
+        let tooltip = try #require(up["tooltip"]?.stringValue)
+        #expect(tooltip.contains("1h +0.10%  24h ▲ +1.27%  7d -3.40%") && tooltip.contains("24h ▁▂▃▄▅▆▇█"))
+        #expect(tooltip.contains("24h low 90,000.00, high 120,000.00"))
+        let down = try JSONValue(parsing: BarFormat.waybar(status("79000", change24h: "-0.50"), thresholds: PriceThresholds(above: "90000", below: "80000")))
+        #expect(down["class"] == .array([.string("fresh"), .string("down"), .string("below")]))
+        let flat = try JSONValue(parsing: BarFormat.waybar(status("1", change24h: "0.00")))
+        #expect(flat["class"] == .array([.string("fresh")]))
+    }
+
+    @Test func i3blocksColoursAFreshPriceByThresholdThenDirection() {
+        #expect(BarFormat.i3blocks(status("100", change24h: "-1.00")).hasSuffix("\n#BF616A"))
+        #expect(BarFormat.i3blocks(status("100", change24h: "1.00")).hasSuffix("\n#A3BE8C"))
+        #expect(BarFormat.i3blocks(status("100", change24h: "1.00"), thresholds: PriceThresholds(above: "100")).hasSuffix("\n#88C0D0"))
+        #expect(BarFormat.i3blocks(status("100", change24h: "-1.00", state: .stale), thresholds: PriceThresholds(below: "200")).hasSuffix("\n#EBCB8B"),
+                "a stale price keeps the stale colour")
+        #expect(BarFormat.prompt(status("79999.99"), thresholds: PriceThresholds(below: "80000")) == "₿80k↓")
+        #expect(BarFormat.prompt(status("80000.01"), thresholds: PriceThresholds(below: "80000")) == "₿80k")
+    }
+
+    @Test func templatesGainChangesArrowAndSpark() {
+        let text = Template.render("{arrow}{change_24h}% 1h {change_1h} 7d {change_7d} {spark}", status("1", change24h: "-1.27"), spark: "▁█")
+        #expect(text == "▼-1.27% 1h 0.10 7d -3.40 ▁█")
+        #expect(Template.render("{arrow}{change_24h}", StatusMessage(price: nil, symbol: nil, source: nil, timestamp: nil, ageMilliseconds: nil,
+                                                                       state: .nodata, lastError: nil, version: "0.1.0")) == "")
+    }
+
+    @Test func theStatusReportShowsChangesAndColoursOnlyWhenAsked() {
+        let plain = HumanFormat.status(status("114459.8", change24h: "1.27"))
+        #expect(plain.contains("change:     1h +0.10%  24h ▲ +1.27%  7d -3.40%\n") && !plain.contains("\u{1B}"))
+        #expect(plain.contains("24h range:  90,000.00 – 120,000.00\n"))
+        #expect(HumanFormat.status(status("114459.8", change24h: "-1.27"), color: true).contains("\u{1B}[31m24h ▼ -1.27%\u{1B}[0m"))
+    }
+
+    func parse(_ arguments: [String]) throws(CtlUsageError) -> CtlAction {
+        try CtlCommandLine.parse(arguments, socketFromEnvironment: nil).action
+    }
+
+    @Test func chartAndWaitParse() throws {
+        #expect(try parse(["chart"]) == .chart(range: .day, width: nil, json: false))
+        #expect(try parse(["chart", "--range", "7d", "--width=30", "--json"]) == .chart(range: .week, width: 30, json: true))
+        #expect(try parse(["wait", "--below", "80000", "--timeout", "2h"]) == .wait(thresholds: PriceThresholds(below: "80000"), timeoutMilliseconds: 7_200_000))
+        #expect(try parse(["wait", "--above", "150000.5"]) == .wait(thresholds: PriceThresholds(above: "150000.5"), timeoutMilliseconds: nil))
+    }
+
+    @Test("malformed thresholds and chart options are usage errors", arguments: [
+        ["wait"], ["wait", "--above", "1e5"], ["wait", "--below", "-5"], ["wait", "--below", "0"], ["wait", "--above", "80,000"],
+        ["wait", "--above", "1", "--timeout", "8d"], ["price", "--above", "1"], ["chart", "--range", "2d"], ["chart", "--width", "0"],
+        ["chart", "--width", "1001"], ["status", "--range", "1h"], ["waybar", "--above"],
+    ])
+    func usageErrors(arguments: [String]) {
+        #expect(throws: CtlUsageError.self) { try parse(arguments) }
+    }
+}

@@ -1,0 +1,53 @@
+import JSONText
+import Testing
+import WireProtocol
+
+@Suite("Wire protocol: history request and reply, percent text")
+struct HistoryWireTests {
+    func parse(_ line: String) -> Result<Request, ErrorReply> { Request.parse(Array(line.utf8)) }
+
+    @Test func historyTakesARangeAndAnOptionalPointCount() throws {
+        #expect(try parse("history 24h").get() == .history(HistoryQuery(range: .day, points: 60)))
+        #expect(try parse("history 7d 1000\r").get() == .history(HistoryQuery(range: .week, points: 1000)))
+        #expect(try parse("  history\t1h   5 ").get() == .history(HistoryQuery(range: .hour, points: 5)))
+        #expect(try parse(Request.history(HistoryQuery(range: .hour, points: 7)).line.dropLast().description).get()
+                == .history(HistoryQuery(range: .hour, points: 7)))
+    }
+
+    @Test("a bad range or count is a bad-request", arguments: ["history", "history 2d", "history 24h 0", "history 24h 1001",
+                                                                "history 24h -1", "history 24h 1e3", "history 24h 60 x", "status now"])
+    func badHistoryRequests(line: String) {
+        guard case .failure(let error) = parse(line) else {
+            Issue.record("\(line) parsed")
+            return
+        }
+        #expect(error.code == "bad-request")
+    }
+
+    @Test func theReplyRoundTripsWithGapsAsNull() throws {
+        let reply = HistoryReply(range: .day, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8"),
+                                                      .init(time: "2026-11-21T16:24:00Z", close: nil)])
+        #expect(reply.line == #"{"range":"24h","points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]]}"# + "\n")
+        #expect(try HistoryReply(json: try JSONValue(parsing: reply.line)) == reply)
+        #expect(throws: ErrorReply.self) { try HistoryReply(json: try JSONValue(parsing: #"{"range":"24h","points":[["t","1e5"]]}"#)) }
+    }
+
+    @Test("percent text: two places, half away from zero, no negative zero", arguments: [
+        ("1.265", "1.27"), ("-1.265", "-1.27"), ("-1.2649", "-1.26"), ("-0.004", "0.00"), ("-0.005", "-0.01"),
+        ("0", "0.00"), ("13.7666666666666666666666666666666666667", "13.77"), ("99.995", "100.00"),
+    ])
+    func percentText(input: String, expected: String) {
+        #expect(DecimalText.percent(input) == expected)
+    }
+
+    @Test func statusCarriesTheTrendAndOlderDaemonsReadAsUnknown() throws {
+        var status = StatusMessage(price: "1", symbol: "BTCUSDT", source: "binance", timestamp: nil, ageMilliseconds: 0,
+                                   state: .fresh, lastError: nil, version: "0.1.0")
+        status.trend = .init(change1h: "0.10", change24h: "-1.27", change7d: nil, open24h: "2", high24h: "3", low24h: "0.5")
+        let line = status.line
+        #expect(line.contains(#""change_1h":"0.10","change_24h":"-1.27","change_7d":null,"open_24h":"2","high_24h":"3","low_24h":"0.5""#))
+        #expect(try StatusMessage(json: try JSONValue(parsing: line)) == status)
+        let old = try StatusMessage(json: try JSONValue(parsing: #"{"price":"1","currency":"USD","symbol":null,"source":null,"timestamp":null,"age":1.0,"state":"fresh","last_error":null,"version":"0.1.0"}"#))
+        #expect(old.trend == .unknown)
+    }
+}
