@@ -2,22 +2,26 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks prompt version"
+    local commands="status price watch sources ping waybar i3blocks prompt chart wait version"
     case $prev in
         --socket) _filedir; return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W "'{price}' '{price_short}' '{price_grouped}' '₿{price_short}{stale}'" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "'{price}' '{price_short}' '{price_grouped}' '₿{price_short}{stale}' '{arrow}{change_24h}%' '{spark}'" -- "$cur")); return ;;
+        --range) COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
+        --width|--above|--below) return ;;
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
-        case $word in status|price|watch|sources|ping|waybar|i3blocks|prompt) command=$word ;; esac
+        case $word in status|price|watch|sources|ping|waybar|i3blocks|prompt|chart|wait) command=$word ;; esac
     done
     local options="--socket --timeout --help --version"
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;
-        waybar|i3blocks) options+=" --watch --exit-status --min-interval" ;;
-        prompt) options+=" --strict --format" ;;
+        waybar|i3blocks) options+=" --watch --exit-status --min-interval --above --below" ;;
+        prompt) options+=" --strict --format --above --below" ;;
+        chart) options+=" --range --width --json" ;;
+        wait) options+=" --above --below" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))

@@ -20,6 +20,9 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     let statusLine: String
     /// The `price` reply: the price, or the nodata error.
     let priceLine: String
+    /// What makes a change of state for watchers: the STATUS kind, the source and how the quote
+    /// came, and the problems; never held back. Price, age and trend are not part of it.
+    let stateKey: String
 
     init(quote: Quote?, transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
          trend: StatusMessage.Trend = .unknown, madeAt now: Instant, wallTime: Timestamp) {
@@ -47,6 +50,7 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         ).rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
+        stateKey = "\(status.kind)|\(quote.map { "\($0.source)|\($0.contributors)|\(transport)" } ?? "")|\(problems ?? "")"
     }
 
     func freshness(now: Instant, wallTime: Timestamp) -> Freshness {

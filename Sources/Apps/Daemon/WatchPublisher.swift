@@ -30,7 +30,7 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
 
     func publish(_ snapshot: Snapshot<C.Instant>) {
         let now = clock.now
-        let kind = "\(snapshot.status.kind)|\(snapshot.rendered.tail)"
+        let kind = snapshot.stateKey
         let decision: Decision = state.withLock { state in
             let due = state.lastSentAt.map { $0.advanced(by: interval) }
             if interval == .zero || kind != state.lastKind || due.map({ $0 <= now }) ?? true {

@@ -1,0 +1,83 @@
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+@Suite("History, change and thresholds, end to end")
+struct HistoryEndToEndTests {
+    /// A V over the last 24 h, as a previous run would have left it: 108,000 a day ago, down
+    /// to 90,000 twelve hours ago, back to 107,975 a minute ago.
+    func writeDayOfHistory(into directory: String) throws {
+        let now = Int64(Date().timeIntervalSince1970) / 60
+        var text = "btcpriced-history 1\n"
+        for index in Int64(0)..<1440 {
+            text += "\(now - 1440 + index) \(90_000 + abs(index - 720) * 25)\n"
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try text.write(toFile: directory + "/history.txt", atomically: true, encoding: .utf8)
+    }
+
+    func field(_ key: String, of line: String) throws -> JSONValue? { try JSONValue(parsing: line)[key] }
+
+    @Test func theDayChangeSurvivesARestartAndTheChartShowsThePath() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("118800"))
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { first.stop(); first.removeFiles() }
+        try writeDayOfHistory(into: first.stateDirectory)
+        try await first.start()
+        try await until("the live price") { try await first.ctl("price").stdout == "118800\n" }
+        let status = try await first.ctl("status", "--json").stdout
+        #expect(try field("change_24h", of: status) == .string("10.00"), "118,800 against 108,000 a day ago: \(status)")
+        #expect(try field("open_24h", of: status) == .string("108000"))
+        #expect(try field("low_24h", of: status) == .string("90000") && field("high_24h", of: status) == .string("118800"))
+
+        let chart = try await first.ctl("chart", "--width", "8")
+        #expect(chart.status == 0)
+        let cells = Array(chart.stdout.prefix(8))
+        #expect(cells.last == "█" && cells.contains("▁") && cells.firstIndex(of: "▁")! > 0, "a V ending high: \(chart.stdout)")
+        #expect(chart.stdout.contains("→ 118,800.00"))
+
+        let waybar = try await first.ctl("waybar", "--above", "118000")
+        #expect(try field("class", of: waybar.stdout) == .array([.string("fresh"), .string("up"), .string("above")]))
+        #expect(try await first.ctl("prompt", "--below", "120000").stdout == "₿118.8k↓\n")
+
+        first.stop()
+        #expect(try String(contentsOfFile: first.stateDirectory + "/history.txt", encoding: .utf8).hasSuffix(" 118800\n"),
+                "the minute the first run saw is saved at shutdown")
+
+        // Offline now: what the second run knows comes from the files alone.
+        exchange.set(.binance, .hang)
+        let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { second.stop() }
+        try await second.start()
+        let restored = try await second.ctl("status", "--json").stdout
+        #expect(try field("price", of: restored) == .string("118800"))
+        #expect(try field("change_24h", of: restored) == .string("10.00"), "\(restored)")
+        let lastHour = try await second.ctl("chart", "--range", "1h", "--json").stdout
+        #expect(lastHour.contains(#""118800"]"#))
+        await exchange.shutdown()
+    }
+
+    @Test func waitExitsZeroWhenThePriceCrossesAndThreeOnTimeout() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("100000"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the first price") { try await daemon.ctl("price").status == 0 }
+
+        let timedOut = try await daemon.ctl("wait", "--above", "100500", "--timeout", "300ms")
+        #expect(timedOut.status == 3 && timedOut.stdout.isEmpty && timedOut.stderr.contains("timed out"))
+
+        let socket = daemon.socket
+        let waiting = Task { try await runCommand(Binaries.ctl, ["--socket", socket, "wait", "--above", "100500", "--timeout", "20s"], timeout: .seconds(25)) }
+        exchange.set(.binance, .price("100600"))
+        let crossed = try await waiting.value
+        #expect(crossed.status == 0 && crossed.stdout == "100600\n", "\(crossed)")
+
+        let below = try await daemon.ctl("wait", "--below", "100600")
+        #expect(below.status == 0, "reaching the threshold counts")
+        await exchange.shutdown()
+    }
+}
