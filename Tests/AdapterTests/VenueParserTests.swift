@@ -28,6 +28,27 @@ struct VenueParserTests {
         #expect(cryptoCompare.price.description == "85866.19" && cryptoCompare.quoteAsset == "USD")
     }
 
+    @Test func venuesThatStateTheDaysFiguresGiveThemExactly() throws {
+        let binance = try BinanceAPI.parseDay(Self.fixture("binance-ticker-24hr-mini", usedWeight: "4"), expectedSymbol: "BTCUSDT")
+        #expect(binance.price.description == "85866.18" && binance.quoteAsset == "USDT")
+        #expect(binance.day.map { "\($0.open!) \($0.high) \($0.low)" } == "84712.01 86420 83820.1")
+        #expect(try BinanceAPI.parse(Self.fixture("binance-ticker-price"), expectedSymbol: "BTCUSDT").day == nil)
+        let bitstamp = try BitstampAPI.parse(Self.fixture("bitstamp-ticker"))
+        #expect(bitstamp.day.map { "\($0.open!) \($0.high) \($0.low)" } == "84712 86420 83820", "open_24, not the day's open")
+        let kraken = try KrakenAPI.parse(Self.fixture("kraken-ticker"))
+        #expect(kraken.day.map { "\($0.open == nil) \($0.high) \($0.low)" } == "true 86420 83820.1", "h[1] and l[1]; o is today's UTC open")
+        #expect(try CoinbaseAPI.parse(Self.fixture("coinbase-spot")).day == nil)
+    }
+
+    @Test func brokenDayFiguresNeverCostThePrice() throws {
+        let body = #"{"symbol":"BTCUSDT","openPrice":"x","highPrice":"1","lowPrice":"2","lastPrice":"85866.18"}"#
+        let quote = try BinanceAPI.parseDay(ExchangeResponse(status: 200, body: body), expectedSymbol: "BTCUSDT")
+        #expect(quote.price.description == "85866.18" && quote.day == nil, "a low above the high is no range")
+        #expect(throws: FetchFailure.wrongSymbol(expected: "BTCUSDT", got: "ETHUSDT")) {
+            try BinanceAPI.parseDay(ExchangeResponse(status: 200, body: #"{"symbol":"ETHUSDT","lastPrice":"1"}"#), expectedSymbol: "BTCUSDT")
+        }
+    }
+
     @Test func errorShapes() throws {
         #expect(outcome { () throws(FetchFailure) in try CoinbaseAPI.parse(try! Self.fixture("coinbase-error", status: 404)) }
                 == .failure(.exchangeError("HTTP 404: Invalid base currency")))

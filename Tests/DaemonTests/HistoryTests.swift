@@ -36,9 +36,9 @@ struct HistoryTests {
     @Test func aStreamingVenuesDayFiguresServeUntilTheHistoryCoversADay() throws {
         let (board, _, _) = try makeBoard()
         _ = board.record(streamed: quote("110000"))
-        let snapshot = try #require(board.record(day: DayRange(open: try Price(parsing: "100000"), high: try Price(parsing: "111000"), low: try Price(parsing: "99000"))))
+        let snapshot = try #require(board.record(day: DayRange(open: try Price(parsing: "100000"), high: try Price(parsing: "111000"), low: try Price(parsing: "99000")), from: .binance))
         #expect(snapshot.statusLine.contains(#""change_24h":"10.00","change_7d":null,"open_24h":"100000","high_24h":"111000","low_24h":"99000""#))
-        let noOpen = try #require(board.record(day: DayRange(open: nil, high: try Price(parsing: "111000"), low: try Price(parsing: "99000"))))
+        let noOpen = try #require(board.record(day: DayRange(open: nil, high: try Price(parsing: "111000"), low: try Price(parsing: "99000")), from: .binance))
         #expect(noOpen.statusLine.contains(#""change_24h":null"#), "Coinbase sends no open: no 24 h change")
     }
 

@@ -5,13 +5,14 @@ import Testing
 
 @Suite("History, change and thresholds, end to end")
 struct HistoryEndToEndTests {
-    /// A V over the last 24 h, as a previous run would have left it: 108,000 a day ago, down
-    /// to 90,000 twelve hours ago, back to 107,975 a minute ago.
+    /// A V over the last 24 h, as a previous run would have left it: 108,000 a day ago (for ten
+    /// minutes), down to 90,000 twelve hours ago, back to 107,975 a minute ago.
     func writeDayOfHistory(into directory: String) throws {
         let now = Int64(Date().timeIntervalSince1970) / 60
         var text = "btcpriced-history 1\n"
         for index in Int64(0)..<1440 {
-            text += "\(now - 1440 + index) \(90_000 + abs(index - 720) * 25)\n"
+            // Flat for the first ten minutes, so a test that crosses a minute keeps its reference.
+            text += "\(now - 1440 + index) \(index < 10 ? 108_000 : 90_000 + abs(index - 720) * 25)\n"
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try text.write(toFile: directory + "/history.txt", atomically: true, encoding: .utf8)
@@ -59,6 +60,23 @@ struct HistoryEndToEndTests {
         await exchange.shutdown()
     }
 
+    @Test func pollingBinanceTakesItsDayFiguresFromTheMiniTickerAtNoExtraWeight() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("102000.00000000"))
+        // Binance alone: at a shorter interval the chain would fill Binance's 1 s pace with other venues.
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the day's figures") { try field("open_24h", of: try await daemon.ctl("status", "--json").stdout) == .string("100000") }
+        let status = try await daemon.ctl("status", "--json").stdout
+        #expect(try field("change_24h", of: status) == .string("2.00") && field("high_24h", of: status) == .string("102000"), "\(status)")
+        try await until("a few more polls") { exchange.requests(.binance).count >= 3 }
+        let paths = exchange.requests(.binance).map { $0.uri.split(separator: "?").first.map(String.init) ?? "" }
+        #expect(paths.filter { $0 == "/api/v3/ticker/24hr" }.count == 1, "once a minute, instead of a price call: \(paths)")
+        #expect(paths.allSatisfy { $0 == "/api/v3/ticker/24hr" || $0 == "/api/v3/ticker/price" })
+        await exchange.shutdown()
+    }
+
     @Test func waitExitsZeroWhenThePriceCrossesAndThreeOnTimeout() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.binance, .price("100000"))
@@ -78,6 +96,12 @@ struct HistoryEndToEndTests {
 
         let below = try await daemon.ctl("wait", "--below", "100600")
         #expect(below.status == 0, "reaching the threshold counts")
+
+        let lost = Task { try await runCommand(Binaries.ctl, ["--socket", socket, "wait", "--above", "999999"], timeout: .seconds(10)) }
+        daemon.stop()
+        let gone = try await lost.value
+        // Lost while waiting ("closed the stream") or before connecting: exit 1 either way.
+        #expect(gone.status == 1 && gone.stderr.hasPrefix("btcctl: "), "\(gone)")
         await exchange.shutdown()
     }
 }

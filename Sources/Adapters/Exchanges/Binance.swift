@@ -1,9 +1,14 @@
 import JSONText
 import PriceCore
 
-/// `GET /api/v3/ticker/price?symbol=BTCUSDT` → `{"symbol":"BTCUSDT","price":"114459.80000000"}`.
+/// `GET /api/v3/ticker/price?symbol=BTCUSDT` → `{"symbol":"BTCUSDT","price":"114459.80000000"}`;
+/// once a minute `GET /api/v3/ticker/24hr?symbol=BTCUSDT&type=MINI` instead, which weighs the
+/// same (2) and also states the rolling 24 h open, high and low.
 public enum BinanceAPI {
     public static func path(symbol: String) -> String { "/api/v3/ticker/price?symbol=\(symbol)" }
+    public static func dayPath(symbol: String) -> String { "/api/v3/ticker/24hr?symbol=\(symbol)&type=MINI" }
+    /// How often the price request is the 24 h one.
+    public static let dayFiguresEvery = Duration.seconds(60)
 
     /// 6,000 request weight a minute per IP; one symbol's ticker/price weighs 2. One call a
     /// second is 120 a minute, leaving the rest to other programs behind the same address.
@@ -19,7 +24,22 @@ public enum BinanceAPI {
         symbol.hasPrefix("BTC") && symbol.count > 3 ? String(symbol.dropFirst(3)) : symbol
     }
 
+    /// The 24 h mini ticker: `{"symbol":"BTCUSDT","openPrice":"…","highPrice":"…","lowPrice":"…","lastPrice":"…",…}`.
+    public static func parseDay(_ response: ExchangeResponse, expectedSymbol: String) throws(FetchFailure) -> SourceQuote {
+        let json = try checked(response, expectedSymbol: expectedSymbol)
+        return SourceQuote(price: try ResponseChecks.price(json["lastPrice"], field: "lastPrice"), symbol: expectedSymbol,
+                           quoteAsset: quoteAsset(symbol: expectedSymbol), pauseRequested: pause(response),
+                           day: ResponseChecks.dayRange(open: json["openPrice"], high: json["highPrice"], low: json["lowPrice"]))
+    }
+
     public static func parse(_ response: ExchangeResponse, expectedSymbol: String) throws(FetchFailure) -> SourceQuote {
+        let json = try checked(response, expectedSymbol: expectedSymbol)
+        return SourceQuote(price: try ResponseChecks.price(json["price"], field: "price"), symbol: expectedSymbol,
+                           quoteAsset: quoteAsset(symbol: expectedSymbol), pauseRequested: pause(response))
+    }
+
+    /// The body of a successful answer for the expected symbol.
+    static func checked(_ response: ExchangeResponse, expectedSymbol: String) throws(FetchFailure) -> JSONValue {
         if !ResponseChecks.isSharedStatus(response.status), let message = response.errorJSON?["msg"]?.stringValue {
             // `{"code":-1121,"msg":"Invalid symbol."}` says more than the bare status.
             throw .exchangeError("HTTP \(response.status): \(message)")
@@ -29,9 +49,11 @@ public enum BinanceAPI {
         if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
         guard let symbol = json["symbol"]?.stringValue else { throw .missingField("symbol") }
         guard symbol == expectedSymbol else { throw .wrongSymbol(expected: expectedSymbol, got: symbol) }
+        return json
+    }
+
+    static func pause(_ response: ExchangeResponse) -> Duration? {
         let used = response.usedWeight.flatMap { Int($0.trimmingBlanks) } ?? 0
-        return SourceQuote(price: try ResponseChecks.price(json["price"], field: "price"), symbol: symbol,
-                           quoteAsset: quoteAsset(symbol: symbol),
-                           pauseRequested: used >= weightPauseThreshold ? weightPause : nil)
+        return used >= weightPauseThreshold ? weightPause : nil
     }
 }

@@ -21,6 +21,8 @@ public enum BitstampAPI {
         }
         try ResponseChecks.requireSuccess(response)
         let json = try response.json()
-        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol, quoteAsset: quoteAsset)
+        // `open_24` is the price 24 h ago; `high` and `low` cover the last 24 h.
+        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol, quoteAsset: quoteAsset,
+                           day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]))
     }
 }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PriceCore
+import Synchronization
 
 /// A `PriceSource` that GETs one URL with AsyncHTTPClient and hands the answer to a pure parser.
 public struct HTTPPriceSource: PriceSource {
@@ -16,10 +17,13 @@ public struct HTTPPriceSource: PriceSource {
     let requestTimeout: Duration
     let headers: HTTPHeaders
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
+    let occasional: OccasionalRequest?
 
     public init(name: SourceName, quoteAsset: String, limits: SourceLimits, url: String, client: HTTPClient,
                 requestTimeout: Duration, userAgent: String, extraHeaders: [String: String] = [:],
+                occasional: OccasionalRequest? = nil,
                 parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
+        self.occasional = occasional
         self.name = name
         self.quoteAsset = quoteAsset
         self.limits = limits
@@ -33,6 +37,20 @@ public struct HTTPPriceSource: PriceSource {
     }
 
     public func fetchQuote() async throws -> SourceQuote {
+        guard let occasional, occasional.isDue() else { return try await fetch(url, parse) }
+        do {
+            let quote = try await fetch(occasional.url, occasional.parse)
+            occasional.rest(for: occasional.period)
+            return quote
+        } catch let failure as FetchFailure where failure.isAboutTheAnswer {
+            // The venue answered, but not as expected (a proxy without that path, a changed
+            // format): rest the occasional form for an hour and ask the plain one now.
+            occasional.rest(for: .seconds(3600))
+            return try await fetch(url, parse)
+        }
+    }
+
+    private func fetch(_ url: String, _ parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) async throws -> SourceQuote {
         var request = HTTPClientRequest(url: url)
         request.headers = headers
         let response: ExchangeResponse
@@ -69,5 +87,41 @@ public struct HTTPPriceSource: PriceSource {
             return .transport("DNS lookup failed")
         }
         return .transport(String(text.prefix(160)))
+    }
+}
+
+/// A request a source makes instead of its plain one at most once a `period`: it weighs the same
+/// against the venue's limits and its answer says more (Binance's 24 h mini ticker).
+public final class OccasionalRequest: Sendable {
+    let url: String
+    let period: Duration
+    let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
+    private let nextAt = Mutex<ContinuousClock.Instant?>(nil)
+
+    public init(url: String, every period: Duration, parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
+        self.url = url
+        self.period = period
+        self.parse = parse
+    }
+
+    /// Whether this cycle's request should be the occasional one. It stays due until it has
+    /// been answered: a timeout or an outage does not use up the period.
+    func isDue(now: ContinuousClock.Instant = .now) -> Bool {
+        nextAt.withLock { next in next.map { $0 <= now } ?? true }
+    }
+
+    func rest(for duration: Duration, now: ContinuousClock.Instant = .now) {
+        nextAt.withLock { $0 = now.advanced(by: duration) }
+    }
+}
+
+extension FetchFailure {
+    /// The venue answered, and the answer itself was wrong; not a limit, a block or an outage.
+    var isAboutTheAnswer: Bool {
+        switch self {
+        case .httpStatus(let code): code < 500
+        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError: true
+        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized: false
+        }
     }
 }

@@ -24,6 +24,9 @@ public enum KrakenAPI {
         }
         guard pair.key.hasSuffix("USD") else { throw .wrongSymbol(expected: "XXBTZUSD", got: pair.key) }
         guard let last = pair.value["c"]?.firstArrayElement else { throw .missingField("result.\(pair.key).c") }
-        return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: quoteAsset)
+        // `h[1]` and `l[1]` cover the last 24 h; `o` is today's (UTC) open, not 24 h ago, so no open.
+        let day = ResponseChecks.dayRange(open: nil, high: pair.value["h"]?.arrayElements?.dropFirst().first,
+                                          low: pair.value["l"]?.arrayElements?.dropFirst().first)
+        return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: quoteAsset, day: day)
     }
 }

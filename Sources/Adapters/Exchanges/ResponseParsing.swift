@@ -65,6 +65,13 @@ enum ResponseChecks {
         }
     }
 
+    /// A venue's 24 h figures when high and low are valid and in order; nil otherwise, since
+    /// they are an extra and never a reason to refuse a price.
+    static func dayRange(open: JSONValue?, high: JSONValue?, low: JSONValue?) -> DayRange? {
+        guard let high = try? price(high, field: "high"), let low = try? price(low, field: "low"), low <= high else { return nil }
+        return DayRange(open: open.flatMap { try? price($0, field: "open") }, high: high, low: low)
+    }
+
     static func price(_ value: JSONValue?, field: String) throws(FetchFailure) -> Price {
         guard let value else { throw .missingField(field) }
         // Most venues send a string, CryptoCompare a number; both arrive here as literal text.

@@ -66,9 +66,12 @@ extension Venue {
         case .bitstamp: { response throws(FetchFailure) in try BitstampAPI.parse(response) }
         case .cryptocompare: { response throws(FetchFailure) in try CryptoCompareAPI.parse(response) }
         }
+        let occasional = self == .binance ? OccasionalRequest(
+            url: settings.baseURL.trimmingTrailingSlash + BinanceAPI.dayPath(symbol: symbol), every: BinanceAPI.dayFiguresEvery
+        ) { response throws(FetchFailure) in try BinanceAPI.parseDay(response, expectedSymbol: symbol) } : nil
         return HTTPPriceSource(name: sourceName, quoteAsset: quoteAsset(binanceSymbol: symbol),
                                limits: limits(cryptoCompareDailyCalls: settings.cryptoCompareDailyCalls),
                                url: requestURL(baseURL: settings.baseURL, binanceSymbol: symbol), client: client,
-                               requestTimeout: timeout, userAgent: userAgent, extraHeaders: headers, parse: parse)
+                               requestTimeout: timeout, userAgent: userAgent, extraHeaders: headers, occasional: occasional, parse: parse)
     }
 }

@@ -22,8 +22,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
         var policy: StalenessPolicy
-        /// The streaming venue's own 24 h figures, used until the history covers a day.
-        var venueDay: DayRange?
+        /// A venue's own 24 h figures, used until the history covers a day.
+        var venueDay: VenueDay?
         var trend = StatusMessage.Trend.unknown
 
         var problems: String? {
@@ -70,7 +70,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
             if received, let price = inputs.quote?.price, state.history.record(price.value, at: wallTime) {
                 state.historyVersion += 1
             }
-            inputs.trend = Trend.figures(latest: inputs.quote?.price, history: state.history, venueDay: inputs.venueDay, now: wallTime)
+            inputs.trend = Trend.figures(latest: inputs.quote, history: state.history, venueDay: inputs.venueDay, now: wallTime)
             guard inputs != state.inputs else { return nil }
             state.inputs = inputs
             state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)
@@ -95,6 +95,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         let streaming = streamIsHealthy.withLock { $0 }?(receivedAt) ?? false
         return update { inputs in
             if let quote = report.quote, !(streaming && inputs.transport == .stream) {
+                if let day = report.day { inputs.venueDay = VenueDay(source: quote.source, range: day) }
                 inputs.quote = quote
                 inputs.transport = .poll
                 inputs.ageKnown = true
@@ -116,8 +117,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     /// A streaming venue's own 24 h figures.
-    func record(day: DayRange) -> Current? {
-        update { $0.venueDay = day }
+    func record(day: DayRange, from source: SourceName) -> Current? {
+        update { $0.venueDay = VenueDay(source: source, range: day) }
     }
 
     /// The history saved by the previous run. Bars stamped after `now` (a clock that was

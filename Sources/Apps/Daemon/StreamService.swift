@@ -175,7 +175,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 health.reportStatus(snapshot.status)
                 persister.offer(quote)
             case .dayRange(let day):
-                if let snapshot = board.record(day: day) { publisher.publish(snapshot) }
+                if let snapshot = board.record(day: day, from: state.venue) { publisher.publish(snapshot) }
             case .alive, .closingSoon:
                 continue
             }

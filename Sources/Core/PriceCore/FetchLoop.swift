@@ -1,14 +1,18 @@
 /// Everything one fetch cycle produced, handed to the daemon to publish, persist and log.
 public struct CycleReport: Sendable {
     public let quote: Quote?
+    /// The answering venue's own 24 h figures, when it stated them (fallback mode only).
+    public let day: DayRange?
     public let attempts: [SourceAttempt]
     public let events: [HealthEvent]
     public let failureSummary: String?
     /// How long the loop waits before the next cycle starts.
     public let nextCycleIn: Duration
 
-    public init(quote: Quote?, attempts: [SourceAttempt] = [], events: [HealthEvent] = [], failureSummary: String?, nextCycleIn: Duration) {
+    public init(quote: Quote?, day: DayRange? = nil, attempts: [SourceAttempt] = [], events: [HealthEvent] = [], failureSummary: String?,
+                nextCycleIn: Duration) {
         self.quote = quote
+        self.day = day
         self.attempts = attempts
         self.events = events
         self.failureSummary = failureSummary
@@ -144,7 +148,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 deadline = now.advanced(by: wait)
             }
-            await handle(CycleReport(quote: quote, attempts: round.attempts, events: events,
+            let day = mode == .fallback ? round.answers.first?.quote.day : nil
+            await handle(CycleReport(quote: quote, day: day, attempts: round.attempts, events: events,
                                      failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }

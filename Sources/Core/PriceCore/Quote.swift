@@ -28,12 +28,15 @@ public struct SourceQuote: Sendable, Hashable {
     public let quoteAsset: String
     /// Set when the venue says it is close to its rate limit: leave it alone this long.
     public let pauseRequested: Duration?
+    /// The venue's own rolling 24 h figures, where the answer states them.
+    public let day: DayRange?
 
-    public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil) {
+    public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil, day: DayRange? = nil) {
         self.price = price
         self.symbol = symbol
         self.quoteAsset = quoteAsset
         self.pauseRequested = pauseRequested
+        self.day = day
     }
 }
 

@@ -2,10 +2,15 @@
 public enum Market: String, Sendable, CaseIterable {
     case binance, coinbase, kraken, bitstamp, cryptocompare
 
+    /// Binance's 24 h mini ticker, which the daemon asks instead of ticker/price once a minute.
+    static let dayTickerPath = "/api/v3/ticker/24hr"
+    /// What the fake's 24 h ticker states as the price 24 h ago.
+    public static let dayOpen = "100000.00000000"
+
     /// The real path each venue's price lives at.
     static func at(path: String) -> Market? {
         switch path {
-        case "/api/v3/ticker/price": .binance
+        case "/api/v3/ticker/price", dayTickerPath: .binance
         case "/v2/prices/BTC-USD/spot": .coinbase
         case "/0/public/Ticker": .kraken
         case "/api/v2/ticker/btcusd/", "/api/v2/ticker/btcusd": .bitstamp
@@ -87,9 +92,10 @@ enum Payloads {
     <TITLE>ERROR: The request could not be satisfied</TITLE></HEAD><BODY><H1>403 ERROR</H1></BODY></HTML>
     """
 
-    static func response(for behavior: Behavior, market: Market, requestedSymbol: String) -> CannedResponse {
+    static func response(for behavior: Behavior, market: Market, requestedSymbol: String, path: String = "") -> CannedResponse {
         switch behavior {
         case .price(let literal), .slow(_, let literal):
+            if path == Market.dayTickerPath { return CannedResponse(status: 200, body: binanceDayBody(literal: literal, symbol: requestedSymbol)) }
             return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol))
         case .hang:
             return CannedResponse(status: 500, body: "")
@@ -151,6 +157,14 @@ enum Payloads {
         case .cryptocompare:
             "{\"USD\":\(literal)}"
         }
+    }
+
+    /// Binance's `type=MINI` 24 h ticker: the open is `Market.dayOpen`, the high and low span it
+    /// and the last price (compared as Doubles here only to order two literals; the text is kept).
+    static func binanceDayBody(literal: String, symbol: String) -> String {
+        let lastIsHigher = (Double(literal) ?? 0) > (Double(Market.dayOpen) ?? 0)
+        let (high, low) = lastIsHigher ? (literal, Market.dayOpen) : (Market.dayOpen, literal)
+        return "{\"symbol\":\"\(symbol)\",\"openPrice\":\"\(Market.dayOpen)\",\"highPrice\":\"\(high)\",\"lowPrice\":\"\(low)\",\"lastPrice\":\"\(literal)\",\"volume\":\"18523.44219000\",\"quoteVolume\":\"1583254113.51892010\",\"openTime\":1763654400000,\"closeTime\":1763740799999,\"firstId\":5498342180,\"lastId\":5500212944,\"count\":1870765}"
     }
 
     static func errorBody(_ market: Market, status: Int) -> String {
