@@ -12,20 +12,29 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let body = Array(bytes.dropFirst(2))
     let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10", body: body)
     var prices: [Price] = []
-    switch bytes[0] % 8 {
-    case 0: prices = [(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))?.price].compactMap { $0 }
-    case 1: prices = [(try? CoinbaseAPI.parse(response))?.price].compactMap { $0 }
-    case 2: prices = [(try? KrakenAPI.parse(response))?.price].compactMap { $0 }
-    case 3: prices = [(try? BitstampAPI.parse(response))?.price].compactMap { $0 }
-    case 4: prices = [(try? CryptoCompareAPI.parse(response))?.price].compactMap { $0 }
+    switch bytes[0] % 9 {
+    case 0: prices = restPrices(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))
+    case 1: prices = restPrices(try? CoinbaseAPI.parse(response))
+    case 2: prices = restPrices(try? KrakenAPI.parse(response))
+    case 3: prices = restPrices(try? BitstampAPI.parse(response))
+    case 4: prices = restPrices(try? CryptoCompareAPI.parse(response))
     case 5: prices = streamPrices((try? BinanceStream.parse(body, expectedSymbol: "BTCUSDT")) ?? [])
     case 6: prices = streamPrices((try? CoinbaseStream.parse(body)) ?? [])
-    default: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
+    case 7: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
+    default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
     }
     for price in prices.map(\.value) {
         fuzzCheck(price >= Price.smallestPlausible && price < Price.absurdBound, "implausible price accepted: \(price)")
     }
     return 0
+}
+
+/// The price and any 24 h figures, whose low may never exceed the high.
+private func restPrices(_ quote: SourceQuote?) -> [Price] {
+    guard let quote else { return [] }
+    guard let day = quote.day else { return [quote.price] }
+    fuzzCheck(day.low <= day.high, "a 24 h low above the high was accepted")
+    return [quote.price, day.high, day.low] + (day.open.map { [$0] } ?? [])
 }
 
 private func streamPrices(_ events: [StreamEvent]) -> [Price] {
