@@ -199,28 +199,31 @@ public enum CtlMain {
     }
 
     static func decodeStatus(_ line: String) throws(ClientError) -> StatusMessage {
-        let json: JSONValue
-        do { json = try JSONValue(parsing: line) } catch {
-            throw ClientError(message: "protocol error: reply is not JSON (\(error))")
-        }
-        if let reply = ErrorReply(json: json) { throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)") }
+        let json = try replyJSON(line)
         do { return try StatusMessage(json: json) } catch {
             throw ClientError(message: "protocol error: \(error.message)")
         }
     }
 
     static func decodeSources(_ line: String) throws(ClientError) -> SourcesReport {
+        let json = try replyJSON(line, newerRequest: true)
+        do { return try SourcesReport(json: json) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
+    }
+
+    /// The reply as JSON, or the daemon's error reply as the error. A `newerRequest` (one that
+    /// 0.1's daemon did not know) refused as a bad request hints at restarting an older daemon.
+    static func replyJSON(_ line: String, newerRequest: Bool = false) throws(ClientError) -> JSONValue {
         let json: JSONValue
         do { json = try JSONValue(parsing: line) } catch {
             throw ClientError(message: "protocol error: reply is not JSON (\(error))")
         }
         if let reply = ErrorReply(json: json) {
-            let hint = reply.code == "bad-request" ? " (is the daemon older than btcctl? restart it)" : ""
+            let hint = newerRequest && reply.code == "bad-request" ? " (is the daemon older than btcctl? restart it)" : ""
             throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)\(hint)")
         }
-        do { return try SourcesReport(json: json) } catch {
-            throw ClientError(message: "protocol error: \(error.message)")
-        }
+        return json
     }
 
     static func exitStatus(for status: StatusMessage) -> Int32 {

@@ -72,14 +72,7 @@ extension CtlMain {
     }
 
     static func decodeHistory(_ line: String) throws(ClientError) -> HistoryReply {
-        let json: JSONValue
-        do { json = try JSONValue(parsing: line) } catch {
-            throw ClientError(message: "protocol error: reply is not JSON (\(error))")
-        }
-        if let reply = ErrorReply(json: json) {
-            let hint = reply.code == "bad-request" ? " (is the daemon older than btcctl? restart it)" : ""
-            throw ClientError(message: "daemon refused: \(reply.code): \(reply.message)\(hint)")
-        }
+        let json = try replyJSON(line, newerRequest: true)
         do { return try HistoryReply(json: json) } catch {
             throw ClientError(message: "protocol error: \(error.message)")
         }
