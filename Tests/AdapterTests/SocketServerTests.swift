@@ -14,6 +14,7 @@ final class FixedStatus: StatusProvider {
     func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: [.init(time: "2026-11-21T16:00:00Z", close: nil)]).line }
+    func metricsReply() -> String { "# TYPE x counter\nx 1\n" }
 }
 
 /// Serves on a real Unix socket in a temp directory.

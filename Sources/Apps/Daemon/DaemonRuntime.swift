@@ -6,6 +6,7 @@ import DaemonConfig
 import Exchanges
 import FileStore
 import Logging
+import MetricsExport
 import NIOCore
 import NIOPosix
 import PriceCore
@@ -31,8 +32,10 @@ struct DaemonRuntime {
         signal(SIGPIPE, SIG_IGN)
         let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
+        let metrics = PrometheusExporter()
+        metrics.bootstrap()
         let directory = SourceDirectory<ContinuousClock.Instant>(plan: plan)
-        let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock)
+        let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock, metrics: metrics)
         let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
         // Before any file in the state directory is touched: a second daemon stops here.
         let lock: StateDirectoryLock
