@@ -149,12 +149,13 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
+            "MetricsExport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks",
+            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -73,6 +73,12 @@ final class MetricsRequestHandler: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
+    /// NIO's protocol error handler has already answered a malformed request with 400; nothing
+    /// more can be read from this connection, so it is closed now rather than at the deadline.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
     private func respond(_ status: HTTPResponseStatus, body: String, contentType: String = "text/plain; charset=utf-8",
                          extraHeaders: [(String, String)] = [], includeBody: Bool = true, version: HTTPVersion,
                          context: ChannelHandlerContext) {
