@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Core: domain types, ports and use cases. No IO; clocks are injected.
@@ -35,6 +37,7 @@ let package = Package(
             name: "Exchanges",
             dependencies: [
                 "PriceCore", "JSONText",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -56,6 +59,7 @@ let package = Package(
             name: "SocketServer",
             dependencies: [
                 "PriceCore", "WireProtocol",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,6 +82,19 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // Prometheus exposition of what the adapters record through swift-metrics; only the daemon's
+        // composition root and this module know Prometheus.
+        .target(
+            name: "MetricsExport",
+            dependencies: [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/Adapters/MetricsExport"
+        ),
         .target(
             name: "Systemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
@@ -88,7 +105,8 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd",
+                "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,12 +149,13 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
+            "MetricsExport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks",
+            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -17,6 +17,7 @@ struct SampleStatus: StatusProvider {
     func priceReply() -> String { "114459.80\n" }
     func sourcesReport() -> String { "{}\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: []).line }
+    func metricsReply() -> String { "" }
 }
 
 func rssAnonKiB() -> Int {

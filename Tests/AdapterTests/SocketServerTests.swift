@@ -1,5 +1,6 @@
 import ClientKit
 import Foundation
+import MetricsExport
 import NIOPosix
 import SocketServer
 import Synchronization
@@ -14,6 +15,7 @@ final class FixedStatus: StatusProvider {
     func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: [.init(time: "2026-11-21T16:00:00Z", close: nil)]).line }
+    func metricsReply() -> String { "# TYPE x counter\nx 1\n" }
 }
 
 /// Serves on a real Unix socket in a temp directory.
@@ -23,10 +25,13 @@ struct RunningServer: ~Copyable {
     let server: QuoteServer
     var path: String { directory.path + "/btcpriced.sock" }
 
+    /// Its own registry, so each test reads only its own counts.
+    let metrics = PrometheusExporter()
+
     init(limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock()) async throws {
         let path = directory.path + "/btcpriced.sock"
         server = try await QuoteServer.start(listener: .path(path), status: status, version: "9.9.9", limits: limits,
-                                             clock: clock, group: MultiThreadedEventLoopGroup.singleton)
+                                             clock: clock, metrics: metrics.factory, group: MultiThreadedEventLoopGroup.singleton)
     }
 
     func ask(_ request: String, timeoutMilliseconds: Int = 2000) throws -> [String] {
@@ -48,6 +53,12 @@ struct SocketServerTests {
         #expect(try running.ask("version\r\n") == [#"{"version":"9.9.9","protocol":1}"#])
         #expect(try running.ask("status\n") == [#"{"price":"68901.23","state":"fresh"}"#])
         #expect(try running.ask("price\n") == ["68901.23"])
+        #expect(try running.ask("metrics\n") == ["# TYPE x counter", "x 1"], "the metrics reply is many lines, then close")
+        _ = try running.ask("bogus\n")
+        let counts = running.metrics.exposition()
+        for (request, count) in [("ping", 1), ("version", 1), ("status", 1), ("price", 1), ("metrics", 1), ("invalid", 1), ("watch", 0)] {
+            #expect(counts.contains("btcpriced_socket_requests_total{request=\"\(request)\"} \(count)\n"), "\(request): \(counts)")
+        }
         await running.server.shutdown()
     }
 
@@ -120,6 +131,7 @@ struct SocketServerTests {
         try await waitFor { running.server.openConnections == 2 }
         let reply = try running.ask("ping\n")
         #expect(reply.first?.hasPrefix(#"{"error":"busy""#) == true)
+        #expect(running.metrics.exposition().contains(#"btcpriced_socket_rejected_total{reason="connection_limit"} 1"#))
         held.forEach { $0.closeConnection() }
         try await waitFor { running.server.openConnections == 0 }
         #expect(try running.ask("ping\n") == ["pong"])

@@ -2,7 +2,7 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks prompt chart wait version"
+    local commands="status price watch sources ping waybar i3blocks prompt chart wait metrics version"
     case $prev in
         --socket) _filedir; return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
@@ -12,7 +12,7 @@ _btcctl() {
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
-        case $word in status|price|watch|sources|ping|waybar|i3blocks|prompt|chart|wait) command=$word ;; esac
+        case $word in status|price|watch|sources|ping|waybar|i3blocks|prompt|chart|wait|metrics) command=$word ;; esac
     done
     local options="--socket --timeout --help --version"
     case $command in

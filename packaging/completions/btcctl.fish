@@ -1,5 +1,5 @@
 # fish completion for btcctl(1)
-set -l commands status price watch sources ping waybar i3blocks prompt chart wait version
+set -l commands status price watch sources ping waybar i3blocks prompt chart wait metrics version
 complete -c btcctl -f
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'price, source, age and freshness'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a price -d 'the exact price alone'
@@ -12,6 +12,7 @@ complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a i3blocks -d
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a prompt -d 'short form for PS1 and tmux'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a chart -d 'sparkline of the last 1h, 24h or 7d'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a wait -d 'block until the price reaches a threshold'
+complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 'the daemon metrics in Prometheus text format'
 complete -c btcctl -l socket -r -F -d 'daemon socket'
 complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this long'
 complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart" -d "print the daemon's JSON"

@@ -27,6 +27,9 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case stateDirectory = "BTCPRICED_STATE_DIR"
     case socket = "BTCPRICED_SOCKET"
     case logLevel = "BTCPRICED_LOG_LEVEL"
+    case metricsTextfile = "BTCPRICED_METRICS_TEXTFILE"
+    case metricsTextfileInterval = "BTCPRICED_METRICS_TEXTFILE_INTERVAL"
+    case metricsListen = "BTCPRICED_METRICS_LISTEN"
 
     public static let prefix = "BTCPRICED_"
 

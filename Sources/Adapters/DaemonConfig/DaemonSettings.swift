@@ -42,6 +42,11 @@ public struct DaemonSettings: Sendable, Equatable {
     public var stateDirectory: String
     public var socketPath: String
     public var logLevel: LogLevel
+    /// Where node_exporter's textfile collector reads the metrics; nil for none.
+    public var metricsTextfile: String?
+    public var metricsTextfileInterval: Duration
+    /// The HTTP listener for `GET /metrics`; nil (the default) for none.
+    public var metricsListen: ListenAddress?
 
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
@@ -74,6 +79,8 @@ public struct DaemonSettings: Sendable, Equatable {
         case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
+        case .metricsTextfile, .metricsListen: ""
+        case .metricsTextfileInterval: "15s"
         }
     }
 
@@ -112,4 +119,13 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public init(_ value: String) { self.value = value }
     public var description: String { "(set, \(value.utf8.count) characters)" }
     public var debugDescription: String { description }
+}
+
+/// `127.0.0.1:9843`, `[::1]:9843`: a literal IP address and a port, no host names.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+
+    public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

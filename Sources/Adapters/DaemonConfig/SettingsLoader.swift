@@ -90,7 +90,10 @@ public enum SettingsLoader {
             logLevel: try value(.logLevel) { text in
                 LogLevel(rawValue: text.lowercased()).map { .success($0) }
                     ?? .failure("unknown log level \(quoted(text)); use one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            },
+            metricsTextfile: try value(.metricsTextfile, ValueParsers.optionalAbsolutePath),
+            metricsTextfileInterval: try positive(.metricsTextfileInterval, atMost: .seconds(3600)),
+            metricsListen: try value(.metricsListen, ValueParsers.listenAddress)
         )
         // Every attempt must end before the next cycle is due, or the interval is not kept.
         guard settings.timeout < settings.interval else {

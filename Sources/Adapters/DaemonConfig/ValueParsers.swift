@@ -79,6 +79,49 @@ enum ValueParsers {
         return .success(text)
     }
 
+    /// Empty for none, else an absolute path ending in `.prom`, as node_exporter's textfile
+    /// collector reads only those.
+    static func optionalAbsolutePath(_ text: String) -> Result<String?, InvalidValue> {
+        if text.isEmpty { return .success(nil) }
+        guard text.hasPrefix("/"), !text.hasSuffix("/") else {
+            return .failure("\(quoted(text)) is not an absolute file path; use e.g. /var/lib/prometheus/node-exporter/btcpriced.prom")
+        }
+        guard text.hasSuffix(".prom") else {
+            return .failure("\(quoted(text)) does not end in .prom, so node_exporter's textfile collector would ignore it")
+        }
+        return .success(text)
+    }
+
+    /// Empty for none, else `IPv4:PORT` or `[IPv6]:PORT` with a literal address.
+    static func listenAddress(_ text: String) -> Result<ListenAddress?, InvalidValue> {
+        if text.isEmpty { return .success(nil) }
+        let example = "use an address and port such as 127.0.0.1:9843 or [::1]:9843"
+        var host: Substring, portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return .failure("\(quoted(text)) is not an address and port; \(example)")
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" }), host.contains(":") else {
+                return .failure("\(quoted(text)) does not hold a literal IPv6 address; \(example)")
+            }
+        } else {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return .failure("\(quoted(text)) is not an address and port; \(example)") }
+            host = parts[0]
+            portText = parts[1]
+            let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && UInt8($0) != nil }) else {
+                return .failure("\(quoted(text)) does not hold a literal IPv4 address (host names are not resolved); \(example)")
+            }
+        }
+        guard portText.count <= 5, portText.allSatisfy(\.isNumber), let port = Int(portText), (1...65535).contains(port) else {
+            return .failure("\(quoted(text)) has no valid port (1 to 65535); \(example)")
+        }
+        return .success(ListenAddress(host: String(host), port: port))
+    }
+
     static func isLoopback(_ host: String) -> Bool {
         let lower = host.lowercased()
         if lower == "localhost" || lower == "::1" { return true }

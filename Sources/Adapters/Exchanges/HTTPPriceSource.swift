@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -18,12 +19,17 @@ public struct HTTPPriceSource: PriceSource {
     let headers: HTTPHeaders
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
     let occasional: OccasionalRequest?
+    /// Every request's time, answered or not (a cancelled one until its cut).
+    let duration: CoreMetrics.Timer
+    let metrics: any MetricsFactory
 
     public init(name: SourceName, quoteAsset: String, limits: SourceLimits, url: String, client: HTTPClient,
                 requestTimeout: Duration, userAgent: String, extraHeaders: [String: String] = [:],
-                occasional: OccasionalRequest? = nil,
+                occasional: OccasionalRequest? = nil, metrics: any MetricsFactory = MetricsSystem.factory,
                 parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
         self.occasional = occasional
+        duration = CoreMetrics.Timer(label: "btcpriced_fetch_duration_seconds", dimensions: [("source", name.rawValue)], factory: metrics)
+        self.metrics = metrics
         self.name = name
         self.quoteAsset = quoteAsset
         self.limits = limits
@@ -54,6 +60,8 @@ public struct HTTPPriceSource: PriceSource {
         var request = HTTPClientRequest(url: url)
         request.headers = headers
         let response: ExchangeResponse
+        let started = ContinuousClock.now
+        defer { duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds) }
         do {
             // The core races its own (injectable) timeout; this deadline is only a backstop so a
             // request can never outlive its cycle by much.
@@ -61,6 +69,10 @@ public struct HTTPPriceSource: PriceSource {
             let body = try await http.body.collect(upTo: Self.bodyLimit)
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
                                         usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), body: Array(buffer: body))
+            // The venue's own count of request weight used in its window, where it sends one (Binance).
+            if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
+                Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
+            }
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -91,7 +91,9 @@ enum FileSystem {
 
     /// The whole durable-replace dance. A crash at any point leaves either the old or the new
     /// file under `path`, complete; at worst a temp file remains, which `prepare()` removes.
-    static func writeDurably(_ bytes: [UInt8], to path: String, via temp: String, mode: mode_t) throws(StoreError) {
+    /// With `durable: false` the file is still replaced atomically (a reader sees the old or
+    /// the new one), only not fsync'd: for files rewritten every few seconds that a crash may lose.
+    static func writeDurably(_ bytes: [UInt8], to path: String, via temp: String, mode: mode_t, durable: Bool = true) throws(StoreError) {
         // A fresh file, never one that is there already: a symlink planted at the temp name is
         // removed, not followed, and if one reappears the write fails instead of overwriting.
         unlink(temp)
@@ -110,7 +112,7 @@ enum FileSystem {
             }
             written += count
         }
-        guard fsync(fd) == 0 else { throw StoreError(operation: "fsync", path: temp, errno: errno) }
+        guard !durable || fsync(fd) == 0 else { throw StoreError(operation: "fsync", path: temp, errno: errno) }
         closed = true
         guard close(fd) == 0 else {
             unlink(temp)
@@ -119,9 +121,9 @@ enum FileSystem {
         guard rename(temp, path) == 0 else {
             let error = errno
             unlink(temp)
-            throw StoreError(operation: "rename a new quote into", path: path, errno: error)
+            throw StoreError(operation: "rename the new file onto", path: path, errno: error)
         }
-        try syncDirectory(containing: path)
+        if durable { try syncDirectory(containing: path) }
     }
 
     static func syncDirectory(containing path: String) throws(StoreError) {
@@ -143,5 +145,15 @@ public enum SmallTextFile {
         case .notAFile(let kind): throw StoreError(operation: "read (it is \(kind), not a file)", path: path, errno: EINVAL)
         case .contents(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
+    }
+}
+
+/// Replaces a file another program reads (node_exporter's textfile collector): a temp file in
+/// the same directory, then a rename, so the reader never sees half a file.
+public enum AtomicTextFile {
+    public static func replace(_ path: String, with text: String) throws(StoreError) {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let temp = String(path[..<slash]) + "." + String(path[slash...]) + ".tmp." + String(getpid())
+        try FileSystem.writeDurably(Array(text.utf8), to: path, via: temp, mode: 0o644, durable: false)
     }
 }

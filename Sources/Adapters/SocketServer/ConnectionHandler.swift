@@ -1,3 +1,4 @@
+import CoreMetrics
 import NIOConcurrencyHelpers
 import NIOCore
 import PriceCore
@@ -28,6 +29,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         deadline = channelContext.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(self.context.limits.requestTimeout)) { [weak self] in
             guard let self, !self.answered else { return }
             self.answered = true
+            self.context.metrics.reject(.requestTimeout)
             let line = ErrorReply.badRequest("no complete request line within \(self.context.limits.requestTimeout.humanReadable)").line
             channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
         }
@@ -63,7 +65,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func handle(_ line: ByteBufferView, context channelContext: ChannelHandlerContext) {
         answered = true
         deadline?.cancel()
-        switch Request.parse(line) {
+        let request = Request.parse(line)
+        context.metrics.count(try? request.get())
+        switch request {
         case .failure(let error):
             reply(error.line, context: channelContext)
         case .success(.ping):
@@ -80,6 +84,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             reply(context.status.sourcesReport(), context: channelContext)
         case .success(.history(let query)):
             reply(context.status.historyReply(query), context: channelContext)
+        case .success(.metrics):
+            reply(context.status.metricsReply(), context: channelContext)
         }
     }
 
@@ -87,6 +93,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// still unread would reset the connection and lose the explanation.
     private func turnAway(context channelContext: ChannelHandlerContext) {
         answered = true
+        context.metrics.reject(.connectionLimit)
         let channel = channelContext.channel
         let line = ErrorReply.busy("too many connections (limit \(context.limits.maximumConnections)); try again").line
         channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
@@ -123,13 +130,16 @@ final class ServerContext: Sendable {
     let version: String
     let limits: ServerLimits
     let watchers: WatchHub
+    let metrics: SocketMetrics
     private let connections = NIOLockedValueBox(0)
 
-    init(status: any StatusProvider, version: String, limits: ServerLimits, now: @escaping @Sendable () -> Duration) {
+    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory,
+         now: @escaping @Sendable () -> Duration) {
         self.status = status
         self.version = version
         self.limits = limits
-        self.watchers = WatchHub(limits: limits, now: now)
+        self.metrics = SocketMetrics(factory: metrics)
+        self.watchers = WatchHub(limits: limits, metrics: self.metrics, now: now)
     }
 
     func admitConnection() -> Bool {

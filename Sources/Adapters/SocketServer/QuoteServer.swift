@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -30,9 +31,9 @@ public final class QuoteServer: Sendable {
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
                              limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(),
-                             group: any EventLoopGroup) async throws -> QuoteServer {
+                             metrics: any MetricsFactory = MetricsSystem.factory, group: any EventLoopGroup) async throws -> QuoteServer {
         let origin = clock.now
-        let context = ServerContext(status: status, version: version, limits: limits) { origin.duration(to: clock.now) }
+        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics) { origin.duration(to: clock.now) }
         let bootstrap = ServerBootstrap(group: group)
             // EMFILE/ENFILE on accept: back off for a moment instead of spinning on the listener.
             .serverChannelInitializer { channel in

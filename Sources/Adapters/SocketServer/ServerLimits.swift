@@ -37,4 +37,6 @@ public protocol StatusProvider: Sendable {
     func sourcesReport() -> String
     /// The `history` reply.
     func historyReply(_ query: HistoryQuery) -> String
+    /// The `metrics` reply: the Prometheus text exposition.
+    func metricsReply() -> String
 }

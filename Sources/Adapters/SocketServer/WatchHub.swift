@@ -14,10 +14,12 @@ final class WatchHub: Sendable {
     private let closed = NIOLockedValueBox(false)
     private let queued = Atomic<Int>(0)
     private let limits: ServerLimits
+    private let metrics: SocketMetrics
     private let now: @Sendable () -> Duration
 
-    init(limits: ServerLimits, now: @escaping @Sendable () -> Duration) {
+    init(limits: ServerLimits, metrics: SocketMetrics, now: @escaping @Sendable () -> Duration) {
         self.limits = limits
+        self.metrics = metrics
         self.now = now
     }
 
@@ -29,15 +31,21 @@ final class WatchHub: Sendable {
             if let size = limits.watchSendBuffer {
                 try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
             }
-            watchers.withLockedValue { $0[ObjectIdentifier(channel)] = WatchStream(channel) }
+            let count = watchers.withLockedValue { watchers in
+                watchers[ObjectIdentifier(channel)] = WatchStream(channel)
+                return watchers.count
+            }
+            metrics.subscribers.record(count)
             return true
         }
     }
 
     /// Called on the channel's event loop when it closes.
     func remove(_ channel: any Channel) {
-        if let stream = watchers.withLockedValue({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) {
+        let (stream, count) = watchers.withLockedValue { ($0.removeValue(forKey: ObjectIdentifier(channel)), $0.count) }
+        if let stream {
             queued.subtract(stream.queuedBytes, ordering: .relaxed)
+            metrics.subscribers.record(count)
         }
     }
 
@@ -94,6 +102,7 @@ final class WatchHub: Sendable {
         // Over the total, the watchers holding more than an equal share go; those keeping up stay.
         let overTotal = queuedBytes + buffer.readableBytes > limits.watchQueueLimit && stream.queuedBytes > share
         if stalled || overTotal || !channel.isWritable {
+            metrics.reject(.slowWatcher)
             channel.close(promise: nil)
             return
         }

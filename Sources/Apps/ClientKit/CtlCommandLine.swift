@@ -8,6 +8,8 @@ public enum CtlAction: Equatable, Sendable {
     /// Every configured source with its state, like `chronyc sources`.
     case sources(json: Bool)
     case ping
+    /// The daemon's Prometheus exposition, as node_exporter or Prometheus would read it.
+    case metrics
     /// Waybar's custom module, `"return-type": "json"`; `watch` is its continuous mode.
     /// Exits 0 whenever it printed a block (Waybar hides a module that exits non-zero);
     /// `exitStatus` keeps the 1/3 codes for scripts.
@@ -92,6 +94,7 @@ public enum CtlCommandLine {
       sources [--json]            each configured exchange: state, last price, latency,
                                   calls against its budget; * marks the one(s) in use
       ping                        check that the daemon answers
+      metrics                     the daemon's metrics in Prometheus text format
       waybar [--watch [--min-interval D]] [--exit-status]
                                   JSON for a Waybar custom module (--watch: continuous mode,
                                   at most one update per --min-interval, default 1s; 0 = all)
@@ -231,6 +234,7 @@ public enum CtlCommandLine {
         case "sources": try only(["--json"]); action = .sources(json: json)
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
+        case "metrics": try only([]); action = .metrics
         case "waybar":
             try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
             action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
@@ -254,8 +258,8 @@ public enum CtlCommandLine {
             }
             return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
                                  timeoutMilliseconds: defaultTimeoutMilliseconds)
-        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks, prompt, chart or wait")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks, prompt, chart or wait")
+        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks, prompt, chart, wait or metrics")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks, prompt, chart, wait or metrics")
         }
         if let timeoutText {
             guard let ms = parseMilliseconds(timeoutText), ms > 0 else {

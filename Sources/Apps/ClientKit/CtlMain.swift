@@ -66,6 +66,9 @@ public enum CtlMain {
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
                                render: { watch ? BarFormat.barText($0) : BarFormat.i3blocks($0, thresholds: thresholds) }) { _ in "₿ —" }
                 return exitStatus ? code : CtlExit.ok
+            case .metrics:
+                Output.write(try exposition(invocation))
+                return CtlExit.ok
             case .chart(let range, let width, let json):
                 return try chart(invocation, range: range, width: width, json: json)
             case .wait(let thresholds, let timeout):
@@ -92,6 +95,21 @@ public enum CtlMain {
             throw ClientError(message: "\(invocation.socketPath) closed the connection without answering")
         }
         return line
+    }
+
+    /// The whole reply to `metrics`, which is many lines, up to the daemon's close.
+    static func exposition(_ invocation: CtlInvocation) throws(ClientError) -> String {
+        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        defer { client.closeConnection() }
+        try client.send(Request.metrics.line)
+        var text = ""
+        while let line = try client.readLine() {
+            if text.isEmpty, line.hasPrefix("{") { _ = try replyJSON(line, newerRequest: true) }
+            text += line + "\n"
+            guard text.utf8.count < 1 << 20 else { throw ClientError(message: "metrics from \(invocation.socketPath) are unreasonably long") }
+        }
+        guard !text.isEmpty else { throw ClientError(message: "\(invocation.socketPath) closed the connection without answering") }
+        return text
     }
 
     /// Never an error on the prompt, never a wait beyond the short timeout.

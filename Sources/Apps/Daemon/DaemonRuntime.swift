@@ -6,6 +6,7 @@ import DaemonConfig
 import Exchanges
 import FileStore
 import Logging
+import MetricsExport
 import NIOCore
 import NIOPosix
 import PriceCore
@@ -31,8 +32,10 @@ struct DaemonRuntime {
         signal(SIGPIPE, SIG_IGN)
         let notifier = SystemdNotifier()
         let wallClock = SystemWallClock()
+        let metrics = PrometheusExporter()
+        metrics.bootstrap()
         let directory = SourceDirectory<ContinuousClock.Instant>(plan: plan)
-        let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock)
+        let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock, metrics: metrics)
         let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
         // Before any file in the state directory is touched: a second daemon stops here.
         let lock: StateDirectoryLock
@@ -64,6 +67,16 @@ struct DaemonRuntime {
             logger.critical("cannot serve the socket: \(error)")
             try? await group.shutdownGracefully()
             return ExitStatus.cannotCreate
+        }
+
+        let metricsListener: MetricsHTTPServer?
+        do {
+            metricsListener = try await startMetricsListener(board: board, group: group)
+        } catch {
+            logger.critical("\(error)")
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+            return ExitStatus.config
         }
 
         var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
@@ -99,26 +112,28 @@ struct DaemonRuntime {
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
         let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
 
-        let services = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: PersistService(persister: persister), successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: HistoryService(board: board, saver: history, clock: ContinuousClock()), successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
-                                            persister: persister, restraints: restraints, server: server, health: health, logger: logger),
-                      successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: FreshnessMonitor(board: board, server: server, health: health, logger: logger),
-                      successTerminationBehavior: .gracefullyShutdownGroup),
-            ] + (stream.map { stream in [
-                .init(service: StreamService(stream: stream.connection, state: stream.state, board: board,
-                                             publisher: WatchPublisher(clock: ContinuousClock(), interval: settings.publishInterval) { server.broadcast($0) },
-                                             persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger),
-                      successTerminationBehavior: .gracefullyShutdownGroup),
-            ] } ?? []) + [
-                .init(service: WatchdogService(health: health), successTerminationBehavior: .gracefullyShutdownGroup),
-                .init(service: SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger),
-                      successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+        // Stopped in reverse order: the writers (quote, history, metrics) after what feeds them.
+        var services: [any Service] = [
+            ServerService(server: server),
+            PersistService(persister: persister),
+            HistoryService(board: board, saver: history, clock: ContinuousClock()),
+        ]
+        if let path = settings.metricsTextfile {
+            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, board: board, clock: ContinuousClock(), logger: logger))
+        }
+        if let metricsListener { services.append(MetricsHTTPService(server: metricsListener)) }
+        services.append(FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
+                                     persister: persister, restraints: restraints, server: server, health: health, logger: logger))
+        services.append(FreshnessMonitor(board: board, server: server, health: health, logger: logger))
+        if let stream {
+            services.append(StreamService(stream: stream.connection, state: stream.state, board: board,
+                                          publisher: WatchPublisher(clock: ContinuousClock(), interval: settings.publishInterval) { server.broadcast($0) },
+                                          persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger))
+        }
+        services.append(WatchdogService(health: health))
+        services.append(SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger))
+        let serviceGroup = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: serviceLogger
         ))
         logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.state.venue.rawValue) while its stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
@@ -127,7 +142,7 @@ struct DaemonRuntime {
 
         var status = ExitStatus.ok
         do {
-            try await services.run()
+            try await serviceGroup.run()
         } catch {
             logger.critical("stopped on an unexpected error: \(error)")
             status = ExitStatus.failure
@@ -137,6 +152,22 @@ struct DaemonRuntime {
         try? await group.shutdownGracefully()
         logger.info("stopped")
         return status
+    }
+
+    /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any. A port in use is a
+    /// configuration error: the operator picked it.
+    private func startMetricsListener(board: LiveBoard, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
+        guard let address = settings.metricsListen else { return nil }
+        do {
+            let listener = try await MetricsHTTPServer.start(host: address.host, port: address.port, group: group) { board.metricsReply() }
+            if !address.isLoopback {
+                logger.notice("serving metrics on \(address), which is not a loopback address: anyone who can reach this host on that port can read them")
+            }
+            return listener
+        } catch {
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw ConfigError("cannot listen for metrics on \(address) (BTCPRICED_METRICS_LISTEN): \(reason); is another program using that port? Pick another, or leave BTCPRICED_METRICS_LISTEN empty")
+        }
     }
 
     /// The socket systemd passed us, if socket-activated; otherwise our own path.

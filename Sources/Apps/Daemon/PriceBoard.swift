@@ -1,3 +1,4 @@
+import MetricsExport
 import PriceCore
 import SocketServer
 import Synchronization
@@ -46,9 +47,11 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     let clock: C
     let wallClock: any WallClock
     let directory: SourceDirectory<C.Instant>
+    let metrics: PrometheusExporter
 
-    init(directory: SourceDirectory<C.Instant>, clock: C, wallClock: any WallClock) {
+    init(directory: SourceDirectory<C.Instant>, clock: C, wallClock: any WallClock, metrics: PrometheusExporter = PrometheusExporter()) {
         self.directory = directory
+        self.metrics = metrics
         self.clock = clock
         self.wallClock = wallClock
         let inputs = Inputs(policy: directory.current.stalenessPolicy)
@@ -184,4 +187,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     func priceReply() -> String { current.priceLine }
 
     func sourcesReport() -> String { directory.report(at: clock.now).line }
+
+    func metricsReply() -> String {
+        let snapshot = current
+        return metrics.exposition(adding: SnapshotMetrics.families(quote: snapshot.quote, state: snapshot.freshness(now: clock.now, wallTime: wallClock.now()).state))
+    }
 }

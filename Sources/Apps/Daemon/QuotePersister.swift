@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOPosix
 import PriceCore
@@ -13,9 +14,14 @@ final class QuotePersister: Sendable {
     private let report: @Sendable (String?) -> Void
     private let offers: AsyncStream<Quote>
     private let continuation: AsyncStream<Quote>.Continuation
+    private let duration: CoreMetrics.Timer
+    private let failures: Counter
 
     /// `report` hears the problem when saving starts failing, and nil when it works again.
-    init(store: any QuoteStore, minimumInterval: Duration, logger: Logger, report: @escaping @Sendable (String?) -> Void = { _ in }) {
+    init(store: any QuoteStore, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory,
+         report: @escaping @Sendable (String?) -> Void = { _ in }) {
+        duration = CoreMetrics.Timer(label: "btcpriced_persist_duration_seconds", factory: metrics)
+        failures = Counter(label: "btcpriced_persist_failures_total", factory: metrics)
         self.store = store
         self.minimumInterval = minimumInterval
         self.logger = logger
@@ -51,8 +57,10 @@ final class QuotePersister: Sendable {
 
     private func save(_ quote: Quote, failing: inout Bool) async -> Bool {
         let store = self.store
+        let started = ContinuousClock.now
         do {
             try await NIOThreadPool.singleton.runIfActive { try store.save(quote) }
+            duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds)
             if failing {
                 failing = false
                 report(nil)
@@ -60,6 +68,7 @@ final class QuotePersister: Sendable {
             }
             return true
         } catch {
+            failures.increment()
             if !failing {
                 failing = true
                 report("\(error)")

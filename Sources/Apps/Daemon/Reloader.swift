@@ -42,6 +42,10 @@ actor Reloader {
         if next.socketPath != current.socketPath || next.stateDirectory != current.stateDirectory {
             logger.warning("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
         }
+        if next.metricsListen != current.metricsListen || next.metricsTextfile != current.metricsTextfile
+            || next.metricsTextfileInterval != current.metricsTextfileInterval {
+            logger.warning("BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
+        }
         board.directory.current = plan
         board.use(plan.stalenessPolicy)
         logLevel.current = Logger.Level(next.logLevel)

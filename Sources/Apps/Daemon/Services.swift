@@ -21,14 +21,16 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     let logger: Logger
     /// Hears every cycle after the service has handled it (tests wait on it).
     var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
+    var metrics = FetchMetrics()
 
     func run() async throws {
-        let cycleHandled = self.cycleHandled
+        let cycleHandled = self.cycleHandled, metrics = self.metrics
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
         let restraints = self.restraints
         let firstQuoteLogged = Mutex(board.current.quote != nil)
         let handle: @Sendable (CycleReport) async -> Void = { report in
             health.cycleCompleted()
+            metrics.record(report.attempts)
             let hasQuote = board.current.quote != nil
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, logger: logger) }
             if let snapshot = board.record(report) {

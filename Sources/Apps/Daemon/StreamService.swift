@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import PriceCore
 import ServiceLifecycle
@@ -11,17 +12,33 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
     private let link: Mutex<StreamLink<Instant>>
     /// For `btcctl sources`: connections opened, and why the last one ended.
     private let history = Mutex((connections: 0, lastEnding: String?.none))
+    private let connected: Gauge
+    private let reconnects: Counter
 
-    init(venue: SourceName, link: StreamLink<Instant>) {
+    init(venue: SourceName, link: StreamLink<Instant>, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.venue = venue
         self.link = Mutex(link)
+        connected = Gauge(label: "btcpriced_stream_connected", dimensions: [("source", venue.rawValue)], factory: metrics)
+        reconnects = Counter(label: "btcpriced_stream_reconnects_total", dimensions: [("source", venue.rawValue)], factory: metrics)
+        connected.record(0)
     }
 
     func isHealthy(at now: Instant) -> Bool { link.withLock { $0.isHealthy(at: now) } }
     func update<T>(_ body: (inout StreamLink<Instant>) -> T) -> T { link.withLock { body(&$0) } }
 
-    func opened() { history.withLock { $0.connections += 1 } }
-    func ended(_ reason: String) { history.withLock { $0.lastEnding = reason } }
+    func opened() {
+        let count = history.withLock { history in
+            history.connections += 1
+            return history.connections
+        }
+        connected.record(1)
+        if count > 1 { reconnects.increment() }
+    }
+
+    func ended(_ reason: String) {
+        history.withLock { $0.lastEnding = reason }
+        connected.record(0)
+    }
 
     func report(at now: Instant) -> SourcesReport.Stream {
         let state = link.withLock { link -> String in

@@ -7,12 +7,14 @@ public enum WireProtocol {
 
 public enum Request: Sendable, Hashable {
     case status, price, watch, ping, version, sources
+    /// The Prometheus text exposition, then close.
+    case metrics
     /// `history RANGE [POINTS]`: closing prices over the range, evenly downsampled.
     case history(HistoryQuery)
 
     /// The requests that take no argument.
-    public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources]
-    static let words = "status, price, watch, sources, history, ping, version"
+    public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics]
+    static let words = "status, price, watch, sources, history, metrics, ping, version"
 
     /// Parses one request line without its LF; a trailing CR is accepted too.
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ErrorReply> {
@@ -44,6 +46,7 @@ public enum Request: Sendable, Hashable {
         case .ping: "ping"
         case .version: "version"
         case .sources: "sources"
+        case .metrics: "metrics"
         case .history: "history"
         }
     }

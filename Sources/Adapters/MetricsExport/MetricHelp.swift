@@ -1,0 +1,21 @@
+/// Every metric btcpriced exposes, with its HELP text: the list in the README and the alert
+/// rules follow it.
+public enum MetricHelp {
+    public static let text: [String: String] = [
+        "btcpriced_build_info": "Always 1; the version label says which btcpriced runs.",
+        "btcpriced_price": "The latest BTC price as exact decimal text, by source and the asset it is quoted in.",
+        "btcpriced_last_update_timestamp_seconds": "Unix time the daemon received the latest quote.",
+        "btcpriced_stale": "1 when the latest quote is older than BTCPRICED_STALE_AFTER or there is none, else 0.",
+        "btcpriced_source_up": "1 when the source answered its last call, 0 when it failed or is cooling down.",
+        "btcpriced_fetch_duration_seconds": "Time of each price request to a venue, answered or not.",
+        "btcpriced_fetch_failures_total": "Failed price requests by source and reason.",
+        "btcpriced_rate_limit_used": "Request weight the venue reports as used in its window (Binance X-MBX-USED-WEIGHT-1M).",
+        "btcpriced_socket_requests_total": "Requests on the Unix socket by request word (invalid for bad ones).",
+        "btcpriced_watch_subscribers": "Clients following the watch stream now.",
+        "btcpriced_socket_rejected_total": "Connections refused or cut: over the connection cap, too slow to send a request, or too slow to read watch lines.",
+        "btcpriced_persist_duration_seconds": "Time of each durable write of quote.json.",
+        "btcpriced_persist_failures_total": "Failed writes of quote.json.",
+        "btcpriced_stream_connected": "1 while the venue's trade stream is live, else 0.",
+        "btcpriced_stream_reconnects_total": "Stream connections opened after the first.",
+    ]
+}

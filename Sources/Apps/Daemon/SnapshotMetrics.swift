@@ -1,0 +1,24 @@
+import MetricsExport
+import PriceCore
+import WireProtocol
+
+/// The families read off the current snapshot at each scrape rather than recorded: the price
+/// keeps its exact decimal text (a Gauge would round it through a Double), and the age and
+/// staleness are as of the scrape.
+enum SnapshotMetrics {
+    static func families(quote: Quote?, state: FreshnessState) -> [MetricFamilyText] {
+        var families = [
+            MetricFamilyText(name: "btcpriced_build_info", type: "gauge", samples: [([("version", ProductVersion.current)], "1")]),
+            MetricFamilyText(name: "btcpriced_stale", type: "gauge", samples: [([], state == .fresh ? "0" : "1")]),
+        ]
+        if let quote {
+            families.append(MetricFamilyText(name: "btcpriced_price", type: "gauge",
+                                             samples: [([("source", quote.source.rawValue), ("quote_asset", quote.currency)], quote.price.description)]))
+            let milliseconds = quote.timestamp.millisecondsSinceEpoch
+            let fraction = String(milliseconds % 1000)
+            families.append(MetricFamilyText(name: "btcpriced_last_update_timestamp_seconds", type: "gauge",
+                                             samples: [([], "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction)]))
+        }
+        return families
+    }
+}

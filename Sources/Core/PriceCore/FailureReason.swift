@@ -1,0 +1,17 @@
+/// A closed, small set of why a fetch failed: what metrics and alerts group by.
+public enum FailureReason: String, Sendable, CaseIterable {
+    case timeout, http, rateLimited = "rate_limited", geoRestricted = "geo_restricted", invalid, transport
+}
+
+extension FetchFailure {
+    public var reason: FailureReason {
+        switch self {
+        case .timeout: .timeout
+        case .transport: .transport
+        case .httpStatus, .exchangeError, .unauthorized: .http
+        case .rateLimited: .rateLimited
+        case .geoRestricted: .geoRestricted
+        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice: .invalid
+        }
+    }
+}
