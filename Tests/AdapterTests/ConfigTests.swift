@@ -48,13 +48,13 @@ struct ConfigTests {
         #expect(settings.publishInterval == .milliseconds(250))
     }
 
-    @Test func theStreamComesFromTheFirstSourceThatCanStream() throws {
-        #expect(try load().stream.venue(among: try load().sources) == .binance)
+    @Test func theStreamComesFromTheFirstSourceThatCanStreamThenTheNext() throws {
+        #expect(try load().stream.venues(among: try load().sources) == [.binance, .coinbase, .kraken])
         let chain = try load(env: ["BTCPRICED_SOURCES": "bitstamp,kraken,coinbase"])
-        #expect(chain.stream.venue(among: chain.sources) == .kraken)
-        #expect(try load(env: ["BTCPRICED_STREAM": "off"]).stream.venue(among: chain.sources) == nil)
-        #expect(try load(env: ["BTCPRICED_STREAM": "Coinbase"]).stream.venue(among: chain.sources) == .coinbase)
-        #expect(StreamChoice.auto.venue(among: [.bitstamp, .cryptoCompare]) == nil, "no venue in the chain can stream")
+        #expect(chain.stream.venues(among: chain.sources) == [.kraken, .coinbase])
+        #expect(try load(env: ["BTCPRICED_STREAM": "off"]).stream.venues(among: chain.sources) == [])
+        #expect(try load(env: ["BTCPRICED_STREAM": "Coinbase"]).stream.venues(among: chain.sources) == [.coinbase], "a named venue only")
+        #expect(StreamChoice.auto.venues(among: [.bitstamp, .cryptoCompare]) == [], "no venue in the chain can stream")
         for url in ["ws://127.0.0.1:8080/v2", "wss://ws.kraken.com/v2"] {
             #expect(try load(env: ["BTCPRICED_KRAKEN_STREAM_URL": url]).krakenStreamURL == url)
         }

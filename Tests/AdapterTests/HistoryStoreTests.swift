@@ -42,7 +42,7 @@ struct HistoryStoreTests {
 
     @Test("a damaged file is moved aside with the reason", arguments: [
         ("", "does not start with"), ("btcpriced-history 2\n", "does not start with"),
-        ("btcpriced-history 1\n29395680 114459.8", "ends in the middle of a line"),
+        ("btcpriced-history 1", "ends in the middle of its header"),
         ("btcpriced-history 1\n29395680 abc\n", "line 2"), ("btcpriced-history 1\n29395680 1 2\n", "line 2 is not"),
         ("btcpriced-history 1\n29395680 5 4 3 6\n", "do not fit together"),
         ("btcpriced-history 1\n29395681 1\n29395680 1\n", "does not follow"),
@@ -59,6 +59,29 @@ struct HistoryStoreTests {
         #expect(said.contains(reason), "\(said)")
         #expect(movedTo == store.quarantinePath && FileManager.default.fileExists(atPath: movedTo))
         #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    @Test func appendedBarsReadBackWithTheRepeatedMinuteTakingItsNewerBar() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        let bar = { (minute: Int64, price: Decimal) in MinuteBar(minute: minute, open: price, high: price, low: price, close: price) }
+        #expect(try store.append([bar(29_395_680, 1)][...]) == false, "nothing to append to: the caller writes the file whole")
+        try store.save(PriceHistory(bars: [bar(29_395_679, 1), bar(29_395_680, 2)]))
+        let inode = try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int
+        #expect(try store.append([bar(29_395_680, 3), bar(29_395_681, 4)][...]))
+        #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int == inode, "appended in place")
+        #expect(try store.load() == .history(PriceHistory(bars: [bar(29_395_679, 1), bar(29_395_680, 3), bar(29_395_681, 4)])))
+    }
+
+    @Test func aLastLineCutShortByACrashIsDroppedAndTheRestKept() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        try "btcpriced-history 1\n29395680 114459.8\n29395681 1144".write(toFile: store.path, atomically: false, encoding: .utf8)
+        guard case .history(let history) = try store.load() else {
+            Issue.record("a torn append condemned the whole file")
+            return
+        }
+        #expect(history.bars.map(\.minute) == [29_395_680])
     }
 
     @Test func anOversizedFileIsQuarantinedUnread() throws {

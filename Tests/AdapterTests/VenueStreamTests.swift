@@ -63,8 +63,11 @@ struct VenueStreamTests {
         exchange.setStream(.binance, .closeAfter(trades: 2, shutdownNotice: true))
         let (ending, received) = await connect(.binance, to: exchange)
         #expect(ending == .closed("closed by binance (normalClosure)"))
-        #expect(received.events.withLock { $0.last } == .closingSoon)
-        #expect(received.trades.count == 2)
+        let events = received.events.withLock { $0 }
+        let notice = try #require(events.firstIndex(of: .closingSoon), "serverShutdown arrives: \(events)")
+        func trades(_ slice: ArraySlice<StreamEvent>) -> Int { slice.filter { if case .trade = $0 { true } else { false } }.count }
+        #expect(trades(events[..<notice]) == 2)
+        #expect(trades(events[notice...]) >= 10, "after the notice, a second of trades (and a mini ticker) before the close")
         await exchange.shutdown()
     }
 

@@ -9,7 +9,7 @@ import Testing
 import TestClocks
 import WireProtocol
 
-@Suite("History in the daemon: change figures, the history verb, saving once a minute")
+@Suite("History in the daemon: change figures, the history verb, saving every ten minutes")
 struct HistoryTests {
     func poll(_ board: PriceBoard<ManualClock>, _ price: String) -> Snapshot<ManualClock.Instant>? {
         board.record(CycleReport(quote: quote(price), failureSummary: nil, nextCycleIn: .seconds(1)))
@@ -57,7 +57,38 @@ struct HistoryTests {
         #expect(board.history(changedSince: -1)?.history.bars.map(\.minute) == [now - 2, now])
     }
 
-    @Test func theServiceSavesAtMostOnceAMinuteOnlyWhenChangedAndAtShutdown() async throws {
+    @Test func savesAppendNewBarsAndRewriteTheFileAtStartAndAfterADayOfLines() async throws {
+        let (board, clock, wallClock) = try makeBoard()
+        let directory = NSTemporaryDirectory() + "btcpriced-history-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = FileHistoryStore(directory: directory)
+        let saver = HistorySaver(store: store, logger: Logger(label: "test"))
+        func inode() throws -> Int? { try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int }
+        func lines() throws -> Int { try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n").count }
+        step(board, clock, wallClock, "100", minutes: 1)
+        await saver.save(from: board)
+        let first = try inode()
+        #expect(try lines() == 2, "the header and one bar, written whole")
+        var inodes: Set<Int?> = []
+        for minute in 0..<HistorySaver.linesBeforeRewrite / 2 {
+            step(board, clock, wallClock, "\(101 + minute % 7)", minutes: 1)
+            await saver.save(from: board)
+            inodes.insert(try inode())
+        }
+        #expect(inodes == [first], "appended in place until a day of lines")
+        #expect(try lines() > 1 + HistorySaver.linesBeforeRewrite / 2, "each save repeats the minute it last wrote")
+        guard case .history(let onDisk) = try store.load() else { Issue.record("unreadable after appends"); return }
+        #expect(onDisk == board.history(changedSince: -1)?.history, "the appended file reads back as the board's history")
+        for _ in 0..<3 {
+            step(board, clock, wallClock, "99", minutes: 1)
+            await saver.save(from: board)
+        }
+        #expect(try inode() != first, "rewritten whole after \(HistorySaver.linesBeforeRewrite) appended lines")
+        #expect(try lines() < 1 + HistorySaver.linesBeforeRewrite / 2 + 10, "no repeated minutes after the rewrite")
+    }
+
+    @Test func theServiceSavesAtMostEveryTenMinutesOnlyWhenChangedAndAtShutdown() async throws {
         let (board, clock, wallClock) = try makeBoard()
         let directory = NSTemporaryDirectory() + "btcpriced-history-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -71,14 +102,14 @@ struct HistoryTests {
                 tasks.addTask { try await group.run() }
                 #expect(await clock.waitForSleepers(1))
                 _ = poll(board, "100")
-                clock.advance(by: .seconds(59))
-                #expect(savedBars() == nil, "not before the minute is up")
-                wallClock.advance(milliseconds: 60_000)
+                clock.advance(by: .seconds(599))
+                #expect(savedBars() == nil, "not before ten minutes are up")
+                wallClock.advance(milliseconds: 600_000)
                 clock.advance(by: .seconds(1))
                 try await eventually { savedBars() == 1 }
                 #expect(await clock.waitForSleepers(1))
                 let modified = try FileManager.default.attributesOfItem(atPath: store.path)[.modificationDate] as? Date
-                clock.advance(by: .seconds(60))
+                clock.advance(by: .seconds(600))
                 #expect(await clock.waitForSleepers(1))
                 #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.modificationDate] as? Date == modified, "unchanged: not rewritten")
                 _ = poll(board, "101")

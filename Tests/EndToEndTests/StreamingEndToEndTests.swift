@@ -92,9 +92,52 @@ struct StreamingEndToEndTests {
         try await until("a polled quote") { try await daemon.ctl("price").stdout == "114401.5\n" }
         #expect(try await status(daemon)["transport"] == .string("poll"))
         try await Task.sleep(for: .seconds(2))
-        #expect(exchange.streamConnectionCount(.binance) == 0, "a refused upgrade is not retried within the hour")
+        #expect(exchange.streamRefusalCount(.binance) == 1, "a refused upgrade is not retried within the hour")
         #expect(daemon.log.components(separatedBy: "refused the stream").count - 1 == 1)
         #expect(try await daemon.ctl("sources").stdout.contains("stream: binance refused (upgrade declined)\n"))
+        await exchange.shutdown()
+    }
+
+    @Test func aRefusedVenueHandsTheStreamToTheNextVenueInTheChain() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .refuse(451))
+        exchange.setStream(.coinbase, .trades(prices: ["114480.5"], perSecond: 10))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "auto"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("coinbase streams") {
+            let json = try await status(daemon)
+            return json["transport"] == .string("stream") && json["source"] == .string("coinbase")
+        }
+        #expect(daemon.log.contains("binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can"), "\(daemon.log)")
+        #expect(daemon.log.contains("streaming trades from coinbase; polling rests"))
+        #expect(try await daemon.ctl("sources").stdout.contains("stream: coinbase live\n"))
+        let restCalls = exchange.requestCount(.binance) + exchange.requestCount(.coinbase)
+        try await Task.sleep(for: .seconds(2))
+        #expect(exchange.requestCount(.binance) + exchange.requestCount(.coinbase) == restCalls, "no REST call while coinbase streams")
+        #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1)
+        #expect(daemon.log.components(separatedBy: "refused the stream").count - 1 == 1, "one warning")
+        await exchange.shutdown()
+    }
+
+    @Test func aNoticeOfClosingOpensTheReplacementBeforeTheOldConnectionCloses() async throws {
+        let exchange = try await FakeExchange.start()
+        // Each connection: 20 trades, Binance's serverShutdown, a second more of trades, the close.
+        exchange.setStream(.binance, .closeAfter(trades: 20, shutdownNotice: true))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        let restCalls = exchange.requestCount(.binance)
+        var transports: Set<JSONValue> = []
+        try await until("three rotations", timeout: .seconds(20)) {
+            transports.insert(try await status(daemon)["transport"] ?? .null)
+            return exchange.streamConnectionCount(.binance) >= 4
+        }
+        #expect(transports == [.string("stream")], "the stream stayed in use across every rotation")
+        #expect(exchange.mostOpenStreams(.binance) == 2, "each replacement opened while the old connection was still open")
+        #expect(exchange.requestCount(.binance) == restCalls, "no REST call was spent on a rotation")
+        #expect(!daemon.log.contains("stream is down"), "\(daemon.log)")
         await exchange.shutdown()
     }
 

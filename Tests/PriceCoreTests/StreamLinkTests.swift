@@ -96,6 +96,9 @@ struct StreamLinkTests {
         #expect(!link.rotationDue(at: at(day - 1801)))
         link.received(trade, at: at(day - 1800))
         #expect(link.rotationDue(at: at(day - 1800)), "23 h 30 min after connecting, well before Binance's 24 h")
+        link.replacing(at: at(day - 1800))
+        #expect(!link.rotationDue(at: at(day - 1799)), "one replacement at a time")
+        #expect(link.isHealthy(at: at(day - 1799)), "the old connection serves while the replacement connects")
         link.replaced(at: at(day - 1799))
         #expect(!link.rotationDue(at: at(day - 1797)) && link.isHealthy(at: at(day - 1797)), "the replacement carries on with its own age")
         let asksForRotation = link.received([.closingSoon], at: at(day + 1))
@@ -137,5 +140,56 @@ extension StreamLinkTests {
         #expect(link.hasStalled(at: at(10)), "a black-holed address or an upgrade never answered")
         link.ended(.failed("no answer"), at: at(10), jitter: 1)
         #expect(link.phase == .waiting(until: at(12)))
+    }
+}
+
+extension StreamLinkTests {
+    func liveLink(since seconds: Double = 0) -> StreamLink<Instant> {
+        var link = StreamLink(now: at(seconds))
+        link.connecting(at: at(seconds))
+        link.opened(at: at(seconds))
+        return link
+    }
+
+    @Test func aReplacementThatFailsLeavesTheOldConnectionAndIsTriedAgainLater() {
+        var link = liveLink()
+        let due = 23 * 3600.0 + 1800
+        link.received(trade, at: at(due))
+        link.replacing(at: at(due))
+        #expect(link.nextDeadline() == at(due + 5), "the old connection's stall limit comes first")
+        link.received(trade, at: at(due + 4))
+        #expect(link.nextDeadline() == at(due + 9))
+        #expect(!link.replacementTimedOut(at: at(due + 9.9)) && link.replacementTimedOut(at: at(due + 10)))
+        link.replacementFailed(at: at(due + 10))
+        #expect(link.isHealthy(at: at(due + 8.9)) && link.replacementSince == nil)
+        #expect(!link.rotationDue(at: at(due + 39.9)), "not straight back at the venue")
+        #expect(link.rotationDue(at: at(due + 40)))
+        #expect(link.consecutiveFailures == 0, "a failed replacement is no failure of the stream")
+    }
+
+    @Test func theOldConnectionEndingBeforeItsReplacementIsLiveHandsOverWithoutAGap() {
+        var link = liveLink()
+        link.received(trade, at: at(84_600))
+        link.replacing(at: at(84_600.2))
+        link.rotating(at: at(84_600.4))
+        #expect(link.phase == .connecting(since: at(84_600.2)), "the replacement is the attempt in flight")
+        #expect(link.isHealthy(at: at(84_604.9)), "no REST call within the stall limit")
+        let notice = link.received(trade, at: at(84_600.6))
+        #expect(!notice && link.phase == .live(since: at(84_600.6), lastMessage: at(84_600.6)), "its first message makes it live")
+    }
+
+    @Test func aRefusedVenueHandsTheStreamToTheNextInTheChainUntilItsRestEnds() {
+        var binance = StreamLink(now: start), coinbase = StreamLink(now: start), kraken = StreamLink(now: start)
+        #expect(StreamLink.preferred([binance, coinbase, kraken], at: start) == 0)
+        binance.ended(.refused(status: 451), at: start, jitter: 0)
+        #expect(StreamLink.preferred([binance, coinbase, kraken], at: at(1)) == 1)
+        coinbase.connecting(at: at(1))
+        coinbase.ended(.failed("reset"), at: at(2), jitter: 0)
+        #expect(StreamLink.preferred([binance, coinbase, kraken], at: at(3)) == 1, "a drop backs off on the same venue, never hops")
+        #expect(StreamLink.preferred([binance, coinbase, kraken], at: at(3600)) == 0, "the first choice again once its rest is over")
+        coinbase.ended(.refused(status: 403), at: at(10), jitter: 0)
+        kraken.ended(.refused(status: 451), at: at(5), jitter: 0)
+        #expect(StreamLink.preferred([binance, coinbase, kraken], at: at(20)) == 0, "all resting: the one whose rest ends first")
+        #expect(StreamLink.preferred([StreamLink<Instant>](), at: start) == nil)
     }
 }

@@ -91,17 +91,18 @@ public struct DaemonSettings: Sendable, Equatable {
     }
 }
 
-/// `BTCPRICED_STREAM`: `auto` streams from the first source in BTCPRICED_SOURCES that can.
+/// `BTCPRICED_STREAM`: `auto` streams from the first source in BTCPRICED_SOURCES that can, and
+/// from the next that can when a venue refuses; a named venue streams from that venue only.
 public enum StreamChoice: String, Sendable, Equatable, CaseIterable {
     case auto, off, binance, coinbase, kraken
 
-    /// The venue to stream from, given the source chain; nil when none.
-    public func venue(among sources: [SourceName]) -> SourceName? {
+    /// The venues that may stream, in order of preference, given the source chain.
+    public func venues(among sources: [SourceName]) -> [SourceName] {
         let streaming: [SourceName] = [.binance, .coinbase, .kraken]
         switch self {
-        case .off: return nil
-        case .auto: return sources.first { streaming.contains($0) }
-        default: return SourceName(rawValue)
+        case .off: return []
+        case .auto: return sources.filter { streaming.contains($0) }
+        default: return [SourceName(rawValue)]
         }
     }
 }

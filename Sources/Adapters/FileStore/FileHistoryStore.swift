@@ -12,8 +12,8 @@ public enum StoredHistory: Sendable, Equatable {
     case quarantined(reason: String, movedTo: String)
 }
 
-/// Keeps `history.txt` (see HistoryDocument) in the state directory, replaced atomically and
-/// durably like `quote.json`.
+/// Keeps `history.txt` (see HistoryDocument) in the state directory: new bars are appended, and
+/// the whole file is replaced atomically and durably, like `quote.json`, now and then.
 public struct FileHistoryStore: Sendable {
     public static let fileName = "history.txt"
     static let tempPrefix = ".history.txt.tmp."
@@ -43,6 +43,11 @@ public struct FileHistoryStore: Sendable {
     public func save(_ history: PriceHistory) throws(StoreError) {
         let temp = directory + "/" + Self.tempPrefix + String(getpid())
         try FileSystem.writeDurably(Array(HistoryDocument.encode(history).utf8), to: path, via: temp, mode: 0o644)
+    }
+
+    /// Appends these bars, durably. Returns false when there is no file to append to.
+    public func append(_ bars: ArraySlice<MinuteBar>) throws(StoreError) -> Bool {
+        try FileSystem.appendDurably(Array(HistoryDocument.lines(bars).utf8), to: path)
     }
 
     private func quarantine(reason: String) throws(StoreError) -> StoredHistory {

@@ -126,6 +126,31 @@ enum FileSystem {
         if durable { try syncDirectory(containing: path) }
     }
 
+    /// Appends to an existing regular file (never creating one, never through a symlink) and
+    /// fdatasyncs it. Returns false when the file is not there, so the caller writes it whole.
+    static func appendDurably(_ bytes: [UInt8], to path: String) throws(StoreError) -> Bool {
+        let fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return false }
+            throw StoreError(operation: "open for appending", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw StoreError(operation: "stat", path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw StoreError(operation: "append to (not a regular file)", path: path, errno: EINVAL) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(operation: "append to", path: path, errno: errno)
+            }
+            written += count
+        }
+        guard fdatasync(fd) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+        return true
+    }
+
     static func syncDirectory(containing path: String) throws(StoreError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -11,13 +11,21 @@ import PriceCore
 /// text, because every line stands alone (a torn or edited line is found and named, and the
 /// minutes are absolute, so nothing after it shifts), exact decimals need no encoding, and an
 /// operator can read it with `tail`. A week of bars is about 10,600 lines, at most ~520 KB.
+///
+/// New bars are appended rather than the file rewritten (see FileHistoryStore.append), so a
+/// minute may appear again right after itself, the later line being the newer bar, and a last
+/// line cut short by a crash during an append is dropped rather than condemning the file.
 enum HistoryDocument {
     static let header = "btcpriced-history 1"
 
     static func encode(_ history: PriceHistory) -> String {
-        var text = header + "\n"
-        text.reserveCapacity(history.bars.count * 48 + 32)
-        for bar in history.bars {
+        header + "\n" + lines(history.bars[...])
+    }
+
+    static func lines(_ bars: ArraySlice<MinuteBar>) -> String {
+        var text = ""
+        text.reserveCapacity(bars.count * 48 + 32)
+        for bar in bars {
             text += String(bar.minute)
             if bar.open == bar.close, bar.high == bar.close, bar.low == bar.close {
                 text += " \(bar.close)\n"
@@ -33,9 +41,10 @@ enum HistoryDocument {
         guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
             throw QuoteDocumentError("it does not start with \"\(header)\"")
         }
-        guard bytes.last == UInt8(ascii: "\n") else { throw QuoteDocumentError("it ends in the middle of a line (a torn write?)") }
+        guard lines.count > 1 else { throw QuoteDocumentError("it ends in the middle of its header (a torn write?)") }
         var bars: [MinuteBar] = []
         bars.reserveCapacity(lines.count)
+        // The last piece is empty after a final newline, else a line an append left unfinished.
         for (index, line) in lines.dropFirst().dropLast().enumerated() {
             let number = index + 2
             let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
@@ -50,7 +59,10 @@ enum HistoryDocument {
                 : MinuteBar(minute: minute, open: prices[0], high: prices[1], low: prices[2], close: prices[3])
             guard bar.isConsistent else { throw QuoteDocumentError("line \(number): low, high, open and close do not fit together") }
             if let previous = bars.last, previous.minute >= minute {
-                throw QuoteDocumentError("line \(number): minute \(minute) does not follow \(previous.minute)")
+                guard previous.minute == minute else {
+                    throw QuoteDocumentError("line \(number): minute \(minute) does not follow \(previous.minute)")
+                }
+                bars.removeLast()
             }
             bars.append(bar)
         }

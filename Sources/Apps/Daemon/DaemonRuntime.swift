@@ -89,10 +89,10 @@ struct DaemonRuntime {
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
-        let stream = streamSetup()
-        if let state = stream?.state {
-            directory.attach { state.report(at: $0) }
-            board.attach { state.isHealthy(at: $0) }
+        let stream = streamLineup()
+        if let stream {
+            directory.attach { stream.report(at: $0) }
+            board.attach { stream.isHealthy(at: $0) }
         }
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<ContinuousClock> = { plan in
             var loop = FetchLoop(
@@ -100,7 +100,7 @@ struct DaemonRuntime {
                 schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: min(.seconds(30), longestIdle ?? .seconds(30))),
                 wallClock: wallClock, ledger: directory.ledger, mode: plan.mode
             )
-            if let state = stream?.state { loop.standby = { state.isHealthy(at: $0) } }
+            if let stream { loop.standby = { stream.isHealthy(at: $0) } }
             return loop
         }
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger) { board.persistence(failing: $0) }
@@ -126,7 +126,7 @@ struct DaemonRuntime {
                                      persister: persister, restraints: restraints, server: server, health: health, logger: logger))
         services.append(FreshnessMonitor(board: board, server: server, health: health, logger: logger))
         if let stream {
-            services.append(StreamService(stream: stream.connection, state: stream.state, board: board,
+            services.append(StreamService(lineup: stream, board: board,
                                           publisher: WatchPublisher(clock: ContinuousClock(), interval: settings.publishInterval) { server.broadcast($0) },
                                           persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger))
         }
@@ -136,7 +136,7 @@ struct DaemonRuntime {
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: serviceLogger
         ))
-        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.state.venue.rawValue) while its stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
+        logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
         SourcePlanLogging.logSkipped(plan, logger: logger)
         notifier.ready(status: board.statusSummary().text)
 
@@ -214,16 +214,18 @@ struct DaemonRuntime {
         }
     }
 
-    /// The stream BTCPRICED_STREAM asks for, if any venue in the chain can stream.
-    private func streamSetup() -> (connection: VenueStream, state: StreamState<ContinuousClock.Instant>)? {
-        guard let name = settings.stream.venue(among: plan.active.map(\.sourceName)), let venue = StreamVenue(rawValue: name.rawValue) else { return nil }
-        let url = switch venue {
-        case .binance: settings.binanceStreamURL
-        case .coinbase: settings.coinbaseStreamURL
-        case .kraken: settings.krakenStreamURL
-        }
-        return (VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol),
-                StreamState(venue: name, link: StreamLink(now: .now)))
+    /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
+    private func streamLineup() -> StreamLineup<ContinuousClock.Instant>? {
+        StreamLineup(settings.stream.venues(among: plan.active.map(\.sourceName)).compactMap { name in
+            guard let venue = StreamVenue(rawValue: name.rawValue) else { return nil }
+            let url = switch venue {
+            case .binance: settings.binanceStreamURL
+            case .coinbase: settings.coinbaseStreamURL
+            case .kraken: settings.krakenStreamURL
+            }
+            return .init(connection: VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol),
+                         state: StreamState(venue: name, link: StreamLink(now: .now)))
+        })
     }
 
 }

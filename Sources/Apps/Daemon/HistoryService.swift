@@ -4,13 +4,19 @@ import NIOPosix
 import PriceCore
 import ServiceLifecycle
 
-/// Saves the minute history at most once a `period` (a minute), only when it changed, and once
-/// more at shutdown. Listed before the services that feed the board, so it stops after them.
+/// Saves the minute history at most once a `period`, only when it changed, and once more at
+/// shutdown. Listed before the services that feed the board, so it stops after them.
+///
+/// Ten minutes: each save is an append and an fdatasync (~12 KB to the device with ext4's
+/// journal), about 1.7 MB a day, plus a whole-file rewrite (≤ 520 KB) about once a day; a crash
+/// loses at most ten minutes of bars, a clean stop none. Once a minute would be ~17 MB a day.
 struct HistoryService<C: Clock>: Service where C.Duration == Duration {
+    static var defaultPeriod: Duration { .seconds(600) }
+
     let board: PriceBoard<C>
     let saver: HistorySaver
     let clock: C
-    var period = Duration.seconds(60)
+    var period = defaultPeriod
 
     func run() async throws {
         let board = self.board, saver = self.saver, clock = self.clock, period = self.period
@@ -24,12 +30,22 @@ struct HistoryService<C: Clock>: Service where C.Duration == Duration {
     }
 }
 
-/// Restores and writes `history.txt`; a broken disk is reported once, not every minute.
+/// Restores and writes `history.txt`; a broken disk is reported once, not every save.
+///
+/// Saves append the bars from the last minute on disk on (that minute again, as it may have
+/// changed since); the file is rewritten whole at the first save after start, after a failed
+/// save, and once about a day of lines has been appended, which also drops pruned bars.
 actor HistorySaver {
+    /// Appended lines before the file is rewritten whole: about a day's.
+    static let linesBeforeRewrite = 1440
+
     let store: FileHistoryStore
     private let logger: Logger
     private var savedVersion = 0
     private var failing = false
+    /// The newest minute in the file; nil when the next save rewrites the file whole.
+    private var lastMinuteOnDisk: Int64?
+    private var appendedLines = 0
 
     init(store: FileHistoryStore, logger: Logger) {
         self.store = store
@@ -59,8 +75,20 @@ actor HistorySaver {
     func save<C>(from board: PriceBoard<C>) async {
         guard let (history, version) = board.history(changedSince: savedVersion) else { return }
         let store = self.store
+        let newBars: ArraySlice<MinuteBar>? = lastMinuteOnDisk.flatMap { last in
+            guard appendedLines < Self.linesBeforeRewrite, let from = history.bars.lastIndex(where: { $0.minute <= last }),
+                  history.bars[from].minute == last else { return nil }
+            return history.bars[from...]
+        }
+        lastMinuteOnDisk = nil  // until this save is known to have worked
         do {
-            try await NIOThreadPool.singleton.runIfActive { try store.save(history) }
+            let appended: Int? = try await NIOThreadPool.singleton.runIfActive {
+                if let newBars, try store.append(newBars) { return newBars.count }
+                try store.save(history)
+                return nil
+            }
+            appendedLines = appended.map { appendedLines + $0 } ?? 0
+            lastMinuteOnDisk = history.bars.last?.minute
             savedVersion = version
             if failing {
                 failing = false

@@ -8,6 +8,9 @@ actor Reloader {
     private let options: DaemonOptions
     private let environment: [String: String]
     private var current: DaemonSettings
+    /// What the daemon started with: keys read only at start are compared with this, so every
+    /// reload that asks for a change of them says it waits for a restart.
+    private let started: DaemonSettings
     private let updates: AsyncStream<SourcePlan>.Continuation
     private let board: LiveBoard
     private let logLevel: LogLevelSwitch
@@ -20,6 +23,7 @@ actor Reloader {
         self.options = options
         self.environment = environment
         self.current = current
+        self.started = current
         self.updates = updates
         self.board = board
         self.logLevel = logLevel
@@ -39,12 +43,16 @@ actor Reloader {
             logger.error("reload failed, keeping the previous configuration: \(error)", metadata: ["error": "\(error)"])
             return
         }
-        if next.socketPath != current.socketPath || next.stateDirectory != current.stateDirectory {
+        if next.socketPath != started.socketPath || next.stateDirectory != started.stateDirectory {
             logger.warning("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
         }
-        if next.metricsListen != current.metricsListen || next.metricsTextfile != current.metricsTextfile
-            || next.metricsTextfileInterval != current.metricsTextfileInterval {
+        if next.metricsListen != started.metricsListen || next.metricsTextfile != started.metricsTextfile
+            || next.metricsTextfileInterval != started.metricsTextfileInterval {
             logger.warning("BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
+        }
+        if next.stream != started.stream || next.binanceStreamURL != started.binanceStreamURL || next.coinbaseStreamURL != started.coinbaseStreamURL
+            || next.krakenStreamURL != started.krakenStreamURL || next.publishInterval != started.publishInterval {
+            logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart")
         }
         board.directory.current = plan
         board.use(plan.stalenessPolicy)

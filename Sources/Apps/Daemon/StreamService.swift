@@ -54,12 +54,42 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
     }
 }
 
-/// Keeps one venue's stream connected: every trade goes to the board (and, coalesced, to the
-/// watchers); stalls and drops hand over to REST polling, which the fetch loop resumes on its
-/// next tick. Logs one line per change of the stream's state.
+/// The venues BTCPRICED_STREAM allows, in the chain's order, each with its own link, and the
+/// one in use. The fetch loop, the board and `btcctl sources` see the one in use.
+final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    struct Candidate: Sendable {
+        let connection: VenueStream
+        let state: StreamState<Instant>
+    }
+
+    let candidates: [Candidate]
+    private let inUse = Mutex(0)
+
+    /// nil when no venue in the chain can stream.
+    init?(_ candidates: [Candidate]) {
+        guard !candidates.isEmpty else { return nil }
+        self.candidates = candidates
+    }
+
+    var current: Candidate { candidates[inUse.withLock { $0 }] }
+
+    /// Picks the venue to connect to next (`StreamLink.preferred`) and makes it the one in use.
+    func choose(at now: Instant) -> Candidate {
+        let index = StreamLink.preferred(candidates.map { $0.state.update { $0 } }, at: now) ?? 0
+        inUse.withLock { $0 = index }
+        return candidates[index]
+    }
+
+    func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
+    func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
+}
+
+/// Keeps a stream connected: every trade goes to the board (and, coalesced, to the watchers);
+/// stalls and drops hand over to REST polling, which the fetch loop resumes on its next tick;
+/// a refused venue hands the stream to the next one in the lineup. Logs one line per change of
+/// the stream's state.
 struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
-    let stream: VenueStream
-    let state: StreamState<C.Instant>
+    let lineup: StreamLineup<C.Instant>
     let board: PriceBoard<C>
     let publisher: WatchPublisher<C>
     let persister: QuotePersister
@@ -73,10 +103,10 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     }
 
     private func keepConnected() async {
-        // What was last said: one line when the stream goes down, one when it is live again.
-        let announced = Mutex((down: false, live: false))
-        let venue = state.venue.rawValue, logger = self.logger
+        let announcements = StreamAnnouncements()
         while !Task.isCancelled {
+            let candidate = lineup.choose(at: clock.now)
+            let state = candidate.state, venue = state.venue.rawValue
             let restUntil: C.Instant? = state.update { link in
                 switch link.phase {
                 case .waiting(let until), .refused(let until): until
@@ -87,101 +117,142 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 do { try await clock.sleep(until: wait, tolerance: nil) } catch { return }
             }
             if state.update({ $0.shouldConnect(at: clock.now) }) { state.update { $0.connecting(at: clock.now) } }
-            let ending = await connectOnce(onLive: {
-                let wasDown: Bool? = announced.withLock { said in
-                    defer { said = (down: false, live: true) }
-                    return said.live ? nil : said.down
-                }
-                guard let wasDown else { return }
-                logger.info(wasDown ? "\(venue) stream is back; polling rests" : "streaming trades from \(venue); polling rests",
-                            metadata: ["source": "\(venue)"])
+            let logger = self.logger
+            let ending = await connect(candidate, onLive: {
+                guard let line = announcements.live(venue) else { return }
+                logger.info("\(line)", metadata: ["source": "\(venue)"])
             })
             if Task.isCancelled { return }
-            if case .rotating = ending {
-                state.update { $0.rotating(at: clock.now) }
-                continue
-            }
-            let linkEnding = ending.linkEnding
-            state.ended(linkEnding.description)
-            state.update { $0.ended(linkEnding, at: clock.now, jitter: jitter.unitInterval()) }
-            if !announced.withLock({ $0.down }) {
-                if case .refused = linkEnding {
-                    logger.warning("\(venue) refused the stream (declined upgrade, as from a restricted location); polling REST instead, and not asking for the stream again for \(state.update { $0.policy.refusalCooldown }.humanReadable)",
+            state.ended(ending.description)
+            state.update { $0.ended(ending, at: clock.now, jitter: jitter.unitInterval()) }
+            if case .refused = ending {
+                let next = lineup.choose(at: clock.now).state.venue.rawValue
+                let instead = next == venue ? "polling REST instead" : "streaming from \(next) if it can, polling REST meanwhile"
+                if announcements.refused(venue) {
+                    logger.warning("\(venue) refused the stream (declined upgrade, as from a restricted location); \(instead), and not asking \(venue) for its stream again for \(state.update { $0.policy.refusalCooldown }.humanReadable)",
                                    metadata: ["source": "\(venue)"])
-                } else {
-                    logger.warning("\(venue) stream is down (\(linkEnding.description)); polling REST until it is back", metadata: ["source": "\(venue)"])
                 }
+            } else if announcements.down(venue) {
+                logger.warning("\(venue) stream is down (\(ending.description)); polling REST until it is back", metadata: ["source": "\(venue)"])
             }
-            announced.withLock { $0 = (down: true, live: false) }
         }
     }
 
-    /// Why one connection ended, including on purpose.
-    enum Outcome: Sendable {
-        case ended(StreamLink<C.Instant>.Ending)
-        case rotating
-
-        var linkEnding: StreamLink<C.Instant>.Ending {
-            if case .ended(let ending) = self { return ending }
-            return .closed("rotation")
+    /// Runs a venue's connection until it ends, and beside it a watch on the link for stalls, the
+    /// connect timeout and rotation. A rotation (the connection's age, or the venue's notice that
+    /// it will close) opens a replacement beside the live connection, and the old one is closed
+    /// only when the replacement carries its first message: no trade is missed and no REST call
+    /// is spent. Every task here is unstructured and cancelled, not awaited: WSClient does not
+    /// give up an upgrade that is never answered when cancelled, and waiting for it would hang
+    /// the stream, and the daemon's shutdown, with it.
+    private func connect(_ candidate: StreamLineup<C.Instant>.Candidate,
+                         onLive: @escaping @Sendable () -> Void) async -> StreamLink<C.Instant>.Ending {
+        let state = candidate.state
+        let roles = ConnectionRoles()
+        let (events, sink) = AsyncStream.makeStream(of: LinkEvent.self)
+        var connections: [Int: Task<Void, Never>] = [:]
+        let open: (Int) -> Task<Void, Never> = { [clock, logger] id in
+            Task {
+                let ending: StreamLink<C.Instant>.Ending = await candidate.connection.run(
+                    logger: logger,
+                    opened: {
+                        guard roles.isCurrent(id) else { return }
+                        state.update { $0.opened(at: clock.now) }
+                        state.opened()
+                    },
+                    received: { events in
+                        let now = clock.now
+                        switch roles.receivedFrom(id) {
+                        case .retired: return
+                        case .promoted(let old):
+                            state.update { $0.replaced(at: now) }
+                            state.opened()
+                            sink.yield(.retire(old))
+                        case .current: break
+                        }
+                        let (becameLive, notice) = state.update { link in
+                            let wasLive = link.isLive
+                            let notice = link.received(events, at: now) && link.replacementSince == nil
+                            if notice { link.replacing(at: now) }
+                            return (!wasLive, notice)
+                        }
+                        if becameLive { state.opened() }
+                        if notice { sink.yield(.replace) }
+                        onLive()
+                        deliver(events, from: state)
+                    })
+                sink.yield(.ended(id, ending))
+            }
         }
-    }
-
-    /// Runs one connection, and beside it a watch on the link for stalls, the connect timeout
-    /// and rotation; whichever ends first decides. Both run as unstructured tasks that are
-    /// cancelled, not awaited: WSClient does not give up an upgrade that is never answered when
-    /// cancelled, and waiting for it would hang the stream, and the daemon's shutdown, with it.
-    private func connectOnce(onLive: @escaping @Sendable () -> Void) async -> Outcome {
-        let rotateNow = ShutdownNotice()
-        let (outcomes, decided) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .bufferingOldest(1))
-        let connection = Task { [stream, state, clock, logger] in
-            let ending: StreamLink<C.Instant>.Ending = await stream.run(
-                logger: logger,
-                opened: {
-                    state.update { $0.opened(at: clock.now) }
-                    state.opened()
-                },
-                received: { events in
-                    let closing = state.update { $0.received(events, at: clock.now) }
-                    if closing { rotateNow.heard.withLock { $0 = true } }
-                    onLive()
-                    deliver(events)
-                })
-            decided.yield(.ended(ending))
-        }
-        let watcher = Task { [state, clock] in
+        connections[0] = open(0)
+        let watcher = Task { [clock] in
             while !Task.isCancelled {
                 let now = clock.now
-                if rotateNow.heard.withLock({ $0 }) || state.update({ $0.rotationDue(at: now) }) {
-                    decided.yield(.rotating)
+                let (replace, gaveUp, stalled, next) = state.update { link in
+                    let replace = link.rotationDue(at: now)
+                    if replace { link.replacing(at: now) }
+                    let gaveUp = link.replacementTimedOut(at: now)
+                    if gaveUp { link.replacementFailed(at: now) }
+                    let stalled: StreamLink<C.Instant>.Ending? = if link.hasStalled(at: now) {
+                        if case .connecting = link.phase { .failed("no answer within \(link.policy.connectTimeout.humanReadable) of connecting") } else { .stalled }
+                    } else { nil }
+                    return (replace, gaveUp, stalled, link.nextDeadline())
+                }
+                if replace { sink.yield(.replace) }
+                if gaveUp { sink.yield(.replacementGaveUp) }
+                if let stalled {
+                    sink.yield(.stalled(stalled))
                     return
                 }
-                if state.update({ $0.hasStalled(at: now) }) {
-                    let (connecting, limit) = state.update { link -> (Bool, Duration) in
-                        if case .connecting = link.phase { return (true, link.policy.connectTimeout) }
-                        return (false, link.policy.stallAfter)
-                    }
-                    decided.yield(.ended(connecting ? .failed("no answer within \(limit.humanReadable) of connecting") : .stalled))
-                    return
-                }
-                // Woken at the next stall, timeout or rotation deadline, and at least every second for a shutdown notice.
-                let next = state.update { $0.nextDeadline() } ?? now.advanced(by: .seconds(1))
-                do { try await clock.sleep(until: min(next, now.advanced(by: .seconds(1))), tolerance: nil) } catch { return }
+                // Woken at the next stall, timeout or rotation deadline, and at least every second.
+                do { try await clock.sleep(until: min(next ?? now.advanced(by: .seconds(1)), now.advanced(by: .seconds(1))), tolerance: nil) } catch { return }
             }
         }
-        let first = await withTaskCancellationHandler {
-            var iterator = outcomes.makeAsyncIterator()
-            return await iterator.next()
+        let ending: StreamLink<C.Instant>.Ending? = await withTaskCancellationHandler {
+            var nextID = 1
+            for await event in events {
+                switch event {
+                case .replace:
+                    roles.replacement(nextID)
+                    connections[nextID] = open(nextID)
+                    logger.debug("opening a replacement \(state.venue.rawValue) stream connection before the venue closes this one")
+                    nextID += 1
+                case .retire(let old):
+                    connections.removeValue(forKey: old)?.cancel()
+                case .replacementGaveUp:
+                    if let replacement = roles.dropReplacement() { connections.removeValue(forKey: replacement)?.cancel() }
+                case .stalled(let ending):
+                    return ending
+                case .ended(let id, let ending):
+                    connections[id] = nil
+                    switch roles.ended(id) {
+                    case .retired: continue
+                    case .replacement: state.update { $0.replacementFailed(at: clock.now) }
+                    case .replacementPromoted: state.update { $0.rotating(at: clock.now) }
+                    case .current: return ending
+                    }
+                }
+            }
+            return nil
         } onCancel: {
-            decided.finish()
+            sink.finish()
         }
-        connection.cancel()
+        for connection in connections.values { connection.cancel() }
         watcher.cancel()
-        decided.finish()
-        return first ?? .ended(.closed("cancelled"))
+        sink.finish()
+        return ending ?? .closed("cancelled")
     }
 
-    private func deliver(_ events: [StreamEvent]) {
+    /// What the connections and the watch on the link tell the loop that owns them.
+    private enum LinkEvent: Sendable {
+        case replace
+        case retire(Int)
+        case replacementGaveUp
+        case stalled(StreamLink<C.Instant>.Ending)
+        case ended(Int, StreamLink<C.Instant>.Ending)
+    }
+
+    private func deliver(_ events: [StreamEvent], from state: StreamState<C.Instant>) {
         for event in events {
             switch event {
             case .trade(let trade):
@@ -200,9 +271,71 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     }
 }
 
-/// Set when the venue announces it will close the connection soon.
-private final class ShutdownNotice: Sendable {
-    let heard = Mutex(false)
+/// Which of a venue's connections is the one in use, and which (during a rotation) replaces it.
+private final class ConnectionRoles: Sendable {
+    enum Role { case current, promoted(old: Int), retired }
+    enum Ending { case current, replacement, replacementPromoted, retired }
+
+    private let ids = Mutex((current: 0, replacement: Int?.none))
+
+    func isCurrent(_ id: Int) -> Bool { ids.withLock { $0.current == id } }
+    func replacement(_ id: Int) { ids.withLock { $0.replacement = id } }
+    func dropReplacement() -> Int? { ids.withLock { ids in defer { ids.replacement = nil }; return ids.replacement } }
+
+    /// A message from `id`: the replacement's first takes over from the current connection.
+    func receivedFrom(_ id: Int) -> Role {
+        ids.withLock { ids in
+            if ids.current == id { return .current }
+            guard ids.replacement == id else { return .retired }
+            defer { ids = (current: id, replacement: nil) }
+            return .promoted(old: ids.current)
+        }
+    }
+
+    func ended(_ id: Int) -> Ending {
+        ids.withLock { ids in
+            if ids.current == id {
+                guard let replacement = ids.replacement else { return .current }
+                ids = (current: replacement, replacement: nil)
+                return .replacementPromoted
+            }
+            guard ids.replacement == id else { return .retired }
+            ids.replacement = nil
+            return .replacement
+        }
+    }
+}
+
+/// What the stream has said in the log: one line when a venue's stream goes down or is
+/// refused, one when a stream is live again. A venue's refusal is said once, until it streams.
+private final class StreamAnnouncements: Sendable {
+    private let said = Mutex((live: false, lastLive: String?.none, down: Set<String>(), refused: Set<String>()))
+
+    /// The line to log now that `venue` carries trades, if any.
+    func live(_ venue: String) -> String? {
+        said.withLock { said in
+            guard !said.live else { return nil }
+            let back = said.down.contains(venue) && said.lastLive == venue
+            said = (live: true, lastLive: venue, down: [], refused: said.refused.subtracting([venue]))
+            return back ? "\(venue) stream is back; polling rests" : "streaming trades from \(venue); polling rests"
+        }
+    }
+
+    /// Whether to warn that `venue`'s stream went down.
+    func down(_ venue: String) -> Bool {
+        said.withLock { said in
+            said.live = false
+            return said.down.insert(venue).inserted
+        }
+    }
+
+    /// Whether to warn that `venue` refused the stream.
+    func refused(_ venue: String) -> Bool {
+        said.withLock { said in
+            said.live = false
+            return said.refused.insert(venue).inserted
+        }
+    }
 }
 
 extension StreamLink.Ending: CustomStringConvertible {

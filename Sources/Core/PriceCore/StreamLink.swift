@@ -17,6 +17,8 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         public var refusalCooldown: Duration = .seconds(3600)
         /// Reconnect this long after connecting, before a venue's own cut-off (Binance: 24 h).
         public var rotateAfter: Duration? = .seconds(23 * 3600 + 30 * 60)
+        /// A replacement that failed is tried again after this, while the old connection serves.
+        public var replacementRetry: Duration = .seconds(30)
 
         public init() {}
     }
@@ -47,6 +49,10 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     /// While a rotation reconnects, the stream still counts as healthy until the last message
     /// is as old as the stall limit, so the fetch loop spends no REST call on the gap.
     private var rotationGraceUntil: Instant?
+    /// A replacement connection opened beside the live one (a rotation), since then.
+    public private(set) var replacementSince: Instant?
+    /// After a replacement failed, the next is not tried before this.
+    private var nextReplacementAt: Instant?
 
     public init(policy: Policy = Policy(), now: Instant) {
         self.policy = policy
@@ -80,11 +86,19 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
-    /// Time to open a replacement connection: the rotation age is reached, or the venue said it
-    /// will close soon. The old one stays until the new one is live (see `replaced(at:)`).
+    /// Time to open a replacement connection: the rotation age is reached and no replacement is
+    /// in flight or resting after a failure. The old one stays until the new one is live (see
+    /// `replaced(at:)`), so no trade is missed and no REST call is spent on the switch.
     public func rotationDue(at now: Instant) -> Bool {
-        guard case .live(let since, _) = phase, let rotateAfter = policy.rotateAfter else { return false }
+        guard case .live(let since, _) = phase, let rotateAfter = policy.rotateAfter, replacementSince == nil else { return false }
+        if let nextReplacementAt, now < nextReplacementAt { return false }
         return since.duration(to: now) >= rotateAfter
+    }
+
+    /// A replacement opened beside the live connection has not carried a message within the
+    /// connect timeout: give it up and keep the old one.
+    public func replacementTimedOut(at now: Instant) -> Bool {
+        replacementSince.map { $0.duration(to: now) >= policy.connectTimeout } ?? false
     }
 
     /// The next instant something is due: a connection attempt, a stall check or a rotation.
@@ -93,20 +107,44 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         case .waiting(let until), .refused(let until): until
         case .connecting(let since): since.advanced(by: policy.connectTimeout)
         case .live(let since, let last):
-            [last.advanced(by: policy.stallAfter), policy.rotateAfter.map { since.advanced(by: $0) }].compactMap { $0 }.min()
+            [last.advanced(by: policy.stallAfter),
+             replacementSince.map { $0.advanced(by: policy.connectTimeout) },
+             replacementSince == nil ? policy.rotateAfter.map { max(since.advanced(by: $0), nextReplacementAt ?? since) } : nil]
+                .compactMap { $0 }.min()
         }
     }
 
     public mutating func connecting(at now: Instant) {
         rotationGraceUntil = nil
+        replacementSince = nil
         phase = .connecting(since: now)
     }
 
-    /// Ends a live connection on purpose (its age, or the venue's notice) and reconnects at once.
+    /// A replacement connection is being opened beside the live one.
+    public mutating func replacing(at now: Instant) {
+        replacementSince = now
+    }
+
+    /// The replacement failed or timed out; the live connection carries on, and the next
+    /// replacement waits `replacementRetry` (never a tight loop against the venue's connection limit).
+    public mutating func replacementFailed(at now: Instant) {
+        replacementSince = nil
+        nextReplacementAt = now.advanced(by: policy.replacementRetry)
+    }
+
+    public var isLive: Bool {
+        if case .live = phase { return true }
+        return false
+    }
+
+    /// The live connection ended (the venue's cut-off, or a notice) before its replacement was
+    /// live: the replacement becomes the attempt in flight, and the stream counts as healthy
+    /// until the last message is as old as the stall limit.
     public mutating func rotating(at now: Instant) {
         guard case .live(_, let last) = phase else { return }
         rotationGraceUntil = last.advanced(by: policy.stallAfter)
-        phase = .connecting(since: now)
+        phase = .connecting(since: replacementSince ?? now)
+        replacementSince = nil
     }
 
     /// The upgrade succeeded.
@@ -115,9 +153,11 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         phase = .live(since: now, lastMessage: now)
     }
 
-    /// A message arrived. Returns true when it asks for a rotation (a shutdown notice).
+    /// A message arrived. Returns true when it asks for a rotation (a shutdown notice). A
+    /// message on an attempt still connecting (a promoted replacement) makes it live.
     @discardableResult
     public mutating func received(_ events: [StreamEvent], at now: Instant) -> Bool {
+        if case .connecting = phase { opened(at: now) }
         guard case .live(let since, _) = phase else { return false }
         phase = .live(since: since, lastMessage: now)
         if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
@@ -126,12 +166,17 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
 
     /// A replacement connection is live: it takes over, with its own age.
     public mutating func replaced(at now: Instant) {
+        replacementSince = nil
+        nextReplacementAt = nil
+        rotationGraceUntil = nil
         phase = .live(since: now, lastMessage: now)
     }
 
     /// The connection (or the attempt) ended. `jitter` is a value in 0...1.
     public mutating func ended(_ ending: Ending, at now: Instant, jitter: Double) {
         rotationGraceUntil = nil
+        replacementSince = nil
+        nextReplacementAt = nil
         if case .refused = ending {
             phase = .refused(until: now.advanced(by: policy.refusalCooldown))
             return
@@ -148,5 +193,19 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         let exponent = min(max(consecutiveFailures - 1, 0), 16)
         let grown = min(policy.firstRetry * (1 << exponent), policy.longestRetry)
         return grown / 2 + (grown / 2) * min(max(jitter, 0), 1)
+    }
+}
+
+extension StreamLink {
+    /// Of several venues' links in the user's order, the one to use next: the first that is not
+    /// resting after a refusal (a geo-blocked Binance hands over to the next venue that can
+    /// stream); when every one is, the one whose rest ends first.
+    public static func preferred(_ links: [StreamLink], at now: Instant) -> Int? {
+        func restingUntil(_ link: StreamLink) -> Instant? {
+            if case .refused(let until) = link.phase, now < until { return until }
+            return nil
+        }
+        if let usable = links.firstIndex(where: { restingUntil($0) == nil }) { return usable }
+        return links.indices.min { restingUntil(links[$0])! < restingUntil(links[$1])! }
     }
 }

@@ -28,6 +28,9 @@ public final class FakeExchange: Sendable {
         var binanceWeight: Int?
         var streamBehaviors: [Market: StreamBehavior] = [:]
         var streamConnections: [Market: Int] = [:]
+        var openStreams: [Market: Int] = [:]
+        var streamRefusals: [Market: Int] = [:]
+        var mostOpenStreams: [Market: Int] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -95,6 +98,36 @@ public final class FakeExchange: Sendable {
         state.withLockedValue { $0.streamConnections[market, default: 0] += 1 }
     }
 
+    /// WebSocket upgrades refused so far.
+    public func streamRefusalCount(_ market: Market) -> Int {
+        state.withLockedValue { $0.streamRefusals[market] ?? 0 }
+    }
+
+    /// WebSocket connections open now.
+    public func openStreamCount(_ market: Market) -> Int {
+        state.withLockedValue { $0.openStreams[market] ?? 0 }
+    }
+
+    /// The most WebSocket connections open at once so far (2 while a client overlaps a rotation).
+    public func mostOpenStreams(_ market: Market) -> Int {
+        state.withLockedValue { $0.mostOpenStreams[market] ?? 0 }
+    }
+
+    func recordStreamRefusal(_ market: Market) {
+        state.withLockedValue { $0.streamRefusals[market, default: 0] += 1 }
+    }
+
+    func streamOpened(_ market: Market) {
+        state.withLockedValue { state in
+            state.openStreams[market, default: 0] += 1
+            state.mostOpenStreams[market] = max(state.mostOpenStreams[market] ?? 0, state.openStreams[market]!)
+        }
+    }
+
+    func streamClosed(_ market: Market) {
+        state.withLockedValue { $0.openStreams[market, default: 1] -= 1 }
+    }
+
     public func setBinanceWeight(_ weight: Int?) {
         state.withLockedValue { $0.binanceWeight = weight }
     }
@@ -146,6 +179,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         if let market = FakeStreamUpgrade.market(path: path), case .refuse(let status) = exchange.streamBehavior(for: market) {
+            exchange.recordStreamRefusal(market)
             write(CannedResponse(status: status, body: "{\"code\":0,\"msg\":\"Service unavailable from a restricted location.\"}"), context: context)
             return
         }

@@ -63,10 +63,12 @@ final class FakeStreamHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        exchange.streamOpened(market)
         if market == .binance { start(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        exchange.streamClosed(market)
         ticker?.cancel()
     }
 
@@ -108,10 +110,13 @@ final class FakeStreamHandler: ChannelInboundHandler {
                 handler.pushTrade(StreamPayloads.clockPrice(), context: context)
             }
         case .closeAfter(let count, let shutdownNotice):
+            // With a notice, Binance's `serverShutdown` comes first and trades go on for a second
+            // (ten more) before the close, time for a client to open its replacement.
+            let noticeGiven = shutdownNotice && market == .binance
             schedule(every: .milliseconds(100), context: context) { handler, context in
-                guard handler.sent < count else {
+                if noticeGiven && handler.sent == count { handler.send(StreamPayloads.serverShutdown(), context: context) }
+                guard handler.sent < count + (noticeGiven ? 10 : 0) else {
                     handler.ticker?.cancel()
-                    if shutdownNotice && handler.market == .binance { handler.send(StreamPayloads.serverShutdown(), context: context) }
                     let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: context.channel.allocator.buffer(bytes: [0x03, 0xE8]))
                     context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
                     return

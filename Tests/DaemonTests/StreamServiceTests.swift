@@ -1,0 +1,93 @@
+@testable import Daemon
+import FakeExchange
+import Foundation
+import InMemoryLogging
+import Logging
+import PriceCore
+import Streams
+import Systemd
+import Testing
+import TestClocks
+
+/// The stream service in-process, against the fake exchange's real WebSocket endpoints, with
+/// the link's time on a ManualClock: rotations and rests happen when the test moves the clock.
+@Suite("Stream service: overlapping rotation and refusal hand-over, on a manual clock")
+struct StreamServiceTests {
+    typealias Policy = StreamLink<ManualClock.Instant>.Policy
+
+    struct Running {
+        let lineup: StreamLineup<ManualClock.Instant>
+        let board: PriceBoard<ManualClock>
+        let clock: ManualClock
+        let logs: InMemoryLogHandler
+        let task: Task<Void, any Error>
+
+        func state(_ index: Int) -> StreamLink<ManualClock.Instant> { lineup.candidates[index].state.update { $0 } }
+        var warnings: [String] { logs.entries.filter { $0.level == .warning }.map { "\($0.message)" } }
+        var infos: [String] { logs.entries.filter { $0.level == .info }.map { "\($0.message)" } }
+    }
+
+    func start(_ venues: [StreamVenue], on exchange: FakeExchange, policy: Policy) throws -> Running {
+        let (board, clock, _) = try makeBoard()
+        let lineup = try #require(StreamLineup(venues.map { venue in
+            .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")"),
+                  state: StreamState(venue: venue.sourceName, link: StreamLink(policy: policy, now: clock.now)))
+        }))
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "btcpriced") { _ in logs }
+        let service = StreamService(lineup: lineup, board: board, publisher: WatchPublisher(clock: clock, interval: .zero) { _ in },
+                                    persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger),
+                                    health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil),
+                                    clock: clock, jitter: FixedJitter(0), logger: logger)
+        return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
+    }
+
+    @Test func aRotationOpensTheReplacementBesideTheLiveConnectionAndClosesTheOldOnceItCarriesTrades() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 20))
+        var policy = Policy()
+        policy.rotateAfter = .seconds(60)
+        policy.stallAfter = .seconds(3600)
+        let running = try start([.binance], on: exchange, policy: policy)
+        defer { running.task.cancel() }
+        try await eventually { running.lineup.report(at: running.clock.now).state == "live" }
+        let opened = running.clock.now
+        running.clock.advance(by: .seconds(59))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(exchange.streamConnectionCount(.binance) == 1, "not before the rotation age")
+        running.clock.advance(by: .seconds(1))
+        try await eventually { exchange.streamConnectionCount(.binance) == 2 && exchange.openStreamCount(.binance) == 1 }
+        #expect(exchange.mostOpenStreams(.binance) == 2, "the replacement was open before the old connection closed")
+        #expect(running.state(0).phase == .live(since: opened.advanced(by: .seconds(60)), lastMessage: running.clock.now),
+                "the replacement carries the stream, with its own age")
+        #expect(running.lineup.report(at: running.clock.now).connections == 2)
+        #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
+        #expect(running.infos == ["streaming trades from binance; polling rests"])
+        running.clock.advance(by: .seconds(59))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(exchange.streamConnectionCount(.binance) == 2, "the replacement's age counts from its own start")
+        await exchange.shutdown()
+    }
+
+    @Test func aRefusingVenueHandsTheStreamToTheNextWithOneWarningAndRestsAnHour() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .refuse(451))
+        exchange.setStream(.coinbase, .trades(prices: ["114470.5"], perSecond: 20))
+        var policy = Policy()
+        policy.stallAfter = .seconds(7200)
+        let running = try start([.binance, .coinbase], on: exchange, policy: policy)
+        defer { running.task.cancel() }
+        let started = running.clock.now
+        try await eventually { running.state(1).isLive }
+        #expect(running.lineup.current.state.venue == .coinbase)
+        #expect(running.state(0).phase == .refused(until: started.advanced(by: .seconds(3600))))
+        #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
+        try await eventually { running.infos.contains("streaming trades from coinbase; polling rests") }
+        running.clock.advance(by: .seconds(3600))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1,
+                "a healthy stream is not dropped to try the first choice again")
+        #expect(running.lineup.isHealthy(at: running.clock.now))
+        await exchange.shutdown()
+    }
+}
