@@ -10,7 +10,7 @@ import Synchronization
 /// stream has not drained for `watchStall`, its own queue passes `watchBacklogLimit`, or all
 /// queues together pass `watchQueueLimit` and it holds more than an equal share of that.
 final class WatchHub: Sendable {
-    private let watchers = NIOLockedValueBox<[ObjectIdentifier: WatchStream]>([:])
+    private let watchers = NIOLockedValueBox(Watchers())
     private let closed = NIOLockedValueBox(false)
     private let queued = Atomic<Int>(0)
     private let limits: ServerLimits
@@ -32,8 +32,9 @@ final class WatchHub: Sendable {
                 try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
             }
             let count = watchers.withLockedValue { watchers in
-                watchers[ObjectIdentifier(channel)] = WatchStream(channel)
-                return watchers.count
+                watchers.streams[ObjectIdentifier(channel)] = WatchStream(channel)
+                watchers.byLoop = nil
+                return watchers.streams.count
             }
             metrics.subscribers.record(count)
             return true
@@ -42,14 +43,18 @@ final class WatchHub: Sendable {
 
     /// Called on the channel's event loop when it closes.
     func remove(_ channel: any Channel) {
-        let (stream, count) = watchers.withLockedValue { ($0.removeValue(forKey: ObjectIdentifier(channel)), $0.count) }
+        let (stream, count) = watchers.withLockedValue { watchers in
+            let stream = watchers.streams.removeValue(forKey: ObjectIdentifier(channel))
+            if stream != nil { watchers.byLoop = nil }
+            return (stream, watchers.streams.count)
+        }
         if let stream {
             queued.subtract(stream.queuedBytes, ordering: .relaxed)
             metrics.subscribers.record(count)
         }
     }
 
-    var count: Int { watchers.withLockedValue { $0.count } }
+    var count: Int { watchers.withLockedValue { $0.streams.count } }
 
     /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers, as of each
     /// watcher's last broadcast.
@@ -61,9 +66,8 @@ final class WatchHub: Sendable {
     func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let buffer = ByteBuffer(string: line)
         let instant = now()
-        let streams = watchers.withLockedValue { Array($0.values) }
-        let share = limits.watchQueueLimit / max(1, streams.count)
-        let byLoop = Dictionary(grouping: streams) { ObjectIdentifier($0.channel.eventLoop) }.values
+        let (byLoop, count) = watchers.withLockedValue { ($0.grouped(), $0.streams.count) }
+        let share = limits.watchQueueLimit / max(1, count)
         let steps = byLoop.map { group in
             let loop = group[0].channel.eventLoop
             return loop.flatSubmit {
@@ -79,6 +83,11 @@ final class WatchHub: Sendable {
     /// tens of seconds); a future is returned only when a sample is taken.
     private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void>? {
         guard stream.channel.isActive else { return nil }
+        if stream.kernelSampledAt == nil {
+            // Watchers that came together would otherwise all be sampled in the same broadcast,
+            // once a second, delaying the last of them by a thousand syscalls: spread them out.
+            stream.kernelSampledAt = instant - .milliseconds(Int64(UInt(bitPattern: ObjectIdentifier(stream).hashValue) % 1000))
+        }
         if let sampled = stream.kernelSampledAt, instant - sampled < .seconds(1) {
             decide(buffer, for: stream, at: instant, share: share)
             return nil
@@ -86,13 +95,14 @@ final class WatchHub: Sendable {
         stream.kernelSampledAt = instant
         return stream.kernelQueuedBytes().map { kernelQueued in
             stream.kernelUnread = kernelQueued > 0
+            stream.writtenSinceSample = 0
             self.decide(buffer, for: stream, at: instant, share: share)
         }
     }
 
     private func decide(_ buffer: ByteBuffer, for stream: WatchStream, at instant: Duration, share: Int) {
         let channel = stream.channel
-        refreshQueuedBytes(of: stream)
+        if stream.mayHoldBytes(sendBuffer: limits.watchSendBuffer) { refreshQueuedBytes(of: stream) }
         if !stream.kernelUnread && stream.queuedBytes == 0 {
             stream.undrainedSince = nil
         } else if stream.undrainedSince == nil {
@@ -109,10 +119,13 @@ final class WatchHub: Sendable {
         write(buffer, to: stream)
     }
 
-    /// No promise per write: what is still queued is read back from NIO afterwards.
+    /// No promise per write: what is still queued is read back from NIO afterwards, though only
+    /// for a watcher that may be behind (see `mayHoldBytes`): reading NIO's count is a generic
+    /// option lookup that cost a tenth of the fan-out's CPU when done twice per write.
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
         stream.channel.writeAndFlush(buffer, promise: nil)
-        refreshQueuedBytes(of: stream)
+        stream.writtenSinceSample += buffer.readableBytes
+        if stream.mayHoldBytes(sendBuffer: limits.watchSendBuffer) { refreshQueuedBytes(of: stream) }
     }
 
     /// Brings the stream's share of the total up to date with NIO's own count.
@@ -126,10 +139,23 @@ final class WatchHub: Sendable {
     func closeAll() async {
         closed.withLockedValue { $0 = true }
         let streams = watchers.withLockedValue { watchers in
-            defer { watchers.removeAll() }
-            return Array(watchers.values)
+            defer { watchers = Watchers() }
+            return Array(watchers.streams.values)
         }
         for stream in streams { try? await stream.channel.close() }
+    }
+}
+
+/// The watchers, and the same grouped by event loop for the broadcast, kept until one comes or goes.
+private struct Watchers {
+    var streams: [ObjectIdentifier: WatchStream] = [:]
+    var byLoop: [[WatchStream]]?
+
+    mutating func grouped() -> [[WatchStream]] {
+        if let byLoop { return byLoop }
+        let grouped = Array(Dictionary(grouping: streams.values) { ObjectIdentifier($0.channel.eventLoop) }.values)
+        byLoop = grouped
+        return grouped
     }
 }
 
@@ -143,6 +169,17 @@ private final class WatchStream: @unchecked Sendable {
     /// Whether the kernel held bytes the client had not read, at the last sample, and when.
     var kernelUnread = false
     var kernelSampledAt: Duration?
+
+    /// Bytes written since the kernel was last sampled.
+    var writtenSinceSample = 0
+
+    /// NIO queues a line only when the kernel will not take it. The kernel cannot refuse while
+    /// the last sample found it empty, NIO held nothing, and less than half the send buffer has
+    /// been written since (its accounting counts overhead too, hence half): until then NIO's
+    /// count need not be read. Watchers that keep up at a few lines a second never need it.
+    func mayHoldBytes(sendBuffer: Int?) -> Bool {
+        kernelUnread || queuedBytes > 0 || writtenSinceSample > (sendBuffer ?? 0) / 2
+    }
 
     init(_ channel: any Channel) {
         self.channel = channel
