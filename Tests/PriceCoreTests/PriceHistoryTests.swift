@@ -64,6 +64,23 @@ struct PriceHistoryTests {
         #expect(later.open == decimal("100"), "within the day's 72-minute tolerance")
     }
 
+    @Test func theDayFromTheMinutesKeptCompletedEqualsTheFullScanAsTradesMoveTheCurrentMinute() throws {
+        var history = self.history([(0, "100"), (600, "130"), (700, "80"), (1439, "105")])
+        let now = at(minutes: 1440, seconds: 5)
+        let completed = history.completedDay(now: now)
+        for (second, price) in [(10, "131"), (20, "79.5"), (30, "104")] {
+            history.record(decimal(price), at: at(minutes: 1440, seconds: Int64(second)))
+            let kept = try #require(history.day(now: now, completed: completed))
+            let scanned = try #require(history.day(now: now))
+            #expect(kept.open == scanned.open && kept.high == scanned.high && kept.low == scanned.low)
+        }
+        let day = try #require(history.day(now: now, completed: completed))
+        #expect(day.high == decimal("131") && day.low == decimal("79.5"), "the current minute's trades count")
+        let quiet = self.history([(0, "100"), (600, "130"), (700, "80"), (1439, "105"), (1440, "101")])
+        let stale = quiet.completedDay(now: at(minutes: 601))
+        #expect(quiet.day(now: now, completed: stale)?.low == decimal("80"), "kept figures of another minute are not used")
+    }
+
     @Test func pointsAreEvenlySpacedWithGapsAsNil() {
         // Minutes 0–9 known, 10–19 missing, 20–59 known; the hour ends at minute 59.
         var closes: [(Int64, String)] = (0..<10).map { ($0, "\(100 + $0)") }

@@ -39,6 +39,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var history = PriceHistory()
         /// Counts changes to `history`, so the saver can tell whether there is anything to write.
         var historyVersion = 0
+        /// The day's high and low before this minute: a trade then costs no scan of the day.
+        var completedDay: CompletedDay?
     }
 
     private let state: Mutex<State>
@@ -73,7 +75,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
             if received, let price = inputs.quote?.price, state.history.record(price.value, at: wallTime) {
                 state.historyVersion += 1
             }
-            inputs.trend = Trend.figures(latest: inputs.quote, history: state.history, venueDay: inputs.venueDay, now: wallTime)
+            if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
+            inputs.trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
+                                         venueDay: inputs.venueDay, now: wallTime)
             guard inputs != state.inputs else { return nil }
             state.inputs = inputs
             state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)
@@ -130,7 +134,10 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     func restore(_ history: PriceHistory) -> Int {
         let nowMinute = MinuteBar.minute(of: wallClock.now())
         let kept = history.bars.filter { $0.minute <= nowMinute }
-        state.withLock { $0.history = PriceHistory(bars: kept) }
+        state.withLock { state in
+            state.history = PriceHistory(bars: kept)
+            state.completedDay = nil
+        }
         update { _ in }
         return history.bars.count - kept.count
     }

@@ -6,13 +6,14 @@ enum Trend {
     /// Changes come from the daemon's own minute history. The 24 h open, high and low do too
     /// once the history covers a day; until then, from the quoting venue's own rolling 24 h
     /// figures when it states them (the 24 h change needs the venue's open).
-    static func figures(latest quote: Quote?, history: PriceHistory, venueDay: VenueDay?, now: Timestamp) -> StatusMessage.Trend {
+    static func figures(latest quote: Quote?, history: PriceHistory, completedDay: CompletedDay? = nil, venueDay: VenueDay?,
+                        now: Timestamp) -> StatusMessage.Trend {
         guard let quote else { return .unknown }
         let latest = quote.price
         func change(_ window: ChangeWindow) -> String? {
             history.change(over: window, to: latest.value, now: now).flatMap { DecimalText.percent($0.description) }
         }
-        let measured = history.day(now: now).map { (open: Optional($0.open), high: $0.high, low: $0.low) }
+        let measured = history.day(now: now, completed: completedDay).map { (open: Optional($0.open), high: $0.high, low: $0.low) }
         let stated = venueDay.flatMap { $0.source == quote.source ? $0.range : nil }
         let day = measured ?? stated.map { (open: $0.open?.value, high: $0.high.value, low: $0.low.value) }
         return StatusMessage.Trend(

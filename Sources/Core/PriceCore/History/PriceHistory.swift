@@ -72,14 +72,23 @@ public struct PriceHistory: Sendable, Equatable {
     }
 
     /// The last 24 h as measured here: open (the reference), high and low; nil until the history
-    /// covers the day.
-    public func day(now: Timestamp) -> (open: Decimal, high: Decimal, low: Decimal)? {
+    /// covers the day. `completed`, kept by the caller from `completedDay(now:)` for the same
+    /// minute, spares the scan of up to 1,440 bars on every streamed trade.
+    public func day(now: Timestamp, completed: CompletedDay? = nil) -> (open: Decimal, high: Decimal, low: Decimal)? {
         guard let open = reference(for: .day, now: now) else { return nil }
         let nowMinute = MinuteBar.minute(of: now)
-        let recent = bars[firstIndex(after: nowMinute - ChangeWindow.day.minutes)..<firstIndex(after: nowMinute)]
-        let high = recent.lazy.map(\.high).max() ?? open
-        let low = recent.lazy.map(\.low).min() ?? open
+        let earlier = completed.flatMap { $0.minute == nowMinute ? $0 : nil } ?? completedDay(now: now)
+        let current = bars.last.flatMap { $0.minute == nowMinute ? $0 : nil }
+        let high = [earlier.high, current?.high].compactMap { $0 }.max() ?? open
+        let low = [earlier.low, current?.low].compactMap { $0 }.min() ?? open
         return (open, high, low)
+    }
+
+    /// High and low of the day's bars before `now`'s minute, which change only with the minute.
+    public func completedDay(now: Timestamp) -> CompletedDay {
+        let nowMinute = MinuteBar.minute(of: now)
+        let earlier = bars[firstIndex(after: nowMinute - ChangeWindow.day.minutes)..<firstIndex(after: nowMinute - 1)]
+        return CompletedDay(minute: nowMinute, high: earlier.lazy.map(\.high).max(), low: earlier.lazy.map(\.low).min())
     }
 
     /// `count` evenly spaced points over `window` ending at `now` (whole seconds): each is the
@@ -103,4 +112,11 @@ public enum PercentChange {
     public static func between(_ from: Decimal, _ to: Decimal) -> Decimal {
         (to - from) * 100 / from
     }
+}
+
+/// The 24 h high and low of the minutes before `minute`; see `PriceHistory.completedDay(now:)`.
+public struct CompletedDay: Sendable, Equatable {
+    public let minute: Int64
+    let high: Decimal?
+    let low: Decimal?
 }
