@@ -156,7 +156,7 @@ let package = Package(
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
-            "Streams", "FakeExchange",
+            "Streams", "FakeExchange", "ClientKit",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -59,7 +59,7 @@ struct FetchServiceTests {
             initialPlan: board.directory.current, reloads: AsyncStream { _ in }, board: board,
             persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger),
             restraints: RestraintKeeper(store: FileRestraintStore(directory: directory), logger: logger),
-            server: server, health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil), logger: logger,
+            server: server, health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil, clock: clock), logger: logger,
             cycleHandled: { report in reports.append(report) }
         )
         return Running(board: board, clock: clock, logs: logs, reports: reports, service: service, server: server, directory: directory)

@@ -37,7 +37,7 @@ struct StreamServiceTests {
         let logger = Logger(label: "btcpriced") { _ in logs }
         let service = StreamService(lineup: lineup, board: board, publisher: WatchPublisher(clock: clock, interval: .zero) { _ in },
                                     persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger),
-                                    health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil),
+                                    health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil, clock: clock),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
     }

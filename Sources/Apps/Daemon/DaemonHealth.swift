@@ -2,21 +2,30 @@ import PriceCore
 import Synchronization
 import Systemd
 
+/// Where the daemon's health goes: systemd's notify socket in production, a recorder in tests.
+protocol HealthNotifier: Sendable {
+    func status(_ text: String)
+    func watchdog()
+}
+
+extension SystemdNotifier: HealthNotifier {}
+
 /// What systemd hears about the daemon's health: STATUS= lines (at most about one a second,
-/// and only when they change) and watchdog pings gated on fetch-loop progress.
-final class DaemonHealth: Sendable {
+/// and only when they change) and watchdog pings gated on fetch-loop progress, on an injected clock.
+final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
-        var gate: WatchdogGate<ContinuousClock.Instant>?
-        var throttle = StatusThrottle<ContinuousClock.Instant>()
+        var gate: WatchdogGate<C.Instant>?
+        var throttle = StatusThrottle<C.Instant>()
     }
 
-    private let notifier: SystemdNotifier
+    private let notifier: any HealthNotifier
     private let state: Mutex<State>
-    private let clock = ContinuousClock()
+    let clock: C
 
-    init(notifier: SystemdNotifier, watchdogInterval: Duration?) {
+    init(notifier: any HealthNotifier, watchdogInterval: Duration?, clock: C) {
         self.notifier = notifier
-        self.state = Mutex(State(gate: watchdogInterval.map { WatchdogGate(interval: $0, startedAt: ContinuousClock.now) }))
+        self.clock = clock
+        self.state = Mutex(State(gate: watchdogInterval.map { WatchdogGate(interval: $0, startedAt: clock.now) }))
     }
 
     var watchdogPingPeriod: Duration? { state.withLock { $0.gate?.pingPeriod } }

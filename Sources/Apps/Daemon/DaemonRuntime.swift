@@ -86,7 +86,7 @@ struct DaemonRuntime {
         // silent connect retries would turn a refused connection into "timeout after 800ms".
         httpConfiguration.connectionPool.retryConnectionEstablishment = false
         let httpClient = HTTPClient(eventLoopGroup: group, configuration: httpConfiguration)
-        let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval())
+        let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), clock: ContinuousClock())
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
         let stream = streamLineup()

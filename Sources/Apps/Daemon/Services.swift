@@ -17,7 +17,7 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     let persister: QuotePersister
     let restraints: RestraintKeeper
     let server: QuoteServer
-    let health: DaemonHealth
+    let health: DaemonHealth<C>
     let logger: Logger
     /// Hears every cycle after the service has handled it (tests wait on it).
     var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
@@ -82,10 +82,10 @@ struct PersistService: Service {
 
 /// Tells watchers and systemd when the quote turns stale, without polling: it sleeps until
 /// the moment the current quote crosses `staleAfter`.
-struct FreshnessMonitor: Service {
-    let board: LiveBoard
+struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
+    let board: PriceBoard<C>
     let server: QuoteServer
-    let health: DaemonHealth
+    let health: DaemonHealth<C>
     let logger: Logger
 
     func run() async throws {
@@ -95,7 +95,7 @@ struct FreshnessMonitor: Service {
             while !Task.isCancelled {
                 let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
-                do { try await Task.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit)) } catch { return }
+                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
                     if state == .stale {
@@ -124,8 +124,8 @@ struct ServerService: Service {
 }
 
 /// Feeds systemd's watchdog at half its interval, but only while the fetch loop makes progress.
-struct WatchdogService: Service {
-    let health: DaemonHealth
+struct WatchdogService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
+    let health: DaemonHealth<C>
 
     func run() async throws {
         guard let period = health.watchdogPingPeriod else {
@@ -136,7 +136,7 @@ struct WatchdogService: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 health.pingWatchdogIfHealthy()
-                do { try await Task.sleep(for: period) } catch { return }
+                do { try await health.clock.sleep(for: period) } catch { return }
             }
         }
     }

@@ -93,7 +93,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     let board: PriceBoard<C>
     let publisher: WatchPublisher<C>
     let persister: QuotePersister
-    let health: DaemonHealth
+    let health: DaemonHealth<C>
     let clock: C
     let jitter: any JitterSource
     let logger: Logger
