@@ -31,6 +31,7 @@ let package = Package(
         // Shared, Foundation-free building blocks.
         .target(name: "JSONText", path: "Sources/Shared/JSONText"),
         .target(name: "WireProtocol", dependencies: ["JSONText"], path: "Sources/Shared/WireProtocol"),
+        .target(name: "PosixFiles", path: "Sources/Shared/PosixFiles"),
 
         // Adapters: each one implements a port of the core against the outside world.
         .target(
@@ -54,11 +55,11 @@ let package = Package(
             ],
             path: "Sources/Adapters/Streams"
         ),
-        .target(name: "FileStore", dependencies: ["PriceCore", "JSONText"], path: "Sources/Adapters/FileStore"),
+        .target(name: "FileStore", dependencies: ["PriceCore", "JSONText", "PosixFiles"], path: "Sources/Adapters/FileStore"),
         .target(
             name: "SocketServer",
             dependencies: [
-                "PriceCore", "WireProtocol",
+                "PriceCore", "WireProtocol", "PosixFiles",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -69,7 +70,7 @@ let package = Package(
         .target(
             name: "DaemonConfig",
             dependencies: [
-                "PriceCore",
+                "PriceCore", "PosixFiles",
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Sources/Adapters/DaemonConfig"

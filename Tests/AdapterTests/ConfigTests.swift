@@ -61,6 +61,32 @@ struct ConfigTests {
         #expect(try load(env: ["BTCPRICED_PUBLISH_INTERVAL": "0"]).publishInterval == .zero)
     }
 
+    @Test func configFilesThatAreNotFilesAreNamedWithoutBlocking() throws {
+        let directory = NSTemporaryDirectory() + "btcpriced-config-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try ConfigTextFile.read(directory + "/absent.conf") == nil)
+        #expect(throws: ConfigError("cannot read \(directory): it is a directory, not a file")) { try ConfigTextFile.read(directory) }
+        #expect(mkfifo(directory + "/fifo", 0o600) == 0)
+        #expect(throws: ConfigError("cannot read \(directory)/fifo: it is a FIFO, not a file"), "a FIFO nobody writes to never blocks the start") {
+            try ConfigTextFile.read(directory + "/fifo")
+        }
+        try "BTCPRICED_INTERVAL=2s\n".write(toFile: directory + "/btcpriced.conf", atomically: true, encoding: .utf8)
+        #expect(try ConfigTextFile.read(directory + "/btcpriced.conf") == "BTCPRICED_INTERVAL=2s\n")
+        #expect(try ConfigTextFile.read("/dev/null") == "", "--config /dev/null reads as empty")
+    }
+
+    @Test(.enabled(if: getuid() != 0, "skipped as root: root reads files whatever their mode"))
+    func anUnreadableConfigFileSaysWhoMustReadIt() throws {
+        let path = NSTemporaryDirectory() + "btcpriced-unreadable-\(UUID().uuidString.prefix(8)).conf"
+        try "".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(chmod(path, 0) == 0)
+        #expect(throws: ConfigError("cannot open \(path): Permission denied (the daemon's user must be able to read it: check its owner and mode, e.g. root:root 0644 for the config file)")) {
+            try ConfigTextFile.read(path)
+        }
+    }
+
     @Test func systemdDirectoriesBecomeDefaults() throws {
         let settings = try load(env: ["STATE_DIRECTORY": "/var/lib/private/btcpriced", "RUNTIME_DIRECTORY": "/run/x:/run/y"])
         #expect(settings.stateDirectory == "/var/lib/private/btcpriced")

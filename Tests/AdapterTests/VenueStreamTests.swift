@@ -71,6 +71,34 @@ struct VenueStreamTests {
         await exchange.shutdown()
     }
 
+    @Test func anOversizedFrameEndsTheConnectionWithoutBeingRead() async throws {
+        let exchange = try await FakeExchange.start()
+        let huge = #"{"stream":"btcusdt@trade","data":{"e":"trade","s":"BTCUSDT","p":"1"# + String(repeating: "0", count: 100_000) + #""}}"#
+        exchange.setStream(.binance, .frames([huge]))
+        let (ending, received) = await connect(.binance, to: exchange)
+        #expect(received.trades.isEmpty, "a 100 KB frame is refused, not parsed")
+        switch ending {
+        case .failed(let reason), .closed(let reason): #expect(reason.utf8.count < 300, "\(reason)")
+        default: Issue.record("unexpected ending \(ending)")
+        }
+        await exchange.shutdown()
+    }
+
+    @Test func theServersPingsAreAnsweredWithPongs() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 10))
+        exchange.setStreamPings(.binance, every: .milliseconds(100))
+        // Until five pongs came back, or fifty pings (five seconds) went unanswered enough to fail.
+        let (_, received) = await connect(.binance, to: exchange) { _ in
+            let pings = exchange.streamPings(.binance)
+            return pings.answered >= 5 || pings.sent >= 50
+        }
+        #expect(received.trades.count >= 1)
+        let pings = exchange.streamPings(.binance)
+        #expect(pings.answered >= 5, "Binance drops a client that does not pong: \(pings)")
+        await exchange.shutdown()
+    }
+
     @Test(arguments: ["not json", #"{"channel":"ticker","type":"update","data":[{"symbol":"ETH/USD","last":1,"high":1,"low":1}]}"#])
     func aMessageThatIsNotATickerEndsTheConnectionWithTheReason(frame: String) async throws {
         let exchange = try await FakeExchange.start()

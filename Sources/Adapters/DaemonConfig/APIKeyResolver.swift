@@ -27,6 +27,8 @@ public enum APIKeyResolver {
         let text: String?
         do {
             text = try read(path)
+        } catch let error as ConfigError {
+            throw ConfigError("\(origin): \(error)")
         } catch {
             throw ConfigError("\(origin): cannot read \(path): \(error); check its owner and mode (the daemon must be able to read it)")
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PosixFiles
 
 /// A failed file-system call, phrased for an operator: what, where, and the system's reason.
 public struct StoreError: Error, Equatable, CustomStringConvertible {
@@ -22,23 +23,15 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-enum ReadResult {
-    case missing
-    case tooLarge
-    /// A directory, FIFO, socket or device where a file should be; says which.
-    case notAFile(String)
-    case contents([UInt8])
+extension StoreError {
+    init(_ error: PathError) { self.init(operation: error.operation, path: error.path, errno: error.errno) }
 }
+
+typealias ReadResult = FileRead
 
 enum FileSystem {
     static func makeDirectories(_ path: String, mode: mode_t) throws(StoreError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, mode) != 0 && errno != EEXIST {
-                throw StoreError(operation: "create directory", path: prefix, errno: errno)
-            }
-        }
+        do { try PosixFiles.makeDirectories(path, mode: mode) } catch { throw StoreError(error) }
     }
 
     static func entries(of directory: String) throws(StoreError) -> [String] {
@@ -54,39 +47,9 @@ enum FileSystem {
         return names
     }
 
-    /// Never blocks on a FIFO (O_NONBLOCK) and reads only regular files (fstat), plus character
-    /// devices when `allowDevices` (`--config /dev/null`); with `followSymlinks: false`, a
-    /// symlink is refused too.
+    /// See PosixFiles.read.
     static func read(_ path: String, limit: Int, followSymlinks: Bool = true, allowDevices: Bool = false) throws(StoreError) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW))
-        if fd < 0 {
-            if errno == ENOENT { return .missing }
-            if errno == ELOOP && !followSymlinks { return .notAFile("a symbolic link") }
-            throw StoreError(operation: "open", path: path, errno: errno)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw StoreError(operation: "stat", path: path, errno: errno) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFCHR where allowDevices: break
-        case S_IFDIR: return .notAFile("a directory")
-        case S_IFIFO: return .notAFile("a FIFO")
-        case S_IFSOCK: return .notAFile("a socket")
-        default: return .notAFile("a device or other special file")
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(operation: "read", path: path, errno: errno)
-            }
-            if count == 0 { return .contents(bytes) }
-            bytes += chunk[0..<count]
-            if bytes.count > limit { return .tooLarge }
-        }
+        do { return try PosixFiles.read(path, limit: limit, followSymlinks: followSymlinks, allowDevices: allowDevices) } catch { throw StoreError(error) }
     }
 
     /// The whole durable-replace dance. A crash at any point leaves either the old or the new
@@ -157,19 +120,6 @@ enum FileSystem {
         guard fd >= 0 else { throw StoreError(operation: "open directory", path: directory, errno: errno) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw StoreError(operation: "fsync directory", path: directory, errno: errno) }
-    }
-}
-
-/// Reads small text files (the config file) with the same careful error reporting.
-public enum SmallTextFile {
-    /// nil when the file does not exist.
-    public static func read(_ path: String, limit: Int = 1024 * 1024) throws(StoreError) -> String? {
-        switch try FileSystem.read(path, limit: limit, allowDevices: true) {
-        case .missing: return nil
-        case .tooLarge: throw StoreError(operation: "read (larger than \(limit / 1024) KiB)", path: path, errno: EFBIG)
-        case .notAFile(let kind): throw StoreError(operation: "read (it is \(kind), not a file)", path: path, errno: EINVAL)
-        case .contents(let bytes): return String(decoding: bytes, as: UTF8.self)
-        }
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PosixFiles
 import WireProtocol
 
 /// Why the server could not take its socket path. Each case tells the operator what to do.
@@ -49,12 +50,8 @@ enum SocketFile {
 
     static func makeParentDirectory(of path: String) throws(SocketFileError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path[..<slash].split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw .system(operation: "create directory", path: prefix, errno: errno)
-            }
+        do { try PosixFiles.makeDirectories(String(path[..<slash]), mode: 0o755) } catch {
+            throw .system(operation: error.operation, path: error.path, errno: error.errno)
         }
     }
 

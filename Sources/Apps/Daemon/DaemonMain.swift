@@ -86,15 +86,15 @@ public enum DaemonMain {
         let path = options.configPath ?? DaemonSettings.defaultConfigPath
         let text: String?
         do {
-            text = try SmallTextFile.read(path)
+            text = try ConfigTextFile.read(path)
         } catch {
-            throw ConfigError("cannot read config file: \(error)")
+            throw ConfigError("config file: \(error)")
         }
         if text == nil, options.configPath != nil {
             throw ConfigError("config file \(path) does not exist (named by --config)")
         }
         let settings = try SettingsLoader.load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
-        return try APIKeyResolver.resolve(settings, environment: environment) { try SmallTextFile.read($0) }
+        return try APIKeyResolver.resolve(settings, environment: environment) { try ConfigTextFile.read($0) }
     }
 
     static func printError(_ message: String) {

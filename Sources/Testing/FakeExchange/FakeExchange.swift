@@ -30,6 +30,9 @@ public final class FakeExchange: Sendable {
         var streamConnections: [Market: Int] = [:]
         var openStreams: [Market: Int] = [:]
         var streamRefusals: [Market: Int] = [:]
+        var streamPingIntervals: [Market: TimeAmount] = [:]
+        var streamPings: [Market: Int] = [:]
+        var streamPongs: [Market: Int] = [:]
         var mostOpenStreams: [Market: Int] = [:]
     }
 
@@ -111,6 +114,28 @@ public final class FakeExchange: Sendable {
     /// The most WebSocket connections open at once so far (2 while a client overlaps a rotation).
     public func mostOpenStreams(_ market: Market) -> Int {
         state.withLockedValue { $0.mostOpenStreams[market] ?? 0 }
+    }
+
+    /// Connections opened from now on ping the client this often (nil: never).
+    public func setStreamPings(_ market: Market, every interval: TimeAmount?) {
+        state.withLockedValue { $0.streamPingIntervals[market] = interval }
+    }
+
+    func streamPingInterval(_ market: Market) -> TimeAmount? {
+        state.withLockedValue { $0.streamPingIntervals[market] }
+    }
+
+    /// Pings sent to stream clients, and pongs they answered with.
+    public func streamPings(_ market: Market) -> (sent: Int, answered: Int) {
+        state.withLockedValue { ($0.streamPings[market] ?? 0, $0.streamPongs[market] ?? 0) }
+    }
+
+    func recordStreamPing(_ market: Market) {
+        state.withLockedValue { $0.streamPings[market, default: 0] += 1 }
+    }
+
+    func recordStreamPong(_ market: Market) {
+        state.withLockedValue { $0.streamPongs[market, default: 0] += 1 }
     }
 
     func recordStreamRefusal(_ market: Market) {

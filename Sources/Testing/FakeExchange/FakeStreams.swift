@@ -54,6 +54,7 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private var sent = 0
     private var started = false
     private var ticker: RepeatedTask?
+    private var pinger: RepeatedTask?
 
     init(market: Market, exchange: FakeExchange, binanceSymbol: String) {
         self.market = market
@@ -70,6 +71,7 @@ final class FakeStreamHandler: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         exchange.streamClosed(market)
         ticker?.cancel()
+        pinger?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -83,6 +85,9 @@ final class FakeStreamHandler: ChannelInboundHandler {
             start(context: context)
         case .ping:
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .pong:
+            // Counted and otherwise ignored, as a server that only wants to see the client alive.
+            exchange.recordStreamPong(market)
         case .connectionClose:
             context.close(promise: nil)
         default:
@@ -92,6 +97,15 @@ final class FakeStreamHandler: ChannelInboundHandler {
 
     private func start(context: ChannelHandlerContext) {
         started = true
+        if let every = exchange.streamPingInterval(market) {
+            // As Binance's server does every 20 s: a ping the client must answer with a pong.
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { [self] _ in
+                let context = bound.value
+                exchange.recordStreamPing(market)
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(string: "ping"))), promise: nil)
+            }
+        }
         switch behavior {
         case .silent, .refuse, .hangUpgrade:
             return
