@@ -27,8 +27,6 @@ extension StoreError {
     init(_ error: PathError) { self.init(operation: error.operation, path: error.path, errno: error.errno) }
 }
 
-typealias ReadResult = FileRead
-
 enum FileSystem {
     static func makeDirectories(_ path: String, mode: mode_t) throws(StoreError) {
         do { try PosixFiles.makeDirectories(path, mode: mode) } catch { throw StoreError(error) }
@@ -48,7 +46,7 @@ enum FileSystem {
     }
 
     /// See PosixFiles.read.
-    static func read(_ path: String, limit: Int, followSymlinks: Bool = true, allowDevices: Bool = false) throws(StoreError) -> ReadResult {
+    static func read(_ path: String, limit: Int, followSymlinks: Bool = true, allowDevices: Bool = false) throws(StoreError) -> FileRead {
         do { return try PosixFiles.read(path, limit: limit, followSymlinks: followSymlinks, allowDevices: allowDevices) } catch { throw StoreError(error) }
     }
 
@@ -66,15 +64,7 @@ enum FileSystem {
         defer { if !closed { close(fd); unlink(temp) } }
         // The umask may have narrowed the mode; readers of the state directory expect 0644.
         guard fchmod(fd, mode) == 0 else { throw StoreError(operation: "set the mode of", path: temp, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(operation: "write", path: temp, errno: errno)
-            }
-            written += count
-        }
+        try writeAll(bytes, to: fd, path: temp, operation: "write")
         guard !durable || fsync(fd) == 0 else { throw StoreError(operation: "fsync", path: temp, errno: errno) }
         closed = true
         guard close(fd) == 0 else {
@@ -101,17 +91,22 @@ enum FileSystem {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw StoreError(operation: "stat", path: path, errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw StoreError(operation: "append to (not a regular file)", path: path, errno: EINVAL) }
+        try writeAll(bytes, to: fd, path: path, operation: "append to")
+        guard fdatasync(fd) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+        return true
+    }
+
+    /// Writes every byte, through short writes and EINTR.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String, operation: String) throws(StoreError) {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw StoreError(operation: "append to", path: path, errno: errno)
+                throw StoreError(operation: operation, path: path, errno: errno)
             }
             written += count
         }
-        guard fdatasync(fd) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
-        return true
     }
 
     static func syncDirectory(containing path: String) throws(StoreError) {

@@ -97,10 +97,6 @@ public final class FakeExchange: Sendable {
         state.withLockedValue { $0.streamConnections[market] ?? 0 }
     }
 
-    func recordStreamConnection(_ market: Market) {
-        state.withLockedValue { $0.streamConnections[market, default: 0] += 1 }
-    }
-
     /// WebSocket upgrades refused so far.
     public func streamRefusalCount(_ market: Market) -> Int {
         state.withLockedValue { $0.streamRefusals[market] ?? 0 }
@@ -144,6 +140,7 @@ public final class FakeExchange: Sendable {
 
     func streamOpened(_ market: Market) {
         state.withLockedValue { state in
+            state.streamConnections[market, default: 0] += 1
             state.openStreams[market, default: 0] += 1
             state.mostOpenStreams[market] = max(state.mostOpenStreams[market] ?? 0, state.openStreams[market]!)
         }

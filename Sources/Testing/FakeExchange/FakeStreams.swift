@@ -32,7 +32,6 @@ enum FakeStreamUpgrade {
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 guard let exchange = exchange(), let market = market(path: path) else { return channel.close() }
                 let symbol = head.uri.split(separator: "streams=").last.flatMap { $0.split(separator: "@").first }.map { $0.uppercased() } ?? "BTCUSDT"
-                exchange.recordStreamConnection(market)
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(FakeStreamHandler(market: market, exchange: exchange, binanceSymbol: symbol))
                 }
