@@ -51,6 +51,8 @@ let package = Package(
             dependencies: [
                 "PriceCore", "Exchanges",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/Streams"

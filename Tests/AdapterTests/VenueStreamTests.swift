@@ -1,5 +1,6 @@
 import FakeExchange
 import Logging
+import NIOPosix
 import PriceCore
 import Streams
 import Synchronization
@@ -47,6 +48,32 @@ struct VenueStreamTests {
         #expect(Array(received.trades.prefix(3)) == ["114459.8", "114460.25", "114459.8"])
         #expect(exchange.streamConnectionCount(Market(rawValue: venue.rawValue)!) == 1)
         await exchange.shutdown()
+    }
+
+    /// The daemon reads the stream on the loop that writes to its watchers, so a trade reaches
+    /// them without waking another thread.
+    @Test func everyMessageIsHandledOnTheStreamsOwnEventLoop() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loop = group.next()
+        let stream = VenueStream(venue: .binance, url: "ws://127.0.0.1:\(exchange.port)", eventLoop: loop)
+        let calls = Mutex((onLoop: 0, elsewhere: 0))
+        let record: @Sendable () -> Void = {
+            let onLoop = loop.inEventLoop
+            calls.withLock { onLoop ? ($0.onLoop += 1) : ($0.elsewhere += 1) }
+        }
+        let task = Task {
+            await stream.run(logger: Logger(label: "test"), opened: record, received: { _ in record() }) as Ending
+        }
+        while calls.withLock({ $0.onLoop + $0.elsewhere }) < 5 { try await Task.sleep(for: .milliseconds(10)) }
+        task.cancel()
+        _ = await task.value
+        let seen = calls.withLock { $0 }
+        #expect(seen.elsewhere == 0)
+        #expect(seen.onLoop >= 5)
+        await exchange.shutdown()
+        try await group.shutdownGracefully()
     }
 
     @Test func aRefusedUpgradeIsARefusal() async throws {

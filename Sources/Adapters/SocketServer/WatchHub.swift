@@ -31,8 +31,11 @@ final class WatchHub: Sendable {
             if let size = limits.watchSendBuffer {
                 try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
             }
+            // What the kernel made of it (Linux doubles a size asked for), or its default.
+            let reported: SocketOptionValue? = try? channel.syncOptions?.getOption(.socketOption(.so_sndbuf))
+            let sendBuffer = reported.map { Int($0) } ?? 0
             let count = watchers.withLockedValue { watchers in
-                watchers.streams[ObjectIdentifier(channel)] = WatchStream(channel)
+                watchers.streams[ObjectIdentifier(channel)] = WatchStream(channel, sendBuffer: sendBuffer)
                 watchers.byLoop = nil
                 return watchers.streams.count
             }
@@ -70,10 +73,12 @@ final class WatchHub: Sendable {
         let share = limits.watchQueueLimit / max(1, count)
         let steps = byLoop.map { group in
             let loop = group[0].channel.eventLoop
-            return loop.flatSubmit {
+            let serve: @Sendable () -> EventLoopFuture<Void> = {
                 let sampling = group.compactMap { self.deliver(buffer, to: $0, at: instant, share: share) }
                 return EventLoopFuture.andAllComplete(sampling, on: loop)
             }
+            // A streamed trade is read on the watchers' loop: serve them now, not a task later.
+            return loop.inEventLoop ? serve() : loop.flatSubmit(serve)
         }
         return EventLoopFuture.andAllComplete(steps, on: eventLoop)
     }
@@ -82,7 +87,6 @@ final class WatchHub: Sendable {
     /// bytes are sampled at most once a second per watcher (a syscall; the stall limit is in
     /// tens of seconds); a future is returned only when a sample is taken.
     private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void>? {
-        guard stream.channel.isActive else { return nil }
         if stream.kernelSampledAt == nil {
             // Watchers that came together would otherwise all be sampled in the same broadcast,
             // once a second, delaying the last of them by a thousand syscalls: spread them out.
@@ -102,7 +106,7 @@ final class WatchHub: Sendable {
 
     private func decide(_ buffer: ByteBuffer, for stream: WatchStream, at instant: Duration, share: Int) {
         let channel = stream.channel
-        if stream.mayHoldBytes(sendBuffer: limits.watchSendBuffer) { refreshQueuedBytes(of: stream) }
+        if stream.mayHoldBytes { refreshQueuedBytes(of: stream) }
         if !stream.kernelUnread && stream.queuedBytes == 0 {
             stream.undrainedSince = nil
         } else if stream.undrainedSince == nil {
@@ -111,7 +115,8 @@ final class WatchHub: Sendable {
         let stalled = stream.undrainedSince.map { instant - $0 >= limits.watchStall } ?? false
         // Over the total, the watchers holding more than an equal share go; those keeping up stay.
         let overTotal = queuedBytes + buffer.readableBytes > limits.watchQueueLimit && stream.queuedBytes > share
-        if stalled || overTotal || !channel.isWritable {
+        // NIO's own verdict (isWritable) is the same high-water mark; this one needs no lookup.
+        if stalled || overTotal || stream.queuedBytes >= limits.watchBacklogLimit {
             metrics.reject(.slowWatcher)
             channel.close(promise: nil)
             return
@@ -124,8 +129,8 @@ final class WatchHub: Sendable {
     /// option lookup that cost a tenth of the fan-out's CPU when done twice per write.
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
         stream.channel.writeAndFlush(buffer, promise: nil)
-        stream.writtenSinceSample += buffer.readableBytes
-        if stream.mayHoldBytes(sendBuffer: limits.watchSendBuffer) { refreshQueuedBytes(of: stream) }
+        stream.wroteSinceSample(buffer.readableBytes)
+        if stream.mayHoldBytes { refreshQueuedBytes(of: stream) }
     }
 
     /// Brings the stream's share of the total up to date with NIO's own count.
@@ -170,19 +175,28 @@ private final class WatchStream: @unchecked Sendable {
     var kernelUnread = false
     var kernelSampledAt: Duration?
 
-    /// Bytes written since the kernel was last sampled.
+    /// The kernel's send buffer for this socket, in its own accounting units.
+    let sendBuffer: Int
+    /// What has been written since the kernel was last sampled, as the kernel counts it.
     var writtenSinceSample = 0
 
     /// NIO queues a line only when the kernel will not take it. The kernel cannot refuse while
     /// the last sample found it empty, NIO held nothing, and less than half the send buffer has
-    /// been written since (its accounting counts overhead too, hence half): until then NIO's
-    /// count need not be read. Watchers that keep up at a few lines a second never need it.
-    func mayHoldBytes(sendBuffer: Int?) -> Bool {
-        kernelUnread || queuedBytes > 0 || writtenSinceSample > (sendBuffer ?? 0) / 2
+    /// been written since: until then NIO's count need not be read. Watchers that keep up at a
+    /// few lines a second never need it.
+    var mayHoldBytes: Bool {
+        kernelUnread || queuedBytes > 0 || writtenSinceSample > sendBuffer / 2
     }
 
-    init(_ channel: any Channel) {
+    /// The kernel charges each write a socket buffer's overhead besides its bytes (a 600-byte
+    /// line costs it about 1.3 KB); counting 1 KB a write keeps the estimate on the safe side.
+    func wroteSinceSample(_ bytes: Int) {
+        writtenSinceSample += bytes + 1024
+    }
+
+    init(_ channel: any Channel, sendBuffer: Int) {
         self.channel = channel
+        self.sendBuffer = sendBuffer
     }
 
     /// Bytes the client has not read yet that sit in the kernel (SO_MEMINFO's write allocation,

@@ -1,6 +1,8 @@
 import Synchronization
 import Exchanges
 import Logging
+import NIOCore
+import NIOPosix
 import PriceCore
 import WSClient
 
@@ -27,11 +29,15 @@ public struct VenueStream: Sendable {
     /// The configured URL; Binance's stream path is appended to it.
     public let url: String
     public let binanceSymbol: String
+    /// The loop the connection and its reader run on.
+    public let eventLoop: any EventLoop
 
-    public init(venue: StreamVenue, url: String, binanceSymbol: String = "BTCUSDT") {
+    public init(venue: StreamVenue, url: String, binanceSymbol: String = "BTCUSDT",
+                eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         self.venue = venue
         self.url = url
         self.binanceSymbol = binanceSymbol
+        self.eventLoop = eventLoop
     }
 
     var connectURL: String {
@@ -55,13 +61,20 @@ public struct VenueStream: Sendable {
     }
 
     /// Runs one connection to its end. `opened` is called once the upgrade succeeded, `received`
-    /// for every message. Cancelling the task closes the connection.
+    /// for every message, both on `eventLoop`. Cancelling the task closes the connection.
     public func run<Instant>(logger: Logger, opened: @escaping @Sendable () -> Void,
                              received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
+        await withTaskExecutorPreference(EventLoopExecutor(eventLoop)) {
+            await connect(logger: logger, opened: opened, received: received)
+        }
+    }
+
+    private func connect<Instant>(logger: Logger, opened: @escaping @Sendable () -> Void,
+                                  received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
         let problem = ProblemBox()
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, autoPing: .disabled, validateUTF8: true)
         do {
-            let close = try await WebSocketClient.connect(url: connectURL, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            let close = try await WebSocketClient.connect(url: connectURL, configuration: configuration, eventLoopGroup: eventLoop, logger: logger) { inbound, outbound, _ in
                 opened()
                 for subscription in subscriptions { try await outbound.write(.text(subscription)) }
                 for try await message in inbound.messages(maxSize: 1 << 16) {

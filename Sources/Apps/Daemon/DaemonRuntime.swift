@@ -89,7 +89,7 @@ struct DaemonRuntime {
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), clock: ContinuousClock())
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
-        let stream = streamLineup()
+        let stream = streamLineup(eventLoop: group.next())
         if let stream {
             directory.attach { stream.report(at: $0) }
             board.attach { stream.isHealthy(at: $0) }
@@ -215,7 +215,8 @@ struct DaemonRuntime {
     }
 
     /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
-    private func streamLineup() -> StreamLineup<ContinuousClock.Instant>? {
+    /// Each stream is read on `eventLoop`, the one that serves the watchers.
+    private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.sourceName)).compactMap { name in
             guard let venue = StreamVenue(rawValue: name.rawValue) else { return nil }
             let url = switch venue {
@@ -223,7 +224,7 @@ struct DaemonRuntime {
             case .coinbase: settings.coinbaseStreamURL
             case .kraken: settings.krakenStreamURL
             }
-            return .init(connection: VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol),
+            return .init(connection: VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol, eventLoop: eventLoop),
                          state: StreamState(venue: name, link: StreamLink(now: .now)))
         })
     }

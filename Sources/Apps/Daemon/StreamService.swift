@@ -98,6 +98,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     let jitter: any JitterSource
     let logger: Logger
 
+    @_specialize(where C == ContinuousClock)
     func run() async throws {
         await cancelWhenGracefulShutdown { await keepConnected() }
     }
