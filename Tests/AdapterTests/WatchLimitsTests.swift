@@ -80,4 +80,29 @@ struct WatchLimitsTests {
         reader.closeConnection()
         await running.server.shutdown()
     }
+
+    /// Lines go straight to the socket while the daemon holds nothing for a watcher, and through
+    /// NIO once the kernel's buffer is full: either way none is lost, cut or overtaken.
+    @Test func aWatcherThatFallsBehindAndCatchesUpGetsEveryLineOnceInOrder() async throws {
+        let limits = ServerLimits(watchBacklogLimit: 1024 * 1024, watchQueueLimit: 4 * 1024 * 1024, watchSendBuffer: 4096)
+        let running = try await RunningServer(limits: limits, clock: ManualClock())
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try client.send("watch\n")
+        #expect(try client.readLine() == #"{"state":"nodata"}"#)
+        try await waitFor { running.server.watcherCount == 1 }
+        let line = { (number: Int) in "\(number) " + String(repeating: "x", count: 999) }
+        for number in 0..<200 { try await running.server.broadcast(line(number) + "\n").get() }
+        #expect(running.server.watchQueuedBytes > 0, "a 4 KB send buffer cannot hold 200 KB: the daemon holds the rest")
+        for number in 0..<100 { #expect(try client.readLine() == line(number)) }
+        for number in 200..<210 { try await running.server.broadcast(line(number) + "\n").get() }
+        for number in 100..<210 { #expect(try client.readLine() == line(number)) }
+        try await running.server.broadcast("caught up\n").get()
+        #expect(try client.readLine() == "caught up")
+        #expect(running.server.watchQueuedBytes == 0, "as of that broadcast, the daemon held nothing for it")
+        try await running.server.broadcast("and straight to the socket again\n").get()
+        #expect(try client.readLine() == "and straight to the socket again")
+        #expect(running.server.watcherCount == 1)
+        client.closeConnection()
+        await running.server.shutdown()
+    }
 }

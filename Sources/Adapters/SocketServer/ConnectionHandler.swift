@@ -105,14 +105,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func startWatching(context channelContext: ChannelHandlerContext) {
-        let channel = channelContext.channel
-        // Register before the first line so no update can fall between the snapshot and the stream.
-        guard context.watchers.add(channel) else {
+        // Registered and sent its first line in one step on this loop, so no update can fall
+        // between the snapshot and the stream.
+        guard context.watchers.add(channelContext.channel, firstLine: context.status.statusReply()) else {
             reply(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
             return
         }
-        let line = context.status.statusReply()
-        channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line)), promise: nil)
     }
 
     private func reply(_ line: String, context channelContext: ChannelHandlerContext) {

@@ -23,9 +23,9 @@ final class WatchHub: Sendable {
         self.now = now
     }
 
-    /// Returns false once the hub is closed, so late watchers are not left dangling.
-    /// Called on the channel's event loop.
-    func add(_ channel: any Channel) -> Bool {
+    /// Registers a watcher and sends it `firstLine`. Returns false once the hub is closed, so
+    /// late watchers are not left dangling. Called on the channel's event loop.
+    func add(_ channel: any Channel, firstLine: String) -> Bool {
         closed.withLockedValue { isClosed in
             guard !isClosed else { return false }
             if let size = limits.watchSendBuffer {
@@ -34,12 +34,18 @@ final class WatchHub: Sendable {
             // What the kernel made of it (Linux doubles a size asked for), or its default.
             let reported: SocketOptionValue? = try? channel.syncOptions?.getOption(.socketOption(.so_sndbuf))
             let sendBuffer = reported.map { Int($0) } ?? 0
+            // Our own descriptor for the socket, for `sendDirectly` (see there).
+            let descriptor = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+                fcntl($0, F_DUPFD_CLOEXEC, 0)
+            }
+            let stream = WatchStream(channel, sendBuffer: sendBuffer, descriptor: descriptor.flatMap { $0 >= 0 ? $0 : nil })
             let count = watchers.withLockedValue { watchers in
-                watchers.streams[ObjectIdentifier(channel)] = WatchStream(channel, sendBuffer: sendBuffer)
+                watchers.streams[ObjectIdentifier(channel)] = stream
                 watchers.byLoop = nil
                 return watchers.streams.count
             }
             metrics.subscribers.record(count)
+            write(ByteBuffer(string: firstLine), to: stream)
             return true
         }
     }
@@ -52,6 +58,7 @@ final class WatchHub: Sendable {
             return (stream, watchers.streams.count)
         }
         if let stream {
+            stream.closeDescriptor()
             queued.subtract(stream.queuedBytes, ordering: .relaxed)
             metrics.subscribers.record(count)
         }
@@ -124,20 +131,34 @@ final class WatchHub: Sendable {
         write(buffer, to: stream)
     }
 
-    /// No promise per write: what is still queued is read back from NIO afterwards, though only
-    /// for a watcher that may be behind (see `mayHoldBytes`): reading NIO's count is a generic
-    /// option lookup that cost a tenth of the fan-out's CPU when done twice per write.
+    /// While NIO holds nothing for a watcher, its line goes straight to the socket: NIO's write
+    /// path cost more than the system call itself, and with a thousand watchers it was most of
+    /// the delay to the last of them. What the kernel does not take, and every line after it
+    /// until NIO has drained, goes through NIO, so lines never overtake each other. No promise per
+    /// write: what NIO still holds is read back afterwards, though only for a watcher that may be
+    /// behind (see `mayHoldBytes`), as reading it is a generic option lookup.
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
-        stream.channel.writeAndFlush(buffer, promise: nil)
         stream.wroteSinceSample(buffer.readableBytes)
+        if stream.queuedBytes == 0, let sent = stream.sendDirectly(buffer) {
+            guard sent < buffer.readableBytes else { return }
+            let rest = buffer.getSlice(at: buffer.readerIndex + sent, length: buffer.readableBytes - sent)!
+            stream.channel.writeAndFlush(rest, promise: nil)
+            setQueuedBytes(of: stream, to: rest.readableBytes)
+            return
+        }
+        stream.channel.writeAndFlush(buffer, promise: nil)
         if stream.mayHoldBytes { refreshQueuedBytes(of: stream) }
     }
 
     /// Brings the stream's share of the total up to date with NIO's own count.
     private func refreshQueuedBytes(of stream: WatchStream) {
         guard let buffered = try? stream.channel.syncOptions?.getOption(.bufferedWritableBytes) else { return }
-        queued.add(buffered - stream.queuedBytes, ordering: .relaxed)
-        stream.queuedBytes = buffered
+        setQueuedBytes(of: stream, to: buffered)
+    }
+
+    private func setQueuedBytes(of stream: WatchStream, to bytes: Int) {
+        queued.add(bytes - stream.queuedBytes, ordering: .relaxed)
+        stream.queuedBytes = bytes
     }
 
     /// Ends every stream; used at shutdown.
@@ -147,7 +168,11 @@ final class WatchHub: Sendable {
             defer { watchers = Watchers() }
             return Array(watchers.streams.values)
         }
-        for stream in streams { try? await stream.channel.close() }
+        for stream in streams {
+            try? await stream.channel.close()
+            // On the loop, where a broadcast already under way may still write to it.
+            try? await stream.channel.eventLoop.submit { stream.closeDescriptor() }.get()
+        }
     }
 }
 
@@ -194,9 +219,37 @@ private final class WatchStream: @unchecked Sendable {
         writtenSinceSample += bytes + 1024
     }
 
-    init(_ channel: any Channel, sendBuffer: Int) {
+    /// A duplicate of the channel's descriptor, ours to close when the watcher leaves: asking NIO
+    /// for its own on every write cost more than the write. Being ours, its number cannot be
+    /// reused for another client while we hold it; the socket itself lives until both are closed.
+    private var descriptor: CInt?
+
+    init(_ channel: any Channel, sendBuffer: Int, descriptor: CInt?) {
         self.channel = channel
         self.sendBuffer = sendBuffer
+        self.descriptor = descriptor
+    }
+
+    func closeDescriptor() {
+        if let descriptor { close(descriptor) }
+        descriptor = nil
+    }
+
+    /// Writes to the socket itself, never blocking: returns how many bytes the kernel took (0 if
+    /// none), or nil without a descriptor of our own (NIO then writes). A dead peer closes the
+    /// channel. Only while NIO holds nothing for it, on the channel's loop.
+    func sendDirectly(_ buffer: ByteBuffer) -> Int? {
+        guard let descriptor else { return nil }
+        let result = buffer.withUnsafeReadableBytes { bytes in
+            send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        if result >= 0 { return result }
+        switch errno {
+        case EAGAIN, EINTR: return 0
+        default:
+            channel.close(promise: nil)
+            return buffer.readableBytes
+        }
     }
 
     /// Bytes the client has not read yet that sit in the kernel (SO_MEMINFO's write allocation,
