@@ -144,6 +144,7 @@ final class WatchHub: Sendable {
             let rest = buffer.getSlice(at: buffer.readerIndex + sent, length: buffer.readableBytes - sent)!
             stream.channel.writeAndFlush(rest, promise: nil)
             setQueuedBytes(of: stream, to: rest.readableBytes)
+            refreshQueuedBytes(of: stream)  // NIO may have written some of it already
             return
         }
         stream.channel.writeAndFlush(buffer, promise: nil)
