@@ -111,12 +111,16 @@ struct RestraintStoreTests {
         let store = FileRestraintStore(directory: directory.path)
         #expect(try store.load().isEmpty)
         let restraints: [SourceName: SourceRestraint] = [
-            .binance: SourceRestraint(restingUntil: Timestamp(millisecondsSinceEpoch: 1_795_300_120_000)),
+            .binance: SourceRestraint(restingUntil: Timestamp(millisecondsSinceEpoch: 1_795_300_120_000),
+                                      streamRefusedUntil: Timestamp(millisecondsSinceEpoch: 1_795_303_600_000)),
             .cryptoCompare: SourceRestraint(lastCall: Timestamp(millisecondsSinceEpoch: 1_795_300_000_000),
                                             callsByHourEnd: [1_795_302_000_000: 312, 1_795_298_400_000: 7]),
         ]
         try store.save(restraints)
         #expect(try store.load() == restraints)
+        // Written before streams were refused on disk: still read.
+        try #"{"version":1,"sources":{"kraken":{"resting_until":"2026-11-22T10:00:00Z"}}}"#.write(toFile: store.path, atomically: true, encoding: .utf8)
+        #expect(try store.load() == [.kraken: SourceRestraint(restingUntil: Timestamp(rfc3339: "2026-11-22T10:00:00Z"))])
         for junk in ["", "{", #"{"version":2,"sources":{}}"#, #"{"version":1,"sources":{"binance":{"resting_until":"soon"}}}"#] {
             try junk.write(toFile: store.path, atomically: true, encoding: .utf8)
             #expect(throws: (any Error).self) { try store.load() }

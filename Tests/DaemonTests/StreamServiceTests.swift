@@ -1,5 +1,6 @@
 @testable import Daemon
 import FakeExchange
+import FileStore
 import Foundation
 import InMemoryLogging
 import Logging
@@ -27,16 +28,29 @@ struct StreamServiceTests {
         var infos: [String] { logs.entries.filter { $0.level == .info }.map { "\($0.message)" } }
     }
 
-    func start(_ venues: [StreamVenue], on exchange: FakeExchange, policy: Policy) throws -> Running {
-        let (board, clock, _) = try makeBoard()
+    static func makeStateDirectory() throws -> String {
+        let directory = NSTemporaryDirectory() + "btcpriced-stream-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts the service as the daemon does, with sources.json in `stateDirectory` restored first.
+    func start(_ venues: [StreamVenue], on exchange: FakeExchange, policy: Policy,
+               stateDirectory: String? = nil) async throws -> Running {
+        let stateDirectory = try stateDirectory ?? Self.makeStateDirectory()
+        let (board, clock, wallClock) = try makeBoard()
         let lineup = try #require(StreamLineup(venues.map { venue in
             .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")"),
                   state: StreamState(venue: venue.sourceName, link: StreamLink(policy: policy, now: clock.now)))
         }))
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
+        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), logger: logger)
+        await restraints.restore(into: board.directory.ledger, now: clock.now, wallTime: wallClock.now())
+        _ = lineup.resumeRefusals(from: board.directory.ledger, at: clock.now)
         let service = StreamService(lineup: lineup, board: board, publisher: WatchPublisher(clock: clock, interval: .zero) { _ in },
                                     persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger),
+                                    restraints: restraints,
                                     health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil, clock: clock),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
@@ -48,7 +62,7 @@ struct StreamServiceTests {
         var policy = Policy()
         policy.rotateAfter = .seconds(60)
         policy.stallAfter = .seconds(3600)
-        let running = try start([.binance], on: exchange, policy: policy)
+        let running = try await start([.binance], on: exchange, policy: policy)
         defer { running.task.cancel() }
         try await eventually { running.lineup.report(at: running.clock.now).state == "live" }
         let opened = running.clock.now
@@ -75,7 +89,7 @@ struct StreamServiceTests {
         exchange.setStream(.coinbase, .trades(prices: ["114470.5"], perSecond: 20))
         var policy = Policy()
         policy.stallAfter = .seconds(7200)
-        let running = try start([.binance, .coinbase], on: exchange, policy: policy)
+        let running = try await start([.binance, .coinbase], on: exchange, policy: policy)
         defer { running.task.cancel() }
         let started = running.clock.now
         try await eventually { running.state(1).isLive }
@@ -88,6 +102,34 @@ struct StreamServiceTests {
         #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1,
                 "a healthy stream is not dropped to try the first choice again")
         #expect(running.lineup.isHealthy(at: running.clock.now))
+        await exchange.shutdown()
+    }
+
+    /// A restart (or a restart loop) must not ask a geo-blocking venue again within its hour:
+    /// the refusal is kept in sources.json and the next run starts with that venue refused.
+    @Test func aRefusalOutlivesARestartAndTheNextRunDoesNotAskAgain() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .refuse(451))
+        exchange.setStream(.coinbase, .trades(prices: ["114470.5"], perSecond: 20))
+        var policy = Policy()
+        policy.stallAfter = .seconds(7200)
+        let directory = try Self.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try await start([.binance, .coinbase], on: exchange, policy: policy, stateDirectory: directory)
+        try await eventually { first.state(1).isLive }
+        first.task.cancel()
+        _ = try? await first.task.value
+        let saved = try FileRestraintStore(directory: directory).load()
+        #expect(saved[.binance]?.streamRefusedUntil == Timestamp(millisecondsSinceEpoch: 1_763_740_800_000 + 3_600_000),
+                "the refusal's hour, in wall time, as the first run began it")
+        #expect(exchange.streamRefusalCount(.binance) == 1)
+
+        let second = try await start([.binance, .coinbase], on: exchange, policy: policy, stateDirectory: directory)
+        defer { second.task.cancel() }
+        #expect(second.state(0).phase == .refused(until: second.clock.now.advanced(by: .seconds(3600))))
+        try await eventually { second.state(1).isLive }
+        #expect(exchange.streamRefusalCount(.binance) == 1, "the second run did not ask binance for its stream")
+        #expect(second.lineup.current.state.venue == .coinbase)
         await exchange.shutdown()
     }
 }

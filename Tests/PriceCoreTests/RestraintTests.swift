@@ -62,4 +62,26 @@ struct RestraintTests {
         #expect(after.admit(.cryptoCompare, at: start.advanced(by: .seconds(11))) == .paced(.cryptoCompare))
         #expect(after.admit(.cryptoCompare, at: start.advanced(by: .milliseconds(11_520))) == nil)
     }
+
+    @Test func aRefusedStreamCarriesIntoTheNextRunForNoMoreThanAnHour() {
+        let sources: [any PriceSource] = [LimitedSource(name: .binance, limits: SourceLimits(minimumInterval: .seconds(1)))]
+        let before = ledger(sources)
+        let t0 = Instant(offset: .seconds(1000))
+        before.refuseStream(.binance, until: t0.advanced(by: .seconds(3600)))
+        let saved = before.restraints(at: t0.advanced(by: .seconds(600)), wallTime: wall)
+        #expect(saved[.binance] == SourceRestraint(streamRefusedUntil: wall.adding(milliseconds: 3_000_000)))
+        #expect(saved[.binance]?.restingUntil == nil, "REST polling of binance is not held back by its stream's refusal")
+
+        let after = ledger(sources)
+        let start = Instant(offset: .zero)
+        after.restore(saved, at: start, wallTime: wall.adding(milliseconds: 60_000))
+        #expect(after.streamRefusal(.binance, at: start) == start.advanced(by: .seconds(2940)))
+        #expect(after.streamRefusal(.binance, at: start.advanced(by: .seconds(2940))) == nil)
+        #expect(after.admit(.binance, at: start) == nil)
+
+        let year9999 = Timestamp(rfc3339: "9999-12-31T23:59:59Z")!
+        let wrongClock = ledger(sources)
+        wrongClock.restore([.binance: SourceRestraint(streamRefusedUntil: year9999)], at: start, wallTime: wall)
+        #expect(wrongClock.streamRefusal(.binance, at: start) == start.advanced(by: .seconds(3600)), "capped at an hour")
+    }
 }

@@ -5,7 +5,8 @@ import JSONText
 import PriceCore
 
 /// `sources.json`: the cool-downs and budgeted calls that must survive a restart.
-/// `{"version":1,"sources":{"binance":{"resting_until":"…"},"cryptocompare":{"last_call":"…","calls_by_hour":{"1795309200000":312}}}}`
+/// `{"version":1,"sources":{"binance":{"resting_until":"…","stream_refused_until":"…"},"cryptocompare":{"last_call":"…","calls_by_hour":{"1795309200000":312}}}}`
+/// (`stream_refused_until` came later; files without it read as before.)
 public enum RestraintDocument {
     public static let formatVersion = 1
 
@@ -17,6 +18,7 @@ public enum RestraintDocument {
                 "resting_until": .string(orNull: restraint.restingUntil?.rfc3339),
                 "last_call": .string(orNull: restraint.lastCall?.rfc3339),
                 "calls_by_hour": .object(JSONObject(members: hours)),
+                "stream_refused_until": .string(orNull: restraint.streamRefusedUntil?.rfc3339),
             ]))
         }
         return JSONValue.object(["version": .number(String(formatVersion)), "sources": .object(JSONObject(members: sources))]).encoded + "\n"
@@ -39,6 +41,7 @@ public enum RestraintDocument {
             }
             restraint.restingUntil = try time("resting_until")
             restraint.lastCall = try time("last_call")
+            restraint.streamRefusedUntil = try time("stream_refused_until")
             if case .object(let hours)? = member.value["calls_by_hour"] {
                 for hour in hours.members {
                     guard let end = Int64(hour.key), let count = hour.value.numberLiteral.flatMap({ Int($0) }), count >= 0 else {

@@ -106,6 +106,10 @@ struct DaemonRuntime {
         let persister = QuotePersister(store: store, minimumInterval: settings.persistInterval, logger: logger) { board.persistence(failing: $0) }
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: settings.stateDirectory), logger: logger)
         await restraints.restore(into: directory.ledger, now: .now, wallTime: wallClock.now())
+        for (venue, until) in stream?.resumeRefusals(from: directory.ledger, at: .now) ?? [] {
+            logger.notice("not asking \(venue) for its stream for another \(ContinuousClock.now.duration(to: until).humanReadable): it refused before the restart",
+                          metadata: ["source": "\(venue)"])
+        }
         let (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Reloader(options: options, environment: environment, current: settings, updates: reloadContinuation,
                                 board: board, logLevel: logLevel, notifier: notifier, logger: logger)
@@ -128,7 +132,8 @@ struct DaemonRuntime {
         if let stream {
             services.append(StreamService(lineup: stream, board: board,
                                           publisher: WatchPublisher(clock: ContinuousClock(), interval: settings.publishInterval) { server.broadcast($0) },
-                                          persister: persister, health: health, clock: ContinuousClock(), jitter: SystemJitter(), logger: logger))
+                                          persister: persister, restraints: restraints, health: health, clock: ContinuousClock(),
+                                          jitter: SystemJitter(), logger: logger))
         }
         services.append(WatchdogService(health: health))
         services.append(SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger))

@@ -82,6 +82,16 @@ final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where In
 
     func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
     func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
+
+    /// Venues that refused their stream before a restart stay refused for the rest of their
+    /// hour, so a restart loop never asks a geo-blocking venue again; returns them.
+    func resumeRefusals(from ledger: SourceLedger<Instant>, at now: Instant) -> [(venue: SourceName, until: Instant)] {
+        candidates.compactMap { candidate in
+            guard let until = ledger.streamRefusal(candidate.state.venue, at: now) else { return nil }
+            candidate.state.update { $0.refusedBefore(until: until) }
+            return (candidate.state.venue, until)
+        }
+    }
 }
 
 /// Keeps a stream connected: every trade goes to the board (and, coalesced, to the watchers);
@@ -93,6 +103,8 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     let board: PriceBoard<C>
     let publisher: WatchPublisher<C>
     let persister: QuotePersister
+    /// Keeps a refusal in sources.json, so it outlives a restart.
+    let restraints: RestraintKeeper
     let health: DaemonHealth<C>
     let clock: C
     let jitter: any JitterSource
@@ -127,6 +139,9 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             state.ended(ending.description)
             state.update { $0.ended(ending, at: clock.now, jitter: jitter.unitInterval()) }
             if case .refused = ending {
+                let ledger = board.directory.ledger
+                if case .refused(let until) = state.update({ $0.phase }) { ledger.refuseStream(state.venue, until: until) }
+                await restraints.offer(from: ledger, now: clock.now, wallTime: board.wallClock.now())
                 let next = lineup.choose(at: clock.now).state.venue.rawValue
                 let instead = next == venue ? "polling REST instead" : "streaming from \(next) if it can, polling REST meanwhile"
                 if announcements.refused(venue) {

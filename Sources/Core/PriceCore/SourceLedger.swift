@@ -72,6 +72,8 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         var shortfall: String?
         /// Bumped whenever what `restraints` reports may have changed.
         var restraintVersion = 0
+        /// Venues that refused their stream, until when.
+        var streamRefusals: [SourceName: Instant] = [:]
     }
 
     let state = Mutex(State())
@@ -106,6 +108,19 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
             if limits.dailyCalls != nil { state.restraintVersion += 1 }
             return nil
         }
+    }
+
+    /// A venue refused its stream: recorded so that it outlives a restart (see `restraints`).
+    public func refuseStream(_ source: SourceName, until: Instant) {
+        state.withLock { state in
+            state.streamRefusals[source] = until
+            state.restraintVersion += 1
+        }
+    }
+
+    /// Until when a venue's stream is not to be asked for, as refused in this run or the last.
+    public func streamRefusal(_ source: SourceName, at now: Instant) -> Instant? {
+        state.withLock { state in state.streamRefusals[source].flatMap { $0 > now ? $0 : nil } }
     }
 
     /// Changes whenever a cool-down starts or a budgeted call is made, so a caller can skip

@@ -1,19 +1,23 @@
 /// What must outlive a restart so that a restart loop never asks a venue sooner than it
-/// allowed: the cool-downs venues asked for, and calls against daily budgets.
+/// allowed: the cool-downs venues asked for, calls against daily budgets, and a refused stream.
 public struct SourceRestraint: Sendable, Hashable {
     public var restingUntil: Timestamp?
     public var lastCall: Timestamp?
+    /// The venue declined to upgrade to its stream (as from a restricted location); not asked again before this.
+    public var streamRefusedUntil: Timestamp?
     /// Calls of the last 24 h per hour, keyed by the hour's end; counted as made at that end,
     /// which frees them no earlier than the exact instants would.
     public var callsByHourEnd: [Int64: Int]
 
-    public init(restingUntil: Timestamp? = nil, lastCall: Timestamp? = nil, callsByHourEnd: [Int64: Int] = [:]) {
+    public init(restingUntil: Timestamp? = nil, lastCall: Timestamp? = nil, callsByHourEnd: [Int64: Int] = [:],
+                streamRefusedUntil: Timestamp? = nil) {
         self.restingUntil = restingUntil
         self.lastCall = lastCall
         self.callsByHourEnd = callsByHourEnd
+        self.streamRefusedUntil = streamRefusedUntil
     }
 
-    public var isEmpty: Bool { restingUntil == nil && lastCall == nil && callsByHourEnd.isEmpty }
+    public var isEmpty: Bool { restingUntil == nil && lastCall == nil && callsByHourEnd.isEmpty && streamRefusedUntil == nil }
 
     static let hour: Int64 = 3_600_000
 
@@ -32,9 +36,11 @@ extension SourceLedger {
         func wall(_ instant: Instant) -> Timestamp { wallTime.adding(milliseconds: now.duration(to: instant).wholeMilliseconds) }
         return state.withLock { state in
             var result: [SourceName: SourceRestraint] = [:]
-            for source in state.order {
+            let streaming = state.streamRefusals.keys.filter { !state.order.contains($0) }.sorted { $0.rawValue < $1.rawValue }
+            for source in state.order + streaming {
                 var restraint = SourceRestraint()
                 if let until = state.health.coolingDownUntil(source), until > now { restraint.restingUntil = wall(until) }
+                if let until = state.streamRefusals[source], until > now { restraint.streamRefusedUntil = wall(until) }
                 if state.limits[source]?.dailyCalls != nil, let log = state.calls[source] {
                     restraint.lastCall = log.last.map(wall)
                     for call in log.recentCalls where call.duration(to: now) < SourceLimits.day {
@@ -62,6 +68,11 @@ extension SourceLedger {
                     state.health.rest(source, until: now.advanced(by: remaining))
                     state.restraintVersion += 1
                     resting.append(source)
+                }
+                if let until = restraint.streamRefusedUntil, until > wallTime {
+                    let remaining = min(Duration.milliseconds(until.milliseconds(since: wallTime)), Self.longestRestoredRest)
+                    state.streamRefusals[source] = now.advanced(by: remaining)
+                    state.restraintVersion += 1
                 }
                 let last = restraint.lastCall.map(instant)
                 var recent: [Instant] = []

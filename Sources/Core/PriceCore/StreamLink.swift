@@ -59,6 +59,11 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         self.phase = .waiting(until: now)
     }
 
+    /// Starts refused: the venue declined the stream before a restart, until `until`.
+    public mutating func refusedBefore(until: Instant) {
+        phase = .refused(until: until)
+    }
+
     /// Whether a connection attempt should start now.
     public func shouldConnect(at now: Instant) -> Bool {
         switch phase {
