@@ -86,16 +86,16 @@ struct WatchLimitsTests {
     @Test func aWatcherThatFallsBehindAndCatchesUpGetsEveryLineOnceInOrder() async throws {
         let limits = ServerLimits(watchBacklogLimit: 1024 * 1024, watchQueueLimit: 4 * 1024 * 1024, watchSendBuffer: 4096)
         let running = try await RunningServer(limits: limits, clock: ManualClock())
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)  // one deadline for the whole test
         try client.send("watch\n")
         #expect(try client.readLine() == #"{"state":"nodata"}"#)
         try await waitFor { running.server.watcherCount == 1 }
         let line = { (number: Int) in "\(number) " + String(repeating: "x", count: 999) }
-        for number in 0..<20 { try await running.server.broadcast(line(number) + "\n").get() }
-        #expect(running.server.watchQueuedBytes > 0, "a 4 KB send buffer cannot hold 20 KB: the daemon holds the rest")
-        for number in 0..<10 { #expect(try client.readLine() == line(number)) }
-        for number in 20..<30 { try await running.server.broadcast(line(number) + "\n").get() }
-        for number in 10..<30 { #expect(try client.readLine() == line(number)) }
+        for number in 0..<200 { try await running.server.broadcast(line(number) + "\n").get() }
+        #expect(running.server.watchQueuedBytes > 0, "a 4 KB send buffer cannot hold 200 KB: the daemon holds the rest")
+        for number in 0..<100 { #expect(try client.readLine() == line(number)) }
+        for number in 200..<210 { try await running.server.broadcast(line(number) + "\n").get() }
+        for number in 100..<210 { #expect(try client.readLine() == line(number)) }
         try await running.server.broadcast("caught up\n").get()
         #expect(try client.readLine() == "caught up")
         #expect(running.server.watchQueuedBytes == 0, "as of that broadcast, the daemon held nothing for it")

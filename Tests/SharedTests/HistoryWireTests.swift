@@ -40,6 +40,24 @@ struct HistoryWireTests {
         #expect(DecimalText.percent(input) == expected)
     }
 
+    @Test("an exact change from two prices: (to − from) × 100 ÷ from, two places, half away from zero", arguments: [
+        ("100", "101.265", "1.27"), ("100", "98.735", "-1.27"), ("100", "98.7351", "-1.26"), ("100", "99.996", "0.00"),
+        ("100", "99.995", "-0.01"), ("100", "100", "0.00"), ("30", "34.13", "13.77"), ("80000", "160000", "100.00"),
+        ("114459.8", "114459.81", "0.00"), ("0.00000001", "0.00000002", "100.00"),
+    ])
+    func exactChange(from: String, to: String, expected: String) throws {
+        let start = try #require(FixedDecimal(from)), end = try #require(FixedDecimal(to))
+        let basisPoints = try #require(FixedDecimal.basisPoints(from: start, to: end))
+        #expect(FixedDecimal.wirePercent(basisPoints: basisPoints) == expected)
+    }
+
+    @Test func aChangeTooLargeForExactIntegersIsNoneRatherThanACrash() throws {
+        let huge = try #require(FixedDecimal("999999999999999999.999999999999999999"))
+        let tiny = try #require(FixedDecimal("0.000000000000000001"))
+        #expect(FixedDecimal.basisPoints(from: tiny, to: huge) == nil)
+        #expect(FixedDecimal.basisPoints(from: FixedDecimal(units: 0), to: huge) == nil)
+    }
+
     @Test func statusCarriesTheTrendAndOlderDaemonsReadAsUnknown() throws {
         var status = StatusMessage(price: "1", symbol: "BTCUSDT", source: "binance", timestamp: nil, ageMilliseconds: 0,
                                    state: .fresh, lastError: nil, version: "0.1.0")

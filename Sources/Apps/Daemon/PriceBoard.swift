@@ -41,6 +41,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var historyVersion = 0
         /// The day's high and low before this minute: a trade then costs no scan of the day.
         var completedDay: CompletedDay?
+        var decimalTexts = DecimalTexts()
     }
 
     private let state: Mutex<State>
@@ -77,7 +78,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
             }
             if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
             inputs.trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
-                                         venueDay: inputs.venueDay, now: wallTime)
+                                         venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
             guard inputs != state.inputs else { return nil }
             state.inputs = inputs
             state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)

@@ -20,9 +20,8 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     let statusLine: String
     /// The `price` reply: the price, or the nodata error.
     let priceLine: String
-    /// What makes a change of state for watchers: the STATUS kind, the source and how the quote
-    /// came, and the problems; never held back. Price, age and trend are not part of it.
-    let stateKey: String
+    /// What makes a change of state for watchers; never held back.
+    let stateKey: WatchStateKey
 
     init(quote: Quote?, transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
          trend: StatusMessage.Trend = .unknown, madeAt now: Instant, wallTime: Timestamp) {
@@ -50,7 +49,8 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         ).rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
-        stateKey = "\(status.kind)|\(quote.map { "\($0.source)|\($0.contributors)|\(transport)" } ?? "")|\(problems ?? "")"
+        stateKey = WatchStateKey(kind: status.kind, source: quote?.source, contributors: quote?.contributors ?? [],
+                                 transport: quote == nil ? nil : transport, problems: problems)
     }
 
     func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
@@ -77,6 +77,16 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         guard ageKnown else { return nil }
         return age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit)
     }
+}
+
+/// The STATUS kind, the source and how the quote came, and the problems. Price, age and trend
+/// are not part of it.
+struct WatchStateKey: Sendable, Hashable {
+    let kind: StatusKind
+    let source: SourceName?
+    let contributors: [SourceName]
+    let transport: Transport?
+    let problems: String?
 }
 
 /// How the current quote arrived.

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PriceCore
 import WireProtocol
 
@@ -5,22 +6,43 @@ import WireProtocol
 enum Trend {
     /// Changes come from the daemon's own minute history. The 24 h open, high and low do too
     /// once the history covers a day; until then, from the quoting venue's own rolling 24 h
-    /// figures when it states them (the 24 h change needs the venue's open).
+    /// figures when it states them (the 24 h change needs the venue's open). `text` renders a
+    /// figure (the board remembers the few that stay the same from trade to trade).
     static func figures(latest quote: Quote?, history: PriceHistory, completedDay: CompletedDay? = nil, venueDay: VenueDay?,
-                        now: Timestamp) -> StatusMessage.Trend {
+                        now: Timestamp, text: (Decimal) -> String = { $0.description }) -> StatusMessage.Trend {
         guard let quote else { return .unknown }
         let latest = quote.price
-        func change(_ window: ChangeWindow) -> String? {
-            history.change(over: window, to: latest.value, now: now).flatMap { DecimalText.percent($0.description) }
+        let latestFixed = FixedDecimal(latest.description)
+        // Exact integer arithmetic when both fit 18 places (every real price does); else Decimal.
+        func change(from reference: Decimal) -> String? {
+            if let latestFixed, let from = FixedDecimal(text(reference)),
+               let basisPoints = FixedDecimal.basisPoints(from: from, to: latestFixed) {
+                return FixedDecimal.wirePercent(basisPoints: basisPoints)
+            }
+            return DecimalText.percent(PercentChange.between(reference, latest.value).description)
         }
         let measured = history.day(now: now, completed: completedDay).map { (open: Optional($0.open), high: $0.high, low: $0.low) }
         let stated = venueDay.flatMap { $0.source == quote.source ? $0.range : nil }
         let day = measured ?? stated.map { (open: $0.open?.value, high: $0.high.value, low: $0.low.value) }
         return StatusMessage.Trend(
-            change1h: change(.hour),
-            change24h: day?.open.flatMap { DecimalText.percent(PercentChange.between($0, latest.value).description) },
-            change7d: change(.week),
-            open24h: day?.open?.description, high24h: day?.high.description, low24h: day?.low.description)
+            change1h: history.reference(for: .hour, now: now).flatMap(change(from:)),
+            change24h: day?.open.flatMap(change(from:)),
+            change7d: history.reference(for: .week, now: now).flatMap(change(from:)),
+            open24h: day?.open.map(text), high24h: day.map { text($0.high) }, low24h: day.map { text($0.low) })
+    }
+}
+
+/// Decimal's text for the few figures (references, the day's open, high and low) that stay the
+/// same over many trades: Decimal's own conversion costs microseconds each time.
+struct DecimalTexts: Sendable {
+    private var recent: [(value: Decimal, text: String)] = []
+
+    mutating func text(_ value: Decimal) -> String {
+        if let known = recent.first(where: { $0.value == value }) { return known.text }
+        let text = value.description
+        if recent.count == 8 { recent.removeFirst() }
+        recent.append((value, text))
+        return text
     }
 }
 

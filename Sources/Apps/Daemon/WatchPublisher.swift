@@ -6,7 +6,7 @@ import Synchronization
 final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
         var lastSentAt: C.Instant?
-        var lastKind: String?
+        var lastKind: WatchStateKey?
         var pending: Snapshot<C.Instant>?
     }
 

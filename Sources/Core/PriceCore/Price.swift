@@ -4,6 +4,10 @@ import FoundationEssentials
 /// ever rounds it.
 public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let value: Decimal
+    /// Canonical exact text: no exponent, no trailing zeros (`114459.8`). Made once: a streamed
+    /// trade is rendered several times (status, price reply, STATUS=) and Decimal's conversion
+    /// is slow.
+    public let description: String
 
     /// Anything at or above this is a broken feed, not a market.
     public static let absurdBound = Decimal(1_000_000_000_000)
@@ -25,17 +29,18 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard value < Price.absurdBound else { throw .absurd(literal) }
         guard value >= Price.smallestPlausible else { throw .implausiblySmall(literal) }
         self.value = value
+        self.description = value.description
     }
 
     /// The mean of two valid prices, which is valid too.
     init(uncheckedMean a: Price, _ b: Price) {
         self.value = (a.value + b.value) / 2
+        self.description = value.description
     }
 
-    /// Canonical exact text: no exponent, no trailing zeros (`114459.8`).
-    public var description: String { value.description }
-
     public static func < (lhs: Price, rhs: Price) -> Bool { lhs.value < rhs.value }
+    public static func == (lhs: Price, rhs: Price) -> Bool { lhs.value == rhs.value }
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
     /// Checks the JSON number grammar strictly (Decimal(string:) accepts `1.5x`) and counts
     /// significant digits. Returns nil when the text is not a number literal.

@@ -1,0 +1,54 @@
+/// Decimal text as an exact fixed-point number (18 places in an Int128): enough to compare
+/// prices with thresholds, to scale a sparkline and to work out a percent change, exactly and
+/// without Double or Foundation.
+public struct FixedDecimal: Comparable, Sendable {
+    static let places = 18
+    static let unit: Int128 = { var value: Int128 = 1; for _ in 0..<places { value *= 10 }; return value }()
+
+    public let units: Int128
+
+    public init(units: Int128) { self.units = units }
+
+    /// `114459.8`, `-1.27`, `80000`: at most 18 places and 18 integer digits; nil otherwise.
+    public init?(_ text: some StringProtocol) {
+        let negative = text.first == "-"
+        guard let (integer, fraction) = DecimalText.parts(String(negative ? text.dropFirst() : text[...])),
+              integer.count <= 18, fraction.count <= Self.places else { return nil }
+        var value: Int128 = 0
+        for digit in integer.utf8 { value = value * 10 + Int128(digit - 48) }
+        for index in 0..<Self.places {
+            let digit = index < fraction.count ? Int128(fraction.utf8[fraction.utf8.index(fraction.utf8.startIndex, offsetBy: index)] - 48) : 0
+            value = value * 10 + digit
+        }
+        units = negative ? -value : value
+    }
+
+    public static func < (lhs: FixedDecimal, rhs: FixedDecimal) -> Bool { lhs.units < rhs.units }
+
+    /// (to − from) × 100 ÷ from in hundredths of a percent, rounded half away from zero, exactly
+    /// (the rule of docs/PROTOCOL.md); nil when `from` is not positive or the figures are too
+    /// large to work out in 128 bits.
+    public static func basisPoints(from: FixedDecimal, to: FixedDecimal) -> Int128? {
+        guard from.units > 0 else { return nil }
+        // Twice the quotient, truncated, then halved rounding up: half away from zero.
+        let (difference, overflowA) = to.units.subtractingReportingOverflow(from.units)
+        let (scaled, overflowB) = difference.multipliedReportingOverflow(by: 20_000)
+        guard !overflowA, !overflowB, scaled != .min else { return nil }
+        let rounded = (abs(scaled) / from.units + 1) / 2
+        return scaled < 0 ? -rounded : rounded
+    }
+
+    /// Hundredths of a percent as `+1.27%`, `-0.40%`, `0.00%`.
+    public static func percentText(basisPoints: Int128) -> String {
+        let body = wirePercent(basisPoints: abs(basisPoints)) + "%"
+        return basisPoints > 0 ? "+" + body : basisPoints < 0 ? "-" + body : body
+    }
+
+    /// Hundredths of a percent as the wire writes a change: `1.27`, `-0.40`, `0.00`.
+    public static func wirePercent(basisPoints: Int128) -> String {
+        let magnitude = abs(basisPoints)
+        let cents = String(magnitude % 100)
+        let body = "\(magnitude / 100)." + (cents.count == 1 ? "0" + cents : cents)
+        return basisPoints < 0 ? "-" + body : body
+    }
+}
