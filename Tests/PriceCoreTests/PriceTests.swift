@@ -19,6 +19,22 @@ struct PriceTests {
         #expect(try Price(parsing: "6.890123e4").description == "68901.23")
     }
 
+    /// The text is made from the literal's digits, not by Decimal: it must say what Decimal says.
+    @Test func theTextIsDecimalsOwnForEveryShapeOfLiteral() throws {
+        var generator = SeededGenerator(seed: 20261122)
+        var checked = 0
+        for _ in 0..<20_000 {
+            let integer = String((0..<Int.random(in: 1...13, using: &generator)).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let fraction = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            var literal = fraction.isEmpty ? integer : integer + "." + fraction
+            if Bool.random(using: &generator) { literal += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)! + String(Int.random(in: 0...14, using: &generator)) }
+            guard let price = try? Price(parsing: literal) else { continue }
+            #expect(price.description == price.value.description, "\(literal)")
+            checked += 1
+        }
+        #expect(checked > 5_000, "most random literals are plausible prices")
+    }
+
     @Test func doubleWouldHaveRoundedThisButDecimalDoesNot() throws {
         // 0.1 + 0.2 style: as a Double this literal is not representable.
         let price = try Price(parsing: "68901.230000000001")
@@ -101,5 +117,18 @@ struct TimestampTests {
     @Test func timeUntilStaleCountsDown() {
         #expect(Freshness.timeUntilStale(of: quote, at: Timestamp(millisecondsSinceEpoch: 15_000), staleAfter: .seconds(10)) == .milliseconds(5_001))
         #expect(Freshness.timeUntilStale(of: quote, at: Timestamp(millisecondsSinceEpoch: 30_000), staleAfter: .seconds(10)) == nil)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure names a literal that fails again.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -29,7 +29,7 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard value < Price.absurdBound else { throw .absurd(literal) }
         guard value >= Price.smallestPlausible else { throw .implausiblySmall(literal) }
         self.value = value
-        self.description = value.description
+        self.description = Price.canonicalText(ofLiteral: literal)
     }
 
     /// The mean of two valid prices, which is valid too.
@@ -41,6 +41,39 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func < (lhs: Price, rhs: Price) -> Bool { lhs.value < rhs.value }
     public static func == (lhs: Price, rhs: Price) -> Bool { lhs.value == rhs.value }
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
+
+    /// The text `Decimal.description` gives for a literal that passed `significantDigitCount`
+    /// (no exponent, no leading or trailing zeros: `1.50e3` → `1500`), made from the literal's
+    /// digits: a streamed trade pays for this on every message, and Decimal's conversion is slow.
+    static func canonicalText(ofLiteral text: String) -> String {
+        var digits: [UInt8] = [], exponent = 0, negative = false, inFraction = false
+        var bytes = text.utf8[...]
+        if bytes.first == UInt8(ascii: "-") { negative = true; bytes = bytes.dropFirst() }
+        while let byte = bytes.first, byte != UInt8(ascii: "e"), byte != UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if byte == UInt8(ascii: ".") { inFraction = true; continue }
+            digits.append(byte)
+            if inFraction { exponent -= 1 }
+        }
+        if !bytes.isEmpty { exponent += Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0 }
+        let leading = digits.prefix { $0 == UInt8(ascii: "0") }.count
+        digits.removeFirst(leading)
+        while digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            exponent += 1
+        }
+        guard !digits.isEmpty else { return "0" }
+        var result: [UInt8] = negative ? [UInt8(ascii: "-")] : []
+        let point = digits.count + exponent
+        if exponent >= 0 {
+            result += digits + Array(repeating: UInt8(ascii: "0"), count: exponent)
+        } else if point > 0 {
+            result += digits[..<point] + [UInt8(ascii: ".")] + digits[point...]
+        } else {
+            result += [UInt8(ascii: "0"), UInt8(ascii: ".")] + Array(repeating: UInt8(ascii: "0"), count: -point) + digits
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
 
     /// Checks the JSON number grammar strictly (Decimal(string:) accepts `1.5x`) and counts
     /// significant digits. Returns nil when the text is not a number literal.

@@ -11,15 +11,23 @@ public struct FixedDecimal: Comparable, Sendable {
 
     /// `114459.8`, `-1.27`, `80000`: at most 18 places and 18 integer digits; nil otherwise.
     public init?(_ text: some StringProtocol) {
-        let negative = text.first == "-"
-        guard let (integer, fraction) = DecimalText.parts(String(negative ? text.dropFirst() : text[...])),
-              integer.count <= 18, fraction.count <= Self.places else { return nil }
-        var value: Int128 = 0
-        for digit in integer.utf8 { value = value * 10 + Int128(digit - 48) }
-        for index in 0..<Self.places {
-            let digit = index < fraction.count ? Int128(fraction.utf8[fraction.utf8.index(fraction.utf8.startIndex, offsetBy: index)] - 48) : 0
-            value = value * 10 + digit
+        var bytes = Substring(text).utf8[...]
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes = bytes.dropFirst() }
+        var value: Int128 = 0, integerDigits = 0, places = 0, seenPoint = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if seenPoint { places += 1 } else { integerDigits += 1 }
+            guard integerDigits <= 18, places <= Self.places else { return nil }
+            value = value * 10 + Int128(byte - UInt8(ascii: "0"))
         }
+        // Like DecimalText.parts: digits before the point are required; an empty fraction is not.
+        guard integerDigits > 0 else { return nil }
+        for _ in places..<Self.places { value *= 10 }
         units = negative ? -value : value
     }
 
