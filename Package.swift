@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "SocketServer",
             dependencies: [
-                "PriceCore", "WireProtocol", "PosixFiles",
+                "PriceCore", "WireProtocol", "PosixFiles", "CLinux",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -78,6 +78,8 @@ let package = Package(
             path: "Sources/Adapters/DaemonConfig"
         ),
 
+        // epoll, eventfd and accept4 for the socket server's front door.
+        .target(name: "CLinux", path: "Sources/Adapters/CLinux"),
         // libsystemd: the C library (system target) and the small Swift wrapper over it.
         .systemLibrary(
             name: "CSystemd",

@@ -9,13 +9,13 @@ import WireProtocol
 
 /// A status provider the test controls.
 final class FixedStatus: StatusProvider {
-    struct Replies { var status: String; var price: String }
+    struct Replies { var status: String; var price: String; var metrics = "# TYPE x counter\nx 1\n" }
     let line = Mutex(Replies(status: #"{"state":"nodata"}"# + "\n", price: #"{"error":"nodata","message":"no quote yet"}"# + "\n"))
     func statusReply() -> String { line.withLock { $0.status } }
     func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: [.init(time: "2026-11-21T16:00:00Z", close: nil)]).line }
-    func metricsReply() -> String { "# TYPE x counter\nx 1\n" }
+    func metricsReply() -> String { line.withLock { $0.metrics } }
 }
 
 /// Serves on a real Unix socket in a temp directory.
@@ -97,6 +97,17 @@ struct SocketServerTests {
         let reply = try running.ask(request)
         #expect(reply.count == 1)
         #expect(reply.first?.hasPrefix(#"{"error":"bad-request""#) == true)
+        #expect(try running.ask("ping\n") == ["pong"])
+        await running.server.shutdown()
+    }
+
+    /// The front door writes what the kernel takes at once and hands the rest to NIO.
+    @Test func aReplyLargerThanTheSocketBufferArrivesWhole() async throws {
+        let running = try await RunningServer()
+        let lines = (0..<40_000).map { "x_total{n=\"\($0)\"} \($0)" }
+        running.status.line.withLock { $0.metrics = lines.joined(separator: "\n") + "\n" }
+        #expect(try running.ask("metrics\n", timeoutMilliseconds: 20_000) == lines, "about 1 MB, far over a Unix socket's send buffer")
+        try await waitFor { running.server.openConnections == 0 }
         #expect(try running.ask("ping\n") == ["pong"])
         await running.server.shutdown()
     }

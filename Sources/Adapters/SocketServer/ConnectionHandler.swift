@@ -4,120 +4,72 @@ import NIOCore
 import PriceCore
 import WireProtocol
 
-/// One client connection: answer its request line (framed by `RequestLineDecoder`), then close,
-/// or keep streaming for `watch`.
+/// A connection the `FrontDoor` handed to NIO with its request already read: a `watch` stream,
+/// or the rest of a reply too large for the kernel to take at once. Either way the connection
+/// was counted at accept and is released when it closes.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let context: ServerContext
-    private var answered = false
-    private var counted = false
-    private var deadline: Scheduled<Void>?
+    enum Arrival {
+        case watching
+        case finishing(ByteBuffer)
+    }
 
-    init(context: ServerContext) {
+    private let context: ServerContext
+    private let arrival: Arrival
+
+    init(context: ServerContext, arrival: Arrival) {
         self.context = context
+        self.arrival = arrival
     }
 
     func channelActive(context channelContext: ChannelHandlerContext) {
-        guard self.context.admitConnection() else {
-            turnAway(context: channelContext)
-            return
-        }
-        counted = true
         let channel = channelContext.channel
-        deadline = channelContext.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(self.context.limits.requestTimeout)) { [weak self] in
-            guard let self, !self.answered else { return }
-            self.answered = true
-            self.context.metrics.reject(.requestTimeout)
-            let line = ErrorReply.badRequest("no complete request line within \(self.context.limits.requestTimeout.humanReadable)").line
-            channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
+        switch arrival {
+        case .watching:
+            // Registered and sent its first line in one step on this loop, so no update can
+            // fall between the snapshot and the stream.
+            if !context.watchers.add(channel, firstLine: context.status.statusReply()) {
+                finish(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
+            }
+        case .finishing(let rest):
+            channelContext.writeAndFlush(wrapOutboundOut(rest)).whenComplete { _ in channel.close(promise: nil) }
         }
         channelContext.fireChannelActive()
     }
 
     func channelInactive(context channelContext: ChannelHandlerContext) {
-        deadline?.cancel()
-        if counted { self.context.releaseConnection() }
-        self.context.watchers.remove(channelContext.channel)
+        context.releaseConnection()
+        context.watchers.remove(channelContext.channel)
         channelContext.fireChannelInactive()
     }
 
-    func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
-        guard !answered else { return }
-        handle(unwrapInboundIn(data).readableBytesView, context: channelContext)
-    }
-
-    /// The decoder has already handed on a request that ended at end of input; what is left is a
-    /// client that hung up without asking, or one turned away.
-    func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
-        if event as? ChannelEvent == .inputClosed, !answered || !counted {
-            answered = true
-            channelContext.close(promise: nil)
-        }
-        channelContext.fireUserInboundEventTriggered(event)
-    }
+    /// A watcher has nothing more to say; what it sends is read and dropped, never buffered.
+    func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {}
 
     func errorCaught(context channelContext: ChannelHandlerContext, error: any Error) {
         channelContext.close(promise: nil)
     }
 
-    private func handle(_ line: ByteBufferView, context channelContext: ChannelHandlerContext) {
-        answered = true
-        deadline?.cancel()
-        let request = Request.parse(line)
-        context.metrics.count(try? request.get())
-        switch request {
-        case .failure(let error):
-            reply(error.line, context: channelContext)
-        case .success(.ping):
-            reply(PingReply.line, context: channelContext)
-        case .success(.version):
-            reply(VersionReply(version: context.version).line, context: channelContext)
-        case .success(.status):
-            reply(context.status.statusReply(), context: channelContext)
-        case .success(.price):
-            reply(context.status.priceReply(), context: channelContext)
-        case .success(.watch):
-            startWatching(context: channelContext)
-        case .success(.sources):
-            reply(context.status.sourcesReport(), context: channelContext)
-        case .success(.history(let query)):
-            reply(context.status.historyReply(query), context: channelContext)
-        case .success(.metrics):
-            reply(context.status.metricsReply(), context: channelContext)
-        }
-    }
-
-    /// Over the cap: say so, then half-close and drain, because closing with the client's request
-    /// still unread would reset the connection and lose the explanation.
-    private func turnAway(context channelContext: ChannelHandlerContext) {
-        answered = true
-        context.metrics.reject(.connectionLimit)
-        let channel = channelContext.channel
-        let line = ErrorReply.busy("too many connections (limit \(context.limits.maximumConnections)); try again").line
-        channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
-            channel.close(mode: .output, promise: nil)
-        }
-        // Bounded: a turned-away client must not keep a descriptor long, or a flood of them
-        // would use up what the cap keeps in reserve.
-        channelContext.eventLoop.scheduleTask(in: .milliseconds(250)) { channel.close(promise: nil) }
-    }
-
-    private func startWatching(context channelContext: ChannelHandlerContext) {
-        // Registered and sent its first line in one step on this loop, so no update can fall
-        // between the snapshot and the stream.
-        guard context.watchers.add(channelContext.channel, firstLine: context.status.statusReply()) else {
-            reply(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
-            return
-        }
-    }
-
-    private func reply(_ line: String, context channelContext: ChannelHandlerContext) {
-        answered = true
+    private func finish(_ line: String, context channelContext: ChannelHandlerContext) {
         let channel = channelContext.channel
         channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
             channel.close(promise: nil)
+        }
+    }
+
+    /// The one line that answers any request but `watch`.
+    static func reply(to request: Result<Request, ErrorReply>, from context: ServerContext) -> String {
+        switch request {
+        case .failure(let error): error.line
+        case .success(.ping): PingReply.line
+        case .success(.version): VersionReply(version: context.version).line
+        case .success(.status), .success(.watch): context.status.statusReply()
+        case .success(.price): context.status.priceReply()
+        case .success(.sources): context.status.sourcesReport()
+        case .success(.history(let query)): context.status.historyReply(query)
+        case .success(.metrics): context.status.metricsReply()
         }
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import CoreMetrics
 import Logging
 import NIOConcurrencyHelpers
@@ -14,14 +15,17 @@ public final class QuoteServer: Sendable {
     }
 
     private let context: ServerContext
-    private let channel: any Channel
+    private let frontDoor: FrontDoor
+    /// Where broadcasts gather their watchers' results.
+    private let loop: any EventLoop
     /// The path we bound and the socket file it held then; nil when systemd owns the socket.
     private let owned: (path: String, identity: SocketFile.Identity?)?
     private let shutDown = NIOLockedValueBox(false)
 
-    private init(context: ServerContext, channel: any Channel, owned: (path: String, identity: SocketFile.Identity?)?) {
+    private init(context: ServerContext, frontDoor: FrontDoor, loop: any EventLoop, owned: (path: String, identity: SocketFile.Identity?)?) {
         self.context = context
-        self.channel = channel
+        self.frontDoor = frontDoor
+        self.loop = loop
         self.owned = owned
     }
 
@@ -34,34 +38,41 @@ public final class QuoteServer: Sendable {
                              metrics: any MetricsFactory = MetricsSystem.factory, group: any EventLoopGroup) async throws -> QuoteServer {
         let origin = clock.now
         let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics) { origin.duration(to: clock.now) }
-        let bootstrap = ServerBootstrap(group: group)
-            // EMFILE/ENFILE on accept: back off for a moment instead of spinning on the listener.
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler()) }
+        // A `watch`, or a reply too large for the kernel at once, continues in NIO.
+        let handOff: @Sendable (CInt, FrontDoor.HandOff) -> Void = { descriptor, handOff in
+            let arrival: ConnectionHandler.Arrival = switch handOff {
+            case .watch: .watching
+            case .finishReply(let rest): .finishing(rest)
             }
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(RequestLineDecoder()), ConnectionHandler(context: context))
+            ClientBootstrap(group: group)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .channelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, arrival: arrival))
+                    }
                 }
-            }
+                .withConnectedSocket(descriptor)
+                // NIO closed the descriptor if it had taken it; the connection is over either way.
+                .whenFailure { _ in context.releaseConnection() }
+        }
+        let loop = group.next()
         switch listener {
         case .path(let path):
             try SocketFile.prepare(path)
             let (descriptor, identity) = try SocketFile.listen(at: path, backlog: Self.backlog)
-            let channel: any Channel
+            let frontDoor: FrontDoor
             do {
-                channel = try await bootstrap.withBoundSocket(descriptor).get()
+                frontDoor = try FrontDoor(listener: descriptor, context: context, stoppedOn: loop, handOff: handOff)
             } catch {
                 close(descriptor)
                 SocketFile.remove(path, ifStill: identity)
                 throw error
             }
-            return QuoteServer(context: context, channel: channel, owned: (path, identity))
+            return QuoteServer(context: context, frontDoor: frontDoor, loop: loop, owned: (path, identity))
         case .inheritedDescriptor(let descriptor):
-            let channel = try await bootstrap.withBoundSocket(descriptor).get()
-            return QuoteServer(context: context, channel: channel, owned: nil)
+            let frontDoor = try FrontDoor(listener: descriptor, context: context, stoppedOn: loop, handOff: handOff)
+            return QuoteServer(context: context, frontDoor: frontDoor, loop: loop, owned: nil)
         }
     }
 
@@ -69,7 +80,7 @@ public final class QuoteServer: Sendable {
     /// served or dropped.
     @discardableResult
     public func broadcast(_ line: String) -> EventLoopFuture<Void> {
-        context.watchers.broadcast(line, on: channel.eventLoop)
+        context.watchers.broadcast(line, on: loop)
     }
 
     public var watcherCount: Int { context.watchers.count }
@@ -81,7 +92,7 @@ public final class QuoteServer: Sendable {
     /// it is still ours. Only the first call does anything.
     public func shutdown() async {
         guard shutDown.withLockedValue({ done in defer { done = true }; return !done }) else { return }
-        try? await channel.close()
+        await frontDoor.stop()
         await context.watchers.closeAll()
         if let owned { SocketFile.remove(owned.path, ifStill: owned.identity) }
     }

@@ -1,0 +1,9 @@
+#ifndef BTCPRICED_CLINUX_H
+#define BTCPRICED_CLINUX_H
+// The Linux calls the socket server's front door uses that Swift's Glibc module leaves out.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+// accept4(2) without the peer's address; declared by glibc only under _GNU_SOURCE.
+int btcpriced_accept4(int listener, int flags);
+#endif

@@ -1,0 +1,245 @@
+import CLinux
+import Glibc
+import NIOCore
+import NIOPosix
+import PriceCore
+import WireProtocol
+
+/// Accepts every connection and answers the one-line requests itself — read the line, write the
+/// reply already rendered, close — on one epoll loop on its own thread, as a C server would: a
+/// NIO channel and pipeline per connection cost three times the system calls. A `watch`, and a
+/// reply the kernel does not take at once, is handed to NIO with its descriptor.
+final class FrontDoor: @unchecked Sendable {
+    private let listener: CInt
+    private let poller: CInt
+    private let wake: CInt
+    private let context: ServerContext
+    private let handOff: @Sendable (CInt, HandOff) -> Void
+    private let thread = NIOThreadPool(numberOfThreads: 1)
+    private let stopped: EventLoopPromise<Void>
+
+    /// What NIO takes over.
+    enum HandOff {
+        case watch
+        case finishReply(ByteBuffer)
+    }
+
+    /// A connection still sending its request (or turned away and draining), owned by the loop.
+    private struct Pending {
+        var request: [UInt8] = []
+        var deadline: UInt64
+        var turnedAway = false
+    }
+
+    private var pending: [CInt: Pending] = [:]
+    private var acceptResumesAt: UInt64?
+
+    /// Takes the listening descriptor (made non-blocking here); starts serving at once.
+    init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
+         handOff: @escaping @Sendable (CInt, HandOff) -> Void) throws {
+        self.listener = listener
+        self.context = context
+        self.handOff = handOff
+        stopped = loop.makePromise()
+        guard fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0 else { throw FrontDoorError("make the listening socket non-blocking") }
+        poller = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard poller >= 0 else { throw FrontDoorError("create an epoll instance") }
+        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wake >= 0 else {
+            close(poller)
+            throw FrontDoorError("create an eventfd")
+        }
+        watch(wake)
+        watch(listener)
+        thread.start()
+        thread.submit { [self] _ in
+            run()
+            stopped.succeed()
+        }
+    }
+
+    /// Stops accepting, closes the connections still asking, and waits for the loop to end.
+    /// The listening descriptor is closed too; the caller removes the socket file.
+    func stop() async {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+        try? await stopped.futureResult.get()
+        try? await thread.shutdownGracefully()
+    }
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while true {
+            let count = epoll_wait(poller, &events, Int32(events.count), waitMilliseconds())
+            for event in events.prefix(Int(max(0, count))) {
+                let descriptor = CInt(truncatingIfNeeded: event.data.fd)
+                if descriptor == wake {
+                    finish()
+                    return
+                } else if descriptor == listener {
+                    acceptAll()
+                } else {
+                    readable(descriptor)
+                }
+            }
+            expire()
+        }
+    }
+
+    private func acceptAll() {
+        while true {
+            let client = btcpriced_accept4(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            if client < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: rest the listener a moment instead of spinning on it.
+                    epoll_ctl(poller, EPOLL_CTL_DEL, listener, nil)
+                    acceptResumesAt = now() + 100_000_000
+                default: break
+                }
+                return
+            }
+            guard context.admitConnection() else {
+                turnAway(client)
+                continue
+            }
+            pending[client] = Pending(deadline: now() + UInt64(max(0, context.limits.requestTimeout.wholeMilliseconds)) * 1_000_000)
+            watch(client)
+            readable(client)
+        }
+    }
+
+    /// Over the cap: say so, then half-close and drain for a moment, because closing with the
+    /// client's request still unread could lose the explanation.
+    private func turnAway(_ client: CInt) {
+        context.metrics.reject(.connectionLimit)
+        let line = ErrorReply.busy("too many connections (limit \(context.limits.maximumConnections)); try again").line
+        _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        shutdown(client, Int32(SHUT_WR))
+        pending[client] = Pending(deadline: now() + 250_000_000, turnedAway: true)
+        watch(client)
+    }
+
+    private func readable(_ client: CInt) {
+        guard var state = pending[client] else { return }
+        var chunk = [UInt8](repeating: 0, count: 512)
+        let got = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+        if got < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            drop(client)
+            return
+        }
+        if state.turnedAway {
+            if got == 0 { drop(client) }
+            return
+        }
+        if got == 0 {
+            // End of input: a request without a newline is still a request; nothing is a hang-up.
+            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request) }
+            return
+        }
+        state.request += chunk.prefix(got)
+        let limit = WireProtocol.maximumRequestLength
+        if let newline = state.request.prefix(limit).firstIndex(of: UInt8(ascii: "\n")) {
+            answer(client, line: Array(state.request[..<newline]))
+        } else if state.request.count >= limit {
+            answer(client, line: Array(state.request.prefix(limit)))
+        } else {
+            pending[client] = state
+        }
+    }
+
+    private func answer(_ client: CInt, line: [UInt8]) {
+        pending[client] = nil
+        epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
+        let request = Request.parse(line)
+        context.metrics.count(try? request.get())
+        if case .success(.watch) = request {
+            handOff(client, .watch)
+            return
+        }
+        reply(client, ConnectionHandler.reply(to: request, from: context))
+    }
+
+    private func reply(_ client: CInt, _ line: String) {
+        var buffer = ByteBuffer(string: line)
+        let sent = buffer.withUnsafeReadableBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if sent >= 0 { buffer.moveReaderIndex(forwardBy: sent) }
+        if buffer.readableBytes == 0 || (sent < 0 && errno != EAGAIN) {
+            closeRead(client)
+            context.releaseConnection()
+        } else {
+            handOff(client, .finishReply(buffer))
+        }
+    }
+
+    private func expire() {
+        let instant = now()
+        if let resume = acceptResumesAt, instant >= resume {
+            acceptResumesAt = nil
+            watch(listener)
+        }
+        for (client, state) in pending where state.deadline <= instant {
+            if state.turnedAway {
+                drop(client)
+                continue
+            }
+            context.metrics.reject(.requestTimeout)
+            pending[client] = nil
+            epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
+            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line)
+        }
+    }
+
+    /// Until the next deadline; forever when nothing waits (an idle daemon is never woken).
+    private func waitMilliseconds() -> Int32 {
+        let deadlines = pending.values.map(\.deadline) + [acceptResumesAt].compactMap { $0 }
+        guard let next = deadlines.min() else { return -1 }
+        let instant = now()
+        return next <= instant ? 0 : Int32(clamping: (next - instant) / 1_000_000 + 1)
+    }
+
+    /// Closes after reading what the client sent beyond its request (bounded): closing a Unix
+    /// socket with unread bytes resets it, and the client could lose the reply.
+    private func closeRead(_ client: CInt) {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let got = scratch.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if got <= 0 { break }
+        }
+        close(client)
+    }
+
+    private func drop(_ client: CInt) {
+        guard let state = pending.removeValue(forKey: client) else { return }
+        epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
+        close(client)
+        if !state.turnedAway { context.releaseConnection() }
+    }
+
+    private func finish() {
+        for client in Array(pending.keys) { drop(client) }
+        close(listener)
+        close(wake)
+        close(poller)
+    }
+
+    private func watch(_ descriptor: CInt) {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+        event.data.fd = descriptor
+        epoll_ctl(poller, EPOLL_CTL_ADD, descriptor, &event)
+    }
+
+    private func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+struct FrontDoorError: Error, CustomStringConvertible {
+    let description: String
+    init(_ what: String) { description = "cannot \(what): \(String(cString: strerror(errno)))" }
+}
