@@ -34,6 +34,9 @@ struct DaemonRuntime {
         let wallClock = SystemWallClock()
         let metrics = PrometheusExporter()
         metrics.bootstrap()
+        // One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
         let directory = SourceDirectory<ContinuousClock.Instant>(plan: plan)
         let board = LiveBoard(directory: directory, clock: ContinuousClock(), wallClock: wallClock, metrics: metrics)
         let store = FileQuoteStore(directory: settings.stateDirectory) { directory.current.origins }
@@ -51,7 +54,6 @@ struct DaemonRuntime {
         let history = HistorySaver(store: FileHistoryStore(directory: settings.stateDirectory), logger: logger)
         await history.restore(into: board)
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: QuoteServer
         let listenerDescription: String
         do {
@@ -89,7 +91,7 @@ struct DaemonRuntime {
         let health = DaemonHealth(notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), clock: ContinuousClock())
         let longestIdle = health.longestIdle
         let userAgent = "btcpriced/\(ProductVersion.current)"
-        let stream = streamLineup(eventLoop: group.next())
+        let stream = streamLineup(eventLoop: loop)
         if let stream {
             directory.attach { stream.report(at: $0) }
             board.attach { stream.isHealthy(at: $0) }
@@ -126,8 +128,10 @@ struct DaemonRuntime {
             services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, board: board, clock: ContinuousClock(), logger: logger))
         }
         if let metricsListener { services.append(MetricsHTTPService(server: metricsListener)) }
-        services.append(FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
-                                     persister: persister, restraints: restraints, server: server, health: health, logger: logger))
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: plan, reloads: reloads, board: board,
+                                     persister: persister, restraints: restraints, server: server, health: health, logger: logger)
+        fetch.executor = EventLoopExecutor(loop)
+        services.append(fetch)
         services.append(FreshnessMonitor(board: board, server: server, health: health, logger: logger))
         if let stream {
             services.append(StreamService(lineup: stream, board: board,

@@ -2,20 +2,31 @@ import CoreMetrics
 import Logging
 import NIOPosix
 import PriceCore
+import Synchronization
 
 /// Writes quotes to the store at the configured rate without ever holding up the fetch loop.
-/// Offers go into a one-slot buffer, so while a write is in flight the newest quote replaces
-/// older ones; one consumer means at most one write at a time. Writes run off the cooperative
-/// pool (fsync can block), and a broken disk is reported once rather than every second.
+/// The newest offer waits in one slot; the writer is woken only when a write is due, so a quote
+/// (or a streamed trade) inside the interval costs no thread a wakeup. One writer means at most
+/// one write at a time; while it writes, newer offers replace the waiting one. Writes run off
+/// the cooperative pool (fsync can block), and a broken disk is reported once, not every second.
 final class QuotePersister: Sendable {
     private let store: any QuoteStore
     private let minimumInterval: Duration
     private let logger: Logger
     private let report: @Sendable (String?) -> Void
-    private let offers: AsyncStream<Quote>
-    private let continuation: AsyncStream<Quote>.Continuation
+    private let wakeups: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let slot = Mutex(Slot())
     private let duration: CoreMetrics.Timer
     private let failures: Counter
+
+    private struct Slot {
+        /// The newest quote not written yet.
+        var waiting: Quote?
+        var lastSaved: Timestamp?
+        /// The writer was woken and has not taken `waiting` yet.
+        var woken = false
+    }
 
     /// `report` hears the problem when saving starts failing, and nil when it works again.
     init(store: any QuoteStore, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory,
@@ -26,12 +37,20 @@ final class QuotePersister: Sendable {
         self.minimumInterval = minimumInterval
         self.logger = logger
         self.report = report
-        (offers, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (wakeups, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Returns at once; the write happens behind.
     func offer(_ quote: Quote) {
-        continuation.yield(quote)
+        let interval = minimumInterval.wholeMilliseconds
+        let wake = slot.withLock { slot in
+            slot.waiting = quote
+            guard !slot.woken else { return false }
+            if let lastSaved = slot.lastSaved, quote.timestamp.milliseconds(since: lastSaved) < interval { return false }
+            slot.woken = true
+            return true
+        }
+        if wake { continuation.yield() }
     }
 
     /// No more offers: `run` writes what is left and returns.
@@ -41,18 +60,24 @@ final class QuotePersister: Sendable {
 
     /// Writes offered quotes until `finish`, then whatever the rate limit held back.
     func run() async {
-        var lastSaved: Timestamp?
-        var heldBack: Quote?
         var failing = false
-        for await quote in offers {
-            if let lastSaved, quote.timestamp.milliseconds(since: lastSaved) < minimumInterval.wholeMilliseconds {
-                heldBack = quote
-                continue
+        for await _ in wakeups {
+            let taken = slot.withLock { slot in
+                slot.woken = false
+                defer { slot.waiting = nil }
+                return slot.waiting
             }
-            heldBack = await save(quote, failing: &failing) ? nil : quote
-            if heldBack == nil { lastSaved = quote.timestamp }
+            guard let quote = taken else { continue }
+            if await save(quote, failing: &failing) {
+                slot.withLock { $0.lastSaved = quote.timestamp }
+            } else {
+                // Tried again with the next offer, or at the end.
+                slot.withLock { slot in slot.waiting = slot.waiting ?? quote }
+            }
         }
-        if let heldBack { _ = await save(heldBack, failing: &failing) }
+        if let heldBack = slot.withLock({ slot in defer { slot.waiting = nil }; return slot.waiting }) {
+            _ = await save(heldBack, failing: &failing)
+        }
     }
 
     private func save(_ quote: Quote, failing: inout Bool) async -> Bool {

@@ -2,6 +2,7 @@ import FileStore
 import Logging
 import NIOPosix
 import PriceCore
+import Synchronization
 
 /// Writes `sources.json` whenever a venue's cool-down or a budgeted call changes it, so a
 /// restart (or a restart loop) resumes every rest and budget instead of asking at once.
@@ -9,8 +10,9 @@ actor RestraintKeeper {
     private let store: FileRestraintStore
     private let logger: Logger
     private var written: [SourceName: SourceRestraint]?
-    /// The ledger's restraint version last looked at; -1 forces a look.
-    private var seenVersion = -1
+    /// The ledger's restraint version last looked at; -1 forces a look. Read outside the actor,
+    /// so the cycles where nothing changed (nearly all) cost no hop to it.
+    private nonisolated let seenVersion = Atomic<Int>(-1)
     private var failing = false
 
     init(store: FileRestraintStore, logger: Logger) {
@@ -33,10 +35,15 @@ actor RestraintKeeper {
         }
     }
 
-    func offer<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
+    nonisolated func offer<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
+        guard ledger.restraintVersion != seenVersion.load(ordering: .relaxed) else { return }
+        await save(from: ledger, now: now, wallTime: wallTime)
+    }
+
+    private func save<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
         let version = ledger.restraintVersion
-        guard version != seenVersion else { return }
-        seenVersion = version
+        guard version != seenVersion.load(ordering: .relaxed) else { return }
+        seenVersion.store(version, ordering: .relaxed)
         let restraints = ledger.restraints(at: now, wallTime: wallTime)
         guard restraints != written else { return }
         let store = self.store
@@ -48,7 +55,7 @@ actor RestraintKeeper {
                 logger.info("saving \(store.path) works again")
             }
         } catch {
-            seenVersion = -1  // try again next cycle
+            seenVersion.store(-1, ordering: .relaxed)  // try again next cycle
             if !failing {
                 failing = true
                 logger.error("cannot save \(store.path): \(error); cool-downs and budgets will not survive a restart", metadata: ["error": "\(error)"])

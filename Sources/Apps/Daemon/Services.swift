@@ -22,6 +22,9 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     /// Hears every cycle after the service has handled it (tests wait on it).
     var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
     var metrics = FetchMetrics()
+    /// Where the loop runs: the daemon's event loop, which also carries its HTTP connections, so
+    /// a cycle wakes one thread instead of handing each step between threads.
+    var executor: (any TaskExecutor)?
 
     func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
@@ -52,7 +55,7 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
             var updates = reloads.makeAsyncIterator()
             while !Task.isCancelled {
                 let loop = makeLoop(plan)
-                let running = Task { await loop.run(handle) }
+                let running = Task(executorPreference: executor) { await loop.run(handle) }
                 let next = await updates.next()
                 running.cancel()
                 await running.value
