@@ -1,7 +1,6 @@
 import CoreMetrics
 import NIOConcurrencyHelpers
 import NIOCore
-import PriceCore
 import WireProtocol
 
 /// A connection the `FrontDoor` handed to NIO with its request already read: a `watch` stream,
