@@ -5,8 +5,9 @@ import PriceCore
 
 /// Turns health transitions into log lines: one when something breaks, one when it heals.
 enum HealthLogging {
-    /// `hasQuote`: whether the daemon has any quote (restored or fetched) to serve meanwhile.
-    static func log(_ event: HealthEvent, report: CycleReport, hasQuote: Bool, logger: Logger) {
+    /// `hasQuote`: whether the daemon has any quote (restored or fetched) to serve meanwhile;
+    /// `maximumBackoff`: the loop's cap (lower than 30 s when the watchdog needs it).
+    static func log(_ event: HealthEvent, report: CycleReport, hasQuote: Bool, maximumBackoff: Duration, logger: Logger) {
         switch event {
         case .sourceFailing(let source, let failure):
             logger.warning("\(source) is failing: \(failure)\(hint(for: source, failure))",
@@ -15,7 +16,7 @@ enum HealthLogging {
             logger.info("\(source) recovered after \(failedCycles) failed \(failedCycles == 1 ? "attempt" : "attempts")",
                         metadata: ["source": "\(source)", "message_id": "\(MessageID.sourceRecovered)"])
         case .allSourcesFailing:
-            logger.warning("no source returned a price; \(hasQuote ? "serving the last known quote" : "no quote to serve yet") and retrying with backoff (up to 30s)",
+            logger.warning("no source returned a price; \(hasQuote ? "serving the last known quote" : "no quote to serve yet") and retrying with backoff (up to \(maximumBackoff.humanReadable))",
                            metadata: ["error": "\(report.failureSummary ?? "unknown")"])
         case .quotesFlowingAgain:
             if let quote = report.quote {

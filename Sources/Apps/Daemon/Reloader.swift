@@ -11,21 +11,19 @@ actor Reloader {
     /// What the daemon started with: keys read only at start are compared with this, so every
     /// reload that asks for a change of them says it waits for a restart.
     private let started: DaemonSettings
-    private let updates: AsyncStream<SourcePlan>.Continuation
-    private let board: LiveBoard
+    private let daemon: DaemonService<ContinuousClock>
     private let logLevel: LogLevelSwitch
     private let notifier: SystemdNotifier
     private let logger: Logger
 
     init(options: DaemonOptions, environment: [String: String], current: DaemonSettings,
-         updates: AsyncStream<SourcePlan>.Continuation, board: LiveBoard, logLevel: LogLevelSwitch,
+         daemon: DaemonService<ContinuousClock>, logLevel: LogLevelSwitch,
          notifier: SystemdNotifier, logger: Logger) {
         self.options = options
         self.environment = environment
         self.current = current
         self.started = current
-        self.updates = updates
-        self.board = board
+        self.daemon = daemon
         self.logLevel = logLevel
         self.notifier = notifier
         self.logger = logger
@@ -33,7 +31,7 @@ actor Reloader {
 
     func reload() {
         notifier.reloading(status: "reloading configuration")
-        defer { notifier.ready(status: board.statusSummary().text) }
+        defer { notifier.ready(status: daemon.board.statusSummary().text) }
         let next: DaemonSettings
         let plan: SourcePlan
         do {
@@ -54,13 +52,11 @@ actor Reloader {
             || next.krakenStreamURL != started.krakenStreamURL || next.publishInterval != started.publishInterval {
             logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart")
         }
-        board.directory.current = plan
-        board.use(plan.stalenessPolicy)
         logLevel.current = Logger.Level(next.logLevel)
         if next.cryptoCompareAPIKey != current.cryptoCompareAPIKey || next.sources != current.sources {
             SourcePlanLogging.logSkipped(plan, logger: logger)
         }
-        updates.yield(plan)
+        daemon.apply(plan)
         logger.notice("reloaded configuration: \(next.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
                       metadata: ["message_id": "\(MessageID.reloaded)"])
         current = next

@@ -31,11 +31,11 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
         let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
         let restraints = self.restraints
         let firstQuoteLogged = Mutex(board.current.quote != nil)
-        let handle: @Sendable (CycleReport) async -> Void = { report in
+        let handle: @Sendable (CycleReport, Duration) async -> Void = { report, maximumBackoff in
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.current.quote != nil
-            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, logger: logger) }
+            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, logger: logger) }
             if let snapshot = board.record(report) {
                 server.broadcast(snapshot.statusLine)
                 health.reportStatus(snapshot.status)
@@ -55,7 +55,8 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
             var updates = reloads.makeAsyncIterator()
             while !Task.isCancelled {
                 let loop = makeLoop(plan)
-                let running = Task(executorPreference: executor) { await loop.run(handle) }
+                let maximumBackoff = loop.schedule.maximumBackoff
+                let running = Task(executorPreference: executor) { await loop.run { await handle($0, maximumBackoff) } }
                 let next = await updates.next()
                 running.cancel()
                 await running.value

@@ -75,6 +75,14 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// The earliest deadline anyone sleeps until, if anyone sleeps.
+    public var nextDeadline: Instant? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
+    /// Moves time forward to `instant` (never back), waking every sleeper whose deadline has come.
+    public func advance(to instant: Instant) {
+        advance(by: max(.zero, now.duration(to: instant)))
+    }
+
     /// Waits (by yielding, not sleeping) until `count` tasks sleep on this clock.
     public func waitForSleepers(_ count: Int, maximumYields: Int = 100_000) async -> Bool {
         for _ in 0..<maximumYields {

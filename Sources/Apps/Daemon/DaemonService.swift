@@ -1,0 +1,177 @@
+import FileStore
+import Logging
+import MetricsExport
+import NIOCore
+import PriceCore
+import ServiceLifecycle
+import SocketServer
+
+/// What the daemon is made of. Production wires the system clocks, the venues over HTTPS, the
+/// state directory, the socket and systemd; tests wire a ManualClock, scripted sources, a
+/// temporary directory and a recorder.
+struct DaemonParts<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+    var clock: C
+    var wallClock: any WallClock
+    var plan: SourcePlan
+    /// The venues a plan asks; called again with each plan a reload brings.
+    var sources: @Sendable (SourcePlan) -> [any PriceSource]
+    /// The store: quote.json, sources.json and history.txt live here.
+    var stateDirectory: String
+    var listener: QuoteServer.Listener
+    var serverLimits = ServerLimits()
+    var group: any EventLoopGroup
+    var notifier: any HealthNotifier
+    var watchdogInterval: Duration?
+    var logger: Logger
+    /// For ServiceLifecycle's own messages.
+    var serviceLogger: Logger
+    /// Called once the socket serves the restored quote, before the first fetch: READY=1 in production.
+    var onReady: @Sendable (DaemonStatus) -> Void = { _ in }
+    var version: String
+    var persistInterval: Duration
+    var publishInterval: Duration = .zero
+    var streams: StreamLineup<C.Instant>?
+    var jitter: any JitterSource = SystemJitter()
+    var metrics = PrometheusExporter()
+    /// Where the fetch loop runs (the daemon's event loop in production).
+    var executor: (any TaskExecutor)?
+    /// Hears every fetch cycle after the daemon has handled it (tests step the clock on it).
+    var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
+}
+
+/// Why the daemon could not start serving; each maps to a sysexits(3) status.
+struct DaemonStartError: Error, CustomStringConvertible {
+    let description: String
+    let exitStatus: Int32
+}
+
+/// The whole daemon as one Service: restores the saved quote, history and restraints, serves
+/// the socket, calls the on-ready hook, then runs the fetch loop, the stream, the writers and
+/// the health services until graceful shutdown, which ends with a final save of each file.
+struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
+    let board: PriceBoard<C>
+    private let parts: DaemonParts<C>
+    private let persister: QuotePersister
+    private let restraints: RestraintKeeper
+    private let history: HistorySaver
+    private let health: DaemonHealth<C>
+    private let reloads: AsyncStream<SourcePlan>
+    private let reloadContinuation: AsyncStream<SourcePlan>.Continuation
+
+    /// Prepares the state directory and restores what the last run saved.
+    init(_ parts: DaemonParts<C>) async throws(DaemonStartError) {
+        self.parts = parts
+        let logger = parts.logger
+        let directory = SourceDirectory<C.Instant>(plan: parts.plan)
+        let board = PriceBoard(directory: directory, clock: parts.clock, wallClock: parts.wallClock, metrics: parts.metrics)
+        self.board = board
+        let store = FileQuoteStore(directory: parts.stateDirectory) { directory.current.origins }
+        do {
+            let removed = try store.prepare()
+            if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(store.directory)") }
+        } catch {
+            throw DaemonStartError(description: "cannot use the state directory: \(error)", exitStatus: ExitStatus.cannotCreate)
+        }
+        SavedQuote.restore(from: store, into: board, at: parts.wallClock.now(), logger: logger)
+        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory), logger: logger)
+        await history.restore(into: board)
+        health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
+        persister = QuotePersister(store: store, minimumInterval: parts.persistInterval, logger: logger) { board.persistence(failing: $0) }
+        restraints = RestraintKeeper(store: FileRestraintStore(directory: parts.stateDirectory), logger: logger)
+        await restraints.restore(into: directory.ledger, now: parts.clock.now, wallTime: parts.wallClock.now())
+        if let streams = parts.streams {
+            directory.attach { streams.report(at: $0) }
+            board.attach { streams.isHealthy(at: $0) }
+            for (venue, until) in streams.resumeRefusals(from: directory.ledger, at: parts.clock.now) {
+                logger.notice("not asking \(venue) for its stream for another \(parts.clock.now.duration(to: until).humanReadable): it refused before the restart",
+                              metadata: ["source": "\(venue)"])
+            }
+        }
+        (reloads, reloadContinuation) = AsyncStream.makeStream(of: SourcePlan.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// A reload's plan: the staleness policy applies at once, the fetch loop restarts with the
+    /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
+    func apply(_ plan: SourcePlan) {
+        board.directory.current = plan
+        board.use(plan.stalenessPolicy)
+        reloadContinuation.yield(plan)
+    }
+
+    func run() async throws {
+        defer { reloadContinuation.finish() }
+        let server: QuoteServer
+        do {
+            server = try await QuoteServer.start(listener: parts.listener, status: board, version: parts.version, limits: parts.serverLimits,
+                                                 clock: parts.clock, group: parts.group)
+        } catch {
+            throw DaemonStartError(description: "cannot serve the socket: \(error)", exitStatus: ExitStatus.cannotCreate)
+        }
+        // Stopped in reverse order: the writers (quote, history) after what feeds them.
+        var services: [any Service] = [
+            ServerService(server: server),
+            PersistService(persister: persister),
+            HistoryService(board: board, saver: history, clock: parts.clock),
+            fetchService(server: server),
+            FreshnessMonitor(board: board, server: server, health: health, logger: parts.logger),
+        ]
+        if let streams = parts.streams {
+            services.append(StreamService(lineup: streams, board: board,
+                                          publisher: WatchPublisher(clock: parts.clock, interval: parts.publishInterval) { server.broadcast($0) },
+                                          persister: persister, restraints: restraints, health: health, clock: parts.clock,
+                                          jitter: parts.jitter, logger: parts.logger))
+        }
+        services.append(WatchdogService(health: health))
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: parts.serviceLogger
+        ))
+        parts.onReady(board.statusSummary())
+        try await group.run()
+    }
+
+    private func fetchService(server: QuoteServer) -> FetchService<C> {
+        let parts = self.parts, ledger = board.directory.ledger
+        let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
+        let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C> = { plan in
+            var loop = FetchLoop(
+                fetcher: FallbackFetcher(sources: parts.sources(plan), timeout: plan.settings.timeout, clock: parts.clock),
+                schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: maximumBackoff),
+                wallClock: parts.wallClock, jitter: parts.jitter, ledger: ledger, mode: plan.mode
+            )
+            if let streams = parts.streams { loop.standby = { streams.isHealthy(at: $0) } }
+            return loop
+        }
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, board: board, persister: persister,
+                                 restraints: restraints, server: server, health: health, logger: parts.logger,
+                                 cycleHandled: parts.cycleHandled)
+        fetch.executor = parts.executor
+        return fetch
+    }
+}
+
+/// quote.json at start. Corrupt state gives no data, never a failure to serve: whatever is wrong
+/// with the file is logged once and the daemon starts with live prices only.
+enum SavedQuote {
+    static func restore<C>(from store: FileQuoteStore, into board: PriceBoard<C>, at now: Timestamp, logger: Logger) {
+        do {
+            switch try store.load() {
+            case .none:
+                logger.info("no saved quote in \(store.path) yet")
+            case .quote(let quote) where quote.timestamp.milliseconds(since: now) > restoredFutureTolerance.wholeMilliseconds:
+                board.restore(quote, ageKnown: false)
+                logger.warning("\(store.path) is stamped \(quote.timestamp.rfc3339), in the future (a wrong clock or a copied file); serving its price as stale, of unknown age, until a fresh quote arrives")
+            case .quote(let quote):
+                board.restore(quote, ageKnown: true)
+                logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)",
+                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
+            case .foreign(let quote, let reason):
+                logger.warning("not restoring \(quote.price) \(quote.currency) from \(store.path): \(reason) (a test or fake exchange?); it is replaced by the next quote")
+            case .quarantined(let reason, let movedTo):
+                logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
+            }
+        } catch {
+            logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
+        }
+    }
+}
