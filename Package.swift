@@ -47,9 +47,14 @@ let package = Package(
             path: "Sources/Adapters/Exchanges"
         ),
         .target(
+            name: "EventLoopScheduling",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            path: "Sources/Adapters/EventLoopScheduling"
+        ),
+        .target(
             name: "Streams",
             dependencies: [
-                "PriceCore", "Exchanges",
+                "PriceCore", "Exchanges", "EventLoopScheduling",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -111,6 +116,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                "EventLoopScheduling",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -154,7 +160,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport",
+            "MetricsExport", "EventLoopScheduling",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import Synchronization
+import EventLoopScheduling
 import Exchanges
 import Logging
 import NIOCore

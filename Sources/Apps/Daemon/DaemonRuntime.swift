@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AsyncHTTPClient
 import DaemonConfig
+import EventLoopScheduling
 import Exchanges
 import FileStore
 import Logging
@@ -33,7 +34,8 @@ struct DaemonRuntime {
         let notifier = SystemdNotifier()
         let metrics = PrometheusExporter()
         metrics.bootstrap()
-        // One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers.
+        // One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers
+        // (EventLoopClock: its sleeps are the loop's timers).
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         // Before any file in the state directory is touched: a second daemon stops here.
@@ -75,7 +77,7 @@ struct DaemonRuntime {
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         var parts = DaemonParts(
-            clock: ContinuousClock(), wallClock: SystemWallClock(), plan: plan,
+            clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan,
             sources: { $0.sources(client: httpClient, userAgent: userAgent) },
             stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group,
             notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
@@ -87,7 +89,7 @@ struct DaemonRuntime {
             SourcePlanLogging.logSkipped(plan, logger: logger)
             notifier.ready(status: status.text)
         }
-        let daemon: DaemonService<ContinuousClock>
+        let daemon: DaemonService<EventLoopClock>
         do {
             daemon = try await DaemonService(parts)
         } catch {
@@ -106,7 +108,7 @@ struct DaemonRuntime {
             return await stop(ExitStatus.config)
         }
         if let path = settings.metricsTextfile {
-            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, board: daemon.board, clock: ContinuousClock(), logger: logger))
+            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, board: daemon.board, clock: EventLoopClock(loop), logger: logger))
         }
         let reloader = Reloader(options: options, environment: environment, current: settings, daemon: daemon, logLevel: logLevel,
                                 notifier: notifier, logger: logger)

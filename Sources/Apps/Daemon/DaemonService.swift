@@ -33,7 +33,7 @@ struct DaemonParts<C: Clock>: Sendable where C.Duration == Duration, C.Instant: 
     var streams: StreamLineup<C.Instant>?
     var jitter: any JitterSource = SystemJitter()
     var metrics = PrometheusExporter()
-    /// Where the fetch loop runs (the daemon's event loop in production).
+    /// Where the services run (the daemon's event loop in production).
     var executor: (any TaskExecutor)?
     /// Hears every fetch cycle after the daemon has handled it (tests step the clock on it).
     var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
@@ -127,7 +127,9 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             logger: parts.serviceLogger
         ))
         parts.onReady(board.statusSummary())
-        try await group.run()
+        // Every service's task runs on the daemon's event loop: with the loop's timers as the
+        // clock, a wakeup at idle is one thread's.
+        try await withTaskExecutorPreference(parts.executor) { try await group.run() }
     }
 
     private func fetchService(server: QuoteServer) -> FetchService<C> {

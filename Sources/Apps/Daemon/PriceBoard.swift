@@ -1,10 +1,11 @@
+import EventLoopScheduling
 import MetricsExport
 import PriceCore
 import SocketServer
 import Synchronization
 import WireProtocol
 
-typealias LiveBoard = PriceBoard<ContinuousClock>
+typealias LiveBoard = PriceBoard<EventLoopClock>
 
 /// How far in the future a restored quote's stamp may be before its age counts as unknown.
 let restoredFutureTolerance = Duration.seconds(60)

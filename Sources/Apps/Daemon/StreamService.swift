@@ -1,4 +1,5 @@
 import CoreMetrics
+import EventLoopScheduling
 import Logging
 import PriceCore
 import ServiceLifecycle
@@ -110,7 +111,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     let jitter: any JitterSource
     let logger: Logger
 
-    @_specialize(where C == ContinuousClock)
+    @_specialize(where C == EventLoopClock)
     func run() async throws {
         await cancelWhenGracefulShutdown { await keepConnected() }
     }

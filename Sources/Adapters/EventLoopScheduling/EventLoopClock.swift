@@ -1,0 +1,63 @@
+import NIOCore
+import Synchronization
+
+/// ContinuousClock's time, with sleeps that are timers on a NIO event loop. The daemon's tasks
+/// run on that loop (EventLoopExecutor), so a sleep ending wakes that one thread; a
+/// ContinuousClock sleep would first wake the Swift runtime's timer thread, which then wakes
+/// the loop: about half the daemon's wakeups at idle.
+public struct EventLoopClock: Clock, Sendable {
+    public typealias Instant = ContinuousClock.Instant
+    public typealias Duration = Swift.Duration
+
+    let loop: any EventLoop
+
+    public init(_ loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    public var now: Instant { .now }
+    public var minimumResolution: Duration { .microseconds(1) }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let delay = Instant.now.duration(to: deadline)
+        guard delay > .zero else { return }
+        let timer = Mutex(TimerState.unscheduled)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let scheduled = loop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) {}
+                scheduled.futureResult.whenComplete { result in
+                    continuation.resume(with: result.mapError { _ in CancellationError() })
+                }
+                let cancelledAlready = timer.withLock { state in
+                    guard case .unscheduled = state else { return true }
+                    state = .scheduled(scheduled)
+                    return false
+                }
+                if cancelledAlready { scheduled.cancel() }
+            }
+        } onCancel: {
+            let scheduled = timer.withLock { state -> Scheduled<Void>? in
+                defer { state = .cancelled }
+                guard case .scheduled(let scheduled) = state else { return nil }
+                return scheduled
+            }
+            scheduled?.cancel()
+        }
+    }
+
+    private enum TimerState {
+        case unscheduled
+        case scheduled(Scheduled<Void>)
+        case cancelled
+    }
+}
+
+extension Duration {
+    /// Saturates rather than trapping for durations beyond Int64 nanoseconds (about 292 years).
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}
