@@ -89,7 +89,7 @@ struct DaemonEndToEndTests {
         try await second.start()
         let served = try await second.ctl("price")
         #expect(served.stdout == "70123.45\n")
-        try await until("the quote turns stale") { try await second.ctl("price").status == 3 }
+        try await until("the quote turns stale", context: { "daemon log:\n\(second.log)" }) { try await second.ctl("price").status == 3 }
         let status = try await second.ctl("status", "--json")
         #expect(status.status == 3)
         #expect(status.stdout.contains("\"state\":\"stale\""))

@@ -112,12 +112,15 @@ final class DaemonProcess {
     }
 }
 
-/// Polls until the condition holds, failing the test (with a description) after a time limit.
-func until(_ what: String, timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
+/// Polls until the condition holds, failing the test (with a description, and `context` such as
+/// the daemon's log) after a time limit.
+func until(_ what: String, timeout: Duration = .seconds(5), context: () -> String = { "" },
+           _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting for \(what)")
+            let context = context()
+            Issue.record("timed out waiting for \(what)\(context.isEmpty ? "" : "\n\(context)")")
             throw CancellationError()
         }
         try await Task.sleep(for: .milliseconds(20))

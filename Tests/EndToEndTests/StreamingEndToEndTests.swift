@@ -72,8 +72,10 @@ struct StreamingEndToEndTests {
         let before = exchange.requestCount(.binance)
         exchange.setStream(.binance, .silent)
         let silentAt = ContinuousClock.now
-        try await until("REST takes over", timeout: .seconds(10)) { try await status(daemon)["transport"] == .string("poll") }
-        #expect(ContinuousClock.now - silentAt < .seconds(8), "5 s stall limit, then the next 1 s tick")
+        try await until("REST takes over", timeout: .seconds(15)) { try await status(daemon)["transport"] == .string("poll") }
+        // The stall limit's exact length is tested on injected time (StreamLinkTests); here only
+        // that REST waited for it: an upper bound in wall time fails on a loaded machine.
+        #expect(ContinuousClock.now - silentAt > .seconds(4), "REST took over before the 5 s stall limit")
         #expect(try await daemon.ctl("price").stdout == "114400\n")
         #expect(exchange.requestCount(.binance) > before)
         let warnings = daemon.log.components(separatedBy: "binance stream is down").count - 1
