@@ -40,6 +40,35 @@ struct WatchPublisherTests {
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
+    /// ManualClock's time, but every sleep fails at once, as EventLoopClock's do while the
+    /// daemon's event loop shuts down.
+    final class StoppedClock: Clock, Sendable {
+        let base: ManualClock
+        private let failures = Mutex(0)
+        init(_ base: ManualClock) { self.base = base }
+        var now: ManualClock.Instant { base.now }
+        var minimumResolution: Duration { .zero }
+        var failedSleeps: Int { failures.withLock { $0 } }
+        func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+            failures.withLock { $0 += 1 }
+            throw CancellationError()
+        }
+    }
+
+    @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
+        let (board, clock, _) = try makeBoard()
+        let stopped = StoppedClock(clock)
+        let lines = Lines()
+        let publisher = WatchPublisher(clock: stopped, interval: .milliseconds(250)) { lines.append($0) }
+        publisher.publish(board.record(streamed: quote("100.1"))!)
+        clock.advance(by: .milliseconds(100))
+        publisher.publish(board.record(streamed: quote("100.2"))!)
+        for _ in 0..<100_000 where stopped.failedSleeps == 0 { await Task.yield() }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(stopped.failedSleeps == 1, "the held line waited for its slot")
+        #expect(lines.prices == ["100.1"], "a failed wait sends nothing: the server it would write to is shutting down")
+    }
+
     @Test func aChangeOfTransportOrStateIsNeverHeldBack() async throws {
         let (board, clock, _) = try makeBoard()
         let lines = Lines()

@@ -47,7 +47,9 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
             broadcast(snapshot.statusLine)
         case .held(let flushAt?):
             Task { [self] in
-                try? await clock.sleep(until: flushAt, tolerance: nil)
+                // A sleep that fails (the daemon's event loop is shutting down) flushes nothing:
+                // the server it would write to is gone.
+                do { try await clock.sleep(until: flushAt, tolerance: nil) } catch { return }
                 flush()
             }
         case .held(nil):
