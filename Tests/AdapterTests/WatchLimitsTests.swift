@@ -72,7 +72,9 @@ struct WatchLimitsTests {
             #expect(try reader.readLine()?.count == 4095)
         }
         try await waitFor { running.server.watcherCount == 1 }
-        #expect(highestQueued <= limits.watchQueueLimit)
+        // A watcher within its share is never dropped for the others, so each may add the line
+        // being sent to it (seen: 128 bytes over, once in 60 loaded parallel runs).
+        #expect(highestQueued <= limits.watchQueueLimit + 4 * line.utf8.count, "\(highestQueued) bytes held")
         try await running.server.broadcast("still here\n").get()
         #expect(try reader.readLine() == "still here")
         try await waitFor { running.server.watchQueuedBytes == 0 }

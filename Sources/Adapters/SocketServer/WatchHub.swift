@@ -8,7 +8,9 @@ import Synchronization
 /// A client that stops reading costs memory twice: in the kernel (its socket buffer) and here
 /// (NIO's queue of unwritten lines). Both are bounded, and such a client is dropped once its
 /// stream has not drained for `watchStall`, its own queue passes `watchBacklogLimit`, or all
-/// queues together pass `watchQueueLimit` and it holds more than an equal share of that.
+/// queues together pass `watchQueueLimit` and it holds more than an equal share of that. A
+/// watcher within its share is never dropped for the others' backlog, so the total may pass
+/// the limit by the line being sent to each such watcher.
 final class WatchHub: Sendable {
     private let watchers = NIOLockedValueBox(Watchers())
     private let closed = NIOLockedValueBox(false)
