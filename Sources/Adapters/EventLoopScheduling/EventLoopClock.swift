@@ -25,7 +25,7 @@ public struct EventLoopClock: Clock, Sendable {
         let timer = Mutex(TimerState.unscheduled)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let scheduled = loop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) {}
+                let scheduled = loop.scheduleTask(in: TimeAmount(delay)) {}
                 scheduled.futureResult.whenComplete { result in
                     continuation.resume(with: result.mapError { _ in CancellationError() })
                 }
@@ -50,14 +50,5 @@ public struct EventLoopClock: Clock, Sendable {
         case unscheduled
         case scheduled(Scheduled<Void>)
         case cancelled
-    }
-}
-
-extension Duration {
-    /// Saturates rather than trapping for durations beyond Int64 nanoseconds (about 292 years).
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? (seconds < 0 ? .min : .max) : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

@@ -76,6 +76,8 @@ final class WatchHub: Sendable {
     /// The future completes once every watcher has been served or dropped.
     @discardableResult
     func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        // Once closed, the loop may be gone too, and a promise made on it would never complete.
+        guard !closed.withLockedValue({ $0 }) else { return eventLoop.makeSucceededVoidFuture() }
         let buffer = ByteBuffer(string: line)
         let instant = now()
         let (byLoop, count) = watchers.withLockedValue { ($0.grouped(), $0.streams.count) }
