@@ -173,7 +173,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText", "ClientKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FakeExchange", "WireProtocol", "JSONText", "ClientKit"], exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )

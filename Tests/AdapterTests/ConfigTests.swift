@@ -243,9 +243,31 @@ struct ConfigTests {
     }
 
     @Test func aTimeoutThatCannotFitTheIntervalIsRejectedWithTheRule() {
-        let message = error(flags: [.interval: "500ms"])
-        #expect(message.contains("default BTCPRICED_TIMEOUT (800ms) must be shorter than --interval (500ms)"))
-        #expect(message.contains("Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL"))
+        let message = error(flags: [.interval: "500ms"], env: ["BTCPRICED_TIMEOUT": "800ms"])
+        #expect(message.contains("environment variable BTCPRICED_TIMEOUT (800ms) must be shorter than --interval (500ms)"), "\(message)")
+        #expect(message.contains("Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL"), "\(message)")
+    }
+
+    @Test(arguments: [("500ms", "400ms"), ("1s", "800ms"), ("10s", "800ms"), ("100ms", "80ms")])
+    func anUnsetTimeoutFollowsTheInterval(interval: String, timeout: String) throws {
+        let settings = try load(flags: [.interval: interval])
+        #expect(settings.timeout.humanReadable == timeout, "interval \(interval): timeout \(settings.timeout.humanReadable)")
+    }
+
+    @Test func watchersPerUserMustLeaveRoomForTheUsersOwnRequests() throws {
+        let message = error(env: ["BTCPRICED_USER_CONNECTIONS": "8", "BTCPRICED_USER_WATCHERS": "8"])
+        #expect(message.contains("BTCPRICED_USER_WATCHERS (8) must be lower than environment variable BTCPRICED_USER_CONNECTIONS (8)"), "\(message)")
+        let settings = try load(env: ["BTCPRICED_USER_CONNECTIONS": "8", "BTCPRICED_USER_WATCHERS": "7"])
+        #expect((settings.userConnections, settings.userWatchers) == (8, 7))
+        let defaults = try load()
+        #expect((defaults.userConnections, defaults.userWatchers) == (128, 64))
+    }
+
+    @Test func anEnvironmentTypoGetsTheSameHintAsAFileTypo() {
+        #expect(SettingsLoader.unknownEnvironmentWarnings(["BTCPRICED_INTERVL": "2s", "BTCPRICED_INTERVAL": "1s"])
+            == ["ignoring unknown environment variable BTCPRICED_INTERVL (did you mean BTCPRICED_INTERVAL?)"])
+        #expect(SettingsLoader.unknownEnvironmentWarnings(["BTCPRICED_ZZZZZZZZZZZZZZZZZZZ": "1"])
+            == ["ignoring unknown environment variable BTCPRICED_ZZZZZZZZZZZZZZZZZZZ; see btcpriced.conf(5) for valid keys"])
     }
 
     @Test func echoedValuesAreBoundedAndEscaped() {

@@ -89,9 +89,10 @@ struct HardeningEndToEndTests {
     }
 
     @Test func aTimeoutLongerThanTheIntervalIsAConfigurationError() async throws {
-        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--interval", "500ms"])
-        #expect(result.status == 78)
-        #expect(result.stderr.contains("must be shorter than --interval (500ms)"))
+        let result = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--interval", "500ms"],
+                                          environment: ["BTCPRICED_TIMEOUT": "800ms"])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("must be shorter than --interval (500ms)"), "\(result.stderr)")
     }
 
     @Test func withFewDescriptorsExtraClientsGetBusyAndTheDaemonKeepsWorking() async throws {

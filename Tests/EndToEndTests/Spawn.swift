@@ -15,7 +15,7 @@ final class SpawnedProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // NIO accepts connections without CLOEXEC; a child that inherited one would hold an
         // in-process test's connection open after the server closed it.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        _ = posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

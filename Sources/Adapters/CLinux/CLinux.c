@@ -6,3 +6,10 @@
 int btcpriced_accept4(int listener, int flags) {
     return accept4(listener, NULL, NULL, flags);
 }
+
+long btcpriced_peer_uid(int socket) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    return (long)credentials.uid;
+}

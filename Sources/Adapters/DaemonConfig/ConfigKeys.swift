@@ -30,6 +30,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case metricsTextfile = "BTCPRICED_METRICS_TEXTFILE"
     case metricsTextfileInterval = "BTCPRICED_METRICS_TEXTFILE_INTERVAL"
     case metricsListen = "BTCPRICED_METRICS_LISTEN"
+    case userConnections = "BTCPRICED_USER_CONNECTIONS"
+    case userWatchers = "BTCPRICED_USER_WATCHERS"
 
     public static let prefix = "BTCPRICED_"
 

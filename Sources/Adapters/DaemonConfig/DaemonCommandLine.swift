@@ -35,11 +35,16 @@ public enum DaemonCommandLine {
       --config PATH          config file (default \(DaemonSettings.defaultConfigPath); must exist if given)
       --state-dir DIR        where quote.json is kept (BTCPRICED_STATE_DIR)
       --socket PATH          Unix socket to serve on (BTCPRICED_SOCKET)
-      --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL)
+      --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL; default 1s;
+                             the timeout follows it unless BTCPRICED_TIMEOUT is set)
       --log-level LEVEL      trace, debug, info, notice, warning, error, critical (BTCPRICED_LOG_LEVEL)
-      --check-config         validate the configuration and exit (0 valid, 78 invalid)
+      --check-config         validate the configuration and exit: 0 valid, 78 invalid,
+                             73 if the state or socket directory cannot be used
       --version              print the version and exit
-      --help                 print this help and exit
+      -h, --help             print this help and exit
+
+    Exit status: 0 stopped cleanly, 64 bad usage, 73 the socket or state directory cannot be
+    used, 78 invalid configuration, 1 any other failure.
 
     Settings come from flags, then the environment, then the config file, then defaults.
     See btcpriced.conf(5) or the shipped config file for every BTCPRICED_* key.
@@ -52,6 +57,7 @@ public enum DaemonCommandLine {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "-h" { return .help }
             guard argument.hasPrefix("--") else {
                 throw UsageError(description: "unexpected argument \(quoted(argument)); see --help")
             }

@@ -47,6 +47,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var metricsTextfileInterval: Duration
     /// The HTTP listener for `GET /metrics`; nil (the default) for none.
     public var metricsListen: ListenAddress?
+    /// Socket connections one local user (UID) may hold at once.
+    public var userConnections: Int = 128
+    /// `watch` streams one UID may hold; fewer than `userConnections`.
+    public var userWatchers: Int = 64
 
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
@@ -55,7 +59,7 @@ public struct DaemonSettings: Sendable, Equatable {
         switch key {
         case .sources: "binance,coinbase,kraken,bitstamp,cryptocompare"
         case .interval: "1s"
-        case .timeout: "800ms"
+        case .timeout: Self.defaultTimeout(interval: nil).humanReadable
         case .staleAfter: "10s"
         case .persistInterval: "2m"
         case .watchStall: "30s"
@@ -81,7 +85,15 @@ public struct DaemonSettings: Sendable, Equatable {
         case .logLevel: "info"
         case .metricsTextfile, .metricsListen: ""
         case .metricsTextfileInterval: "15s"
+        case .userConnections: "128"
+        case .userWatchers: "64"
         }
+    }
+
+    /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due.
+    public static func defaultTimeout(interval: Duration?) -> Duration {
+        guard let interval else { return .milliseconds(800) }
+        return min(.milliseconds(800), interval * 4 / 5)
     }
 
     /// systemd sets `STATE_DIRECTORY=/a:/b` when a unit names several; ours is the first.

@@ -55,10 +55,14 @@ public enum SettingsLoader {
             try value(key) { $0.isEmpty ? .failure("must not be empty") : .success($0) }
         }
 
-        let settings = DaemonSettings(
+        let interval = try positive(.interval, atMost: .seconds(3600))
+        // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
+        let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
+            ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
+        var settings = DaemonSettings(
             sources: try value(.sources, ValueParsers.sources),
-            interval: try positive(.interval, atMost: .seconds(3600)),
-            timeout: try positive(.timeout, atMost: .seconds(60)),
+            interval: interval,
+            timeout: timeout,
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
             watchStall: try positive(.watchStall, atMost: .seconds(3600)),
@@ -95,6 +99,12 @@ public enum SettingsLoader {
             metricsTextfileInterval: try positive(.metricsTextfileInterval, atMost: .seconds(3600)),
             metricsListen: try value(.metricsListen, ValueParsers.listenAddress)
         )
+        settings.userConnections = try value(.userConnections, ValueParsers.wholeNumber(in: 2...65_536))
+        settings.userWatchers = try value(.userWatchers, ValueParsers.wholeNumber(in: 0...65_535))
+        // A user's own prompts must find room beside its watchers.
+        guard settings.userWatchers < settings.userConnections else {
+            throw ConfigError("\(origin(of: .userWatchers)) (\(settings.userWatchers)) must be lower than \(origin(of: .userConnections)) (\(settings.userConnections)), so a user's own one-shot requests find room beside its watch streams")
+        }
         // Every attempt must end before the next cycle is due, or the interval is not kept.
         guard settings.timeout < settings.interval else {
             throw ConfigError("\(origin(of: .timeout)) (\(settings.timeout.humanReadable)) must be shorter than \(origin(of: .interval)) (\(settings.interval.humanReadable)): a slow source would overrun every cycle. Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL")
@@ -105,6 +115,15 @@ public enum SettingsLoader {
     /// `BTCPRICED_*` variables in the environment that are not settings: likely typos.
     public static func unknownEnvironmentKeys(_ environment: [String: String]) -> [String] {
         environment.keys.filter { $0.hasPrefix(SettingKey.prefix) && SettingKey(rawValue: $0) == nil }.sorted()
+    }
+
+    /// One warning per unknown `BTCPRICED_*` variable, with the same hint a config file's typo gets.
+    public static func unknownEnvironmentWarnings(_ environment: [String: String]) -> [String] {
+        unknownEnvironmentKeys(environment).map { key in
+            let shown = key.count > 64 ? key.prefix(64) + "…" : Substring(key)
+            let hint = SettingKey.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? "; see btcpriced.conf(5) for valid keys"
+            return "ignoring unknown environment variable \(shown)\(hint)"
+        }
     }
 
     static func flagName(for key: SettingKey) -> String? {

@@ -12,7 +12,7 @@ public enum MetricHelp {
         "btcpriced_rate_limit_used": "Request weight the venue reports as used in its window (Binance X-MBX-USED-WEIGHT-1M).",
         "btcpriced_socket_requests_total": "Requests on the Unix socket by request word (invalid for bad ones).",
         "btcpriced_watch_subscribers": "Clients following the watch stream now.",
-        "btcpriced_socket_rejected_total": "Connections refused or cut: over the connection cap, too slow to send a request, or too slow to read watch lines.",
+        "btcpriced_socket_rejected_total": "Connections refused or cut: over the connection cap, over one local user's share (per_user_limit), too slow to send a request, or too slow to read watch lines.",
         "btcpriced_persist_duration_seconds": "Time of each durable write of quote.json.",
         "btcpriced_persist_failures_total": "Failed writes of quote.json.",
         "btcpriced_stream_connected": "1 while the venue's trade stream is live, else 0.",

@@ -31,8 +31,9 @@ public final class MetricsHTTPServer: Sendable {
                 channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
                 let deadline = channel.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
                 channel.closeFuture.whenComplete { _ in deadline.cancel() }
-                return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(MetricsRequestHandler(exposition: exposition))
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(MetricsRequestHandler(exposition: exposition))
                 }
             }
             .bind(host: host, port: port).get()

@@ -1,5 +1,5 @@
 import CoreMetrics
-import NIOConcurrencyHelpers
+import Logging
 import NIOCore
 import WireProtocol
 
@@ -17,10 +17,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let context: ServerContext
     private let arrival: Arrival
+    private let seat: ConnectionBudget.Seat
 
-    init(context: ServerContext, arrival: Arrival) {
+    init(context: ServerContext, arrival: Arrival, seat: ConnectionBudget.Seat) {
         self.context = context
         self.arrival = arrival
+        self.seat = seat
     }
 
     func channelActive(context channelContext: ChannelHandlerContext) {
@@ -39,7 +41,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context channelContext: ChannelHandlerContext) {
-        context.releaseConnection()
+        context.budget.release(seat)
         context.watchers.remove(channelContext.channel)
         channelContext.fireChannelInactive()
     }
@@ -80,28 +82,20 @@ final class ServerContext: Sendable {
     let limits: ServerLimits
     let watchers: WatchHub
     let metrics: SocketMetrics
-    private let connections = NIOLockedValueBox(0)
+    let budget: ConnectionBudget
+    /// The server's clock, for request deadlines and the budget's log pacing.
+    let now: @Sendable () -> Duration
 
-    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory,
+    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory, logger: Logger,
          now: @escaping @Sendable () -> Duration) {
         self.status = status
         self.version = version
         self.limits = limits
+        self.now = now
         self.metrics = SocketMetrics(factory: metrics)
         self.watchers = WatchHub(limits: limits, metrics: self.metrics, now: now)
+        self.budget = ConnectionBudget(limits: limits, logger: logger, now: now)
     }
 
-    func admitConnection() -> Bool {
-        connections.withLockedValue { count in
-            guard count < limits.maximumConnections else { return false }
-            count += 1
-            return true
-        }
-    }
-
-    func releaseConnection() {
-        connections.withLockedValue { $0 -= 1 }
-    }
-
-    var openConnections: Int { connections.withLockedValue { $0 } }
+    var openConnections: Int { budget.openConnections }
 }

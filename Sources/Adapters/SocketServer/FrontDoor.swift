@@ -14,7 +14,7 @@ final class FrontDoor: @unchecked Sendable {
     private let poller: CInt
     private let wake: CInt
     private let context: ServerContext
-    private let handOff: @Sendable (CInt, HandOff) -> Void
+    private let handOff: @Sendable (CInt, HandOff, ConnectionBudget.Seat) -> Void
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let stopped: EventLoopPromise<Void>
 
@@ -28,7 +28,8 @@ final class FrontDoor: @unchecked Sendable {
     private struct Pending {
         var request: [UInt8] = []
         var deadline: UInt64
-        var turnedAway = false
+        /// Nil for a connection turned away, which holds no place.
+        var seat: ConnectionBudget.Seat?
     }
 
     private var pending: [CInt: Pending] = [:]
@@ -36,7 +37,7 @@ final class FrontDoor: @unchecked Sendable {
 
     /// Takes the listening descriptor (made non-blocking here); starts serving at once.
     init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
-         handOff: @escaping @Sendable (CInt, HandOff) -> Void) throws {
+         handOff: @escaping @Sendable (CInt, HandOff, ConnectionBudget.Seat) -> Void) throws {
         self.listener = listener
         self.context = context
         self.handOff = handOff
@@ -100,24 +101,27 @@ final class FrontDoor: @unchecked Sendable {
                 }
                 return
             }
-            guard context.admitConnection() else {
-                turnAway(client)
-                continue
+            // The kernel recorded who connected; a socket that cannot say is turned away.
+            let uid = btcpriced_peer_uid(client)
+            switch uid < 0 ? .failure(.full(limit: 0)) : context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)) {
+            case .failure(let refusal):
+                turnAway(client, refusal)
+            case .success(let seat):
+                pending[client] = Pending(deadline: now() + UInt64(max(0, context.limits.requestTimeout.wholeMilliseconds)) * 1_000_000, seat: seat)
+                watch(client)
+                readable(client)
             }
-            pending[client] = Pending(deadline: now() + UInt64(max(0, context.limits.requestTimeout.wholeMilliseconds)) * 1_000_000)
-            watch(client)
-            readable(client)
         }
     }
 
-    /// Over the cap: say so, then half-close and drain for a moment, because closing with the
+    /// Over a limit: say so, then half-close and drain for a moment, because closing with the
     /// client's request still unread could lose the explanation.
-    private func turnAway(_ client: CInt) {
-        context.metrics.reject(.connectionLimit)
-        let line = ErrorReply.busy("too many connections (limit \(context.limits.maximumConnections)); try again").line
+    private func turnAway(_ client: CInt, _ refusal: ConnectionBudget.Refusal) {
+        context.metrics.reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
+        let line = ErrorReply.busy(refusal.message).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
-        pending[client] = Pending(deadline: now() + 250_000_000, turnedAway: true)
+        pending[client] = Pending(deadline: now() + 250_000_000, seat: nil)
         watch(client)
     }
 
@@ -130,47 +134,53 @@ final class FrontDoor: @unchecked Sendable {
             drop(client)
             return
         }
-        if state.turnedAway {
+        guard let seat = state.seat else {
             if got == 0 { drop(client) }
             return
         }
         if got == 0 {
             // End of input: a request without a newline is still a request; nothing is a hang-up.
-            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request) }
+            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request, seat: seat) }
             return
         }
         state.request += chunk.prefix(got)
         let limit = WireProtocol.maximumRequestLength
         if let newline = state.request.prefix(limit).firstIndex(of: UInt8(ascii: "\n")) {
-            answer(client, line: Array(state.request[..<newline]))
+            answer(client, line: Array(state.request[..<newline]), seat: seat)
         } else if state.request.count >= limit {
-            answer(client, line: Array(state.request.prefix(limit)))
+            answer(client, line: Array(state.request.prefix(limit)), seat: seat)
         } else {
             pending[client] = state
         }
     }
 
-    private func answer(_ client: CInt, line: [UInt8]) {
+    private func answer(_ client: CInt, line: [UInt8], seat: ConnectionBudget.Seat) {
         pending[client] = nil
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         let request = Request.parse(line)
         context.metrics.count(try? request.get())
         if case .success(.watch) = request {
-            handOff(client, .watch)
+            var seat = seat
+            if let refusal = context.budget.startWatching(&seat) {
+                context.metrics.reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
+                reply(client, ErrorReply.busy(refusal.message).line, seat: seat)
+            } else {
+                handOff(client, .watch, seat)
+            }
             return
         }
-        reply(client, ConnectionHandler.reply(to: request, from: context))
+        reply(client, ConnectionHandler.reply(to: request, from: context), seat: seat)
     }
 
-    private func reply(_ client: CInt, _ line: String) {
+    private func reply(_ client: CInt, _ line: String, seat: ConnectionBudget.Seat) {
         var buffer = ByteBuffer(string: line)
         let sent = buffer.withUnsafeReadableBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if sent >= 0 { buffer.moveReaderIndex(forwardBy: sent) }
         if buffer.readableBytes == 0 || (sent < 0 && errno != EAGAIN) {
             closeRead(client)
-            context.releaseConnection()
+            context.budget.release(seat)
         } else {
-            handOff(client, .finishReply(buffer))
+            handOff(client, .finishReply(buffer), seat)
         }
     }
 
@@ -181,14 +191,14 @@ final class FrontDoor: @unchecked Sendable {
             watch(listener)
         }
         for (client, state) in pending where state.deadline <= instant {
-            if state.turnedAway {
+            guard let seat = state.seat else {
                 drop(client)
                 continue
             }
             context.metrics.reject(.requestTimeout)
             pending[client] = nil
             epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
-            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line)
+            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, seat: seat)
         }
     }
 
@@ -215,7 +225,7 @@ final class FrontDoor: @unchecked Sendable {
         guard let state = pending.removeValue(forKey: client) else { return }
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         close(client)
-        if !state.turnedAway { context.releaseConnection() }
+        if let seat = state.seat { context.budget.release(seat) }
     }
 
     private func finish() {

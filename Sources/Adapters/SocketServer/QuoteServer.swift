@@ -1,9 +1,9 @@
 import Glibc
-import CoreMetrics
 import Logging
-import NIOConcurrencyHelpers
+import CoreMetrics
 import NIOCore
 import NIOPosix
+import Synchronization
 import WireProtocol
 
 /// Serves wire protocol v1 on a Unix stream socket: either one it binds itself or one inherited
@@ -20,7 +20,7 @@ public final class QuoteServer: Sendable {
     private let loop: any EventLoop
     /// The path we bound and the socket file it held then; nil when systemd owns the socket.
     private let owned: (path: String, identity: SocketFile.Identity?)?
-    private let shutDown = NIOLockedValueBox(false)
+    private let shutDown = Mutex(false)
 
     private init(context: ServerContext, frontDoor: FrontDoor, loop: any EventLoop, owned: (path: String, identity: SocketFile.Identity?)?) {
         self.context = context
@@ -29,17 +29,19 @@ public final class QuoteServer: Sendable {
         self.owned = owned
     }
 
-    /// Pending connections the kernel queues for us (systemd's socket unit sets its own).
-    static let backlog: Int32 = 512
+    /// Connections the kernel queues for us before we accept them: as many as we serve, so a
+    /// burst within the cap is never refused at connect (systemd's socket unit sets `Backlog=`).
+    static func backlog(for limits: ServerLimits) -> Int32 { Int32(clamping: max(limits.maximumConnections, 1024)) }
 
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
                              limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(),
-                             metrics: any MetricsFactory = MetricsSystem.factory, group: any EventLoopGroup) async throws -> QuoteServer {
+                             metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "btcpriced.socket"),
+                             group: any EventLoopGroup) async throws -> QuoteServer {
         let origin = clock.now
-        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics) { origin.duration(to: clock.now) }
+        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, logger: logger) { origin.duration(to: clock.now) }
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
-        let handOff: @Sendable (CInt, FrontDoor.HandOff) -> Void = { descriptor, handOff in
+        let handOff: @Sendable (CInt, FrontDoor.HandOff, ConnectionBudget.Seat) -> Void = { descriptor, handOff, seat in
             let arrival: ConnectionHandler.Arrival = switch handOff {
             case .watch: .watching
             case .finishReply(let rest): .finishing(rest)
@@ -49,18 +51,18 @@ public final class QuoteServer: Sendable {
                 .channelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, arrival: arrival))
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, arrival: arrival, seat: seat))
                     }
                 }
                 .withConnectedSocket(descriptor)
                 // NIO closed the descriptor if it had taken it; the connection is over either way.
-                .whenFailure { _ in context.releaseConnection() }
+                .whenFailure { _ in context.budget.release(seat) }
         }
         let loop = group.next()
         switch listener {
         case .path(let path):
             try SocketFile.prepare(path)
-            let (descriptor, identity) = try SocketFile.listen(at: path, backlog: Self.backlog)
+            let (descriptor, identity) = try SocketFile.listen(at: path, backlog: Self.backlog(for: limits))
             let frontDoor: FrontDoor
             do {
                 frontDoor = try FrontDoor(listener: descriptor, context: context, stoppedOn: loop, handOff: handOff)
@@ -91,7 +93,7 @@ public final class QuoteServer: Sendable {
     /// Stops accepting, ends `watch` streams and removes the socket file if we created it and
     /// it is still ours. Only the first call does anything.
     public func shutdown() async {
-        guard shutDown.withLockedValue({ done in defer { done = true }; return !done }) else { return }
+        guard shutDown.withLock({ done in defer { done = true }; return !done }) else { return }
         await frontDoor.stop()
         await context.watchers.closeAll()
         if let owned { SocketFile.remove(owned.path, ifStill: owned.identity) }

@@ -3,6 +3,12 @@ import WireProtocol
 /// Bounds that keep one misbehaving client from hurting the daemon or other clients.
 public struct ServerLimits: Sendable {
     public var maximumConnections: Int
+    /// Connections one local user (UID) may hold at once (`BTCPRICED_USER_CONNECTIONS`); never
+    /// more than seven eighths of `maximumConnections`.
+    public var connectionsPerUser: Int
+    /// `watch` streams one UID may hold (`BTCPRICED_USER_WATCHERS`); fewer than
+    /// `connectionsPerUser`, so its own prompts always find room.
+    public var watchersPerUser: Int
     /// A client must send a complete request line within this time.
     public var requestTimeout: Duration
     /// Bytes queued in the daemon for one `watch` client before it counts as not reading and is dropped.
@@ -15,9 +21,15 @@ public struct ServerLimits: Sendable {
     /// the kernel holds a few lines for a client that stops reading, not ten minutes of them.
     public var watchSendBuffer: Int?
 
-    public init(maximumConnections: Int = 1024, requestTimeout: Duration = .seconds(5), watchBacklogLimit: Int = 64 * 1024,
+    public static let defaultConnectionsPerUser = 128
+    public static let defaultWatchersPerUser = 64
+
+    public init(maximumConnections: Int = 1024, connectionsPerUser: Int = Self.defaultConnectionsPerUser,
+                watchersPerUser: Int = Self.defaultWatchersPerUser, requestTimeout: Duration = .seconds(5), watchBacklogLimit: Int = 64 * 1024,
                 watchStall: Duration = .seconds(30), watchQueueLimit: Int = 4 * 1024 * 1024, watchSendBuffer: Int? = 8 * 1024) {
         self.maximumConnections = maximumConnections
+        self.connectionsPerUser = connectionsPerUser
+        self.watchersPerUser = watchersPerUser
         self.requestTimeout = requestTimeout
         self.watchBacklogLimit = watchBacklogLimit
         self.watchStall = watchStall

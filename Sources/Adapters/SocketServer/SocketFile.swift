@@ -21,6 +21,9 @@ public enum SocketFileError: Error, Equatable, CustomStringConvertible {
             "\(path) exists and is not a socket; remove it or choose another path with --socket"
         case .pathTooLong(let path, let limit):
             "socket path \(path) is longer than the system limit of \(limit) bytes; choose a shorter path with --socket"
+        case .system(let operation, let path, let errno) where [EACCES, EPERM, EROFS].contains(errno):
+            // Most often a normal user running the daemon with the system's default /run path.
+            "cannot \(operation) \(path): \(String(cString: strerror(errno))); choose a socket path you can write with --socket PATH or BTCPRICED_SOCKET, for example $XDG_RUNTIME_DIR/btcpriced/btcpriced.sock"
         case .system(let operation, let path, let errno):
             "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
         }

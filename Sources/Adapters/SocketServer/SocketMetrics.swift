@@ -6,6 +6,8 @@ struct SocketMetrics: Sendable {
     enum Rejection: String, CaseIterable {
         /// Over the connection cap.
         case connectionLimit = "connection_limit"
+        /// Over one UID's share of connections or `watch` streams.
+        case perUserLimit = "per_user_limit"
         /// No complete request line in time.
         case requestTimeout = "request_timeout"
         /// A `watch` client that stopped reading.

@@ -1,5 +1,4 @@
 import Glibc
-import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
@@ -12,8 +11,8 @@ import Synchronization
 /// watcher within its share is never dropped for the others' backlog, so the total may pass
 /// the limit by the line being sent to each such watcher.
 final class WatchHub: Sendable {
-    private let watchers = NIOLockedValueBox(Watchers())
-    private let closed = NIOLockedValueBox(false)
+    private let watchers = Mutex(Watchers())
+    private let closed = Mutex(false)
     private let queued = Atomic<Int>(0)
     private let limits: ServerLimits
     private let metrics: SocketMetrics
@@ -28,7 +27,7 @@ final class WatchHub: Sendable {
     /// Registers a watcher and sends it `firstLine`. Returns false once the hub is closed, so
     /// late watchers are not left dangling. Called on the channel's event loop.
     func add(_ channel: any Channel, firstLine: String) -> Bool {
-        closed.withLockedValue { isClosed in
+        closed.withLock { isClosed in
             guard !isClosed else { return false }
             if let size = limits.watchSendBuffer {
                 try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
@@ -41,7 +40,7 @@ final class WatchHub: Sendable {
                 fcntl($0, F_DUPFD_CLOEXEC, 0)
             }
             let stream = WatchStream(channel, sendBuffer: sendBuffer, descriptor: descriptor.flatMap { $0 >= 0 ? $0 : nil })
-            let count = watchers.withLockedValue { watchers in
+            let count = watchers.withLock { watchers in
                 watchers.streams[ObjectIdentifier(channel)] = stream
                 watchers.byLoop = nil
                 return watchers.streams.count
@@ -54,7 +53,7 @@ final class WatchHub: Sendable {
 
     /// Called on the channel's event loop when it closes.
     func remove(_ channel: any Channel) {
-        let (stream, count) = watchers.withLockedValue { watchers in
+        let (stream, count) = watchers.withLock { watchers in
             let stream = watchers.streams.removeValue(forKey: ObjectIdentifier(channel))
             if stream != nil { watchers.byLoop = nil }
             return (stream, watchers.streams.count)
@@ -66,7 +65,7 @@ final class WatchHub: Sendable {
         }
     }
 
-    var count: Int { watchers.withLockedValue { $0.streams.count } }
+    var count: Int { watchers.withLock { $0.streams.count } }
 
     /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers, as of each
     /// watcher's last broadcast.
@@ -77,10 +76,10 @@ final class WatchHub: Sendable {
     @discardableResult
     func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         // Once closed, the loop may be gone too, and a promise made on it would never complete.
-        guard !closed.withLockedValue({ $0 }) else { return eventLoop.makeSucceededVoidFuture() }
+        guard !closed.withLock({ $0 }) else { return eventLoop.makeSucceededVoidFuture() }
         let buffer = ByteBuffer(string: line)
         let instant = now()
-        let (byLoop, count) = watchers.withLockedValue { ($0.grouped(), $0.streams.count) }
+        let (byLoop, count) = watchers.withLock { ($0.grouped(), $0.streams.count) }
         let share = limits.watchQueueLimit / max(1, count)
         let steps = byLoop.map { group in
             let loop = group[0].channel.eventLoop
@@ -168,8 +167,8 @@ final class WatchHub: Sendable {
 
     /// Ends every stream; used at shutdown.
     func closeAll() async {
-        closed.withLockedValue { $0 = true }
-        let streams = watchers.withLockedValue { watchers in
+        closed.withLock { $0 = true }
+        let streams = watchers.withLock { watchers in
             defer { watchers = Watchers() }
             return Array(watchers.streams.values)
         }

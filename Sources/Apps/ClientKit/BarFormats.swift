@@ -55,6 +55,20 @@ public enum BarFormat {
         [barText(status), prompt(status, thresholds: thresholds), color(status, thresholds: thresholds)].joined(separator: "\n")
     }
 
+    /// The same block as one JSON line, for a persistent block with `format=json` (i3blocks(1)),
+    /// where every line the command prints replaces the whole block.
+    public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
+        JSONValue.object([
+            "full_text": .string(barText(status)),
+            "short_text": .string(prompt(status, thresholds: thresholds)),
+            "color": .string(color(status, thresholds: thresholds)),
+        ]).encoded
+    }
+
+    public static let i3blocksUnreachableJSON = JSONValue.object([
+        "full_text": .string("₿ —"), "short_text": .string("₿?"), "color": .string(colors[.nodata] ?? "#BF616A"),
+    ]).encoded
+
     static func color(_ status: StatusMessage, thresholds: PriceThresholds) -> String {
         guard status.state == .fresh else { return colors[status.state] ?? "#BF616A" }
         if let crossing = thresholds.crossing(status.price), let color = thresholdColors[crossing] { return color }

@@ -82,6 +82,8 @@ public enum CtlCommandLine {
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
 
+    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, prompt, chart, wait, version or help"
+
     public static let usage = """
     Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
 
@@ -101,6 +103,7 @@ public enum CtlCommandLine {
       i3blocks [--watch [--min-interval D]] [--exit-status]
                                   i3blocks/polybar lines (--watch: interval=persist, tail = true)
       version                     the client's version, like --version
+      help                        this help, like --help
       prompt [--strict] [--format T]
                                   short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
                                   exits 0 when the daemon is down, unless --strict
@@ -120,9 +123,10 @@ public enum CtlCommandLine {
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
-      --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms)
-      --version            print the version
-      --help               print this help
+      --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms;
+                           wait: no limit unless given)
+      -V, --version        print the version
+      -h, --help           print this help (also: btcctl help)
 
     Bars (waybar, i3blocks) exit 0 whenever they printed a block, stale or down included, as
     bars hide or break a module that exits non-zero; --exit-status gives them the codes below.
@@ -242,6 +246,7 @@ public enum CtlCommandLine {
             try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
             action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
         case "version": try only([]); action = .version
+        case "help": try only([]); return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
         case "prompt":
             try only(["--strict", "--format", "--above", "--below"])
             action = .prompt(strict: strict, format: format, thresholds: thresholds)
@@ -258,8 +263,8 @@ public enum CtlCommandLine {
             }
             return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
                                  timeoutMilliseconds: defaultTimeoutMilliseconds)
-        case nil: throw CtlUsageError(message: "missing command: status, price, watch, sources, ping, waybar, i3blocks, prompt, chart, wait or metrics")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other)\"; try status, price, watch, sources, ping, waybar, i3blocks, prompt, chart, wait or metrics")
+        case nil: throw CtlUsageError(message: "missing command: \(commandList)")
+        case let other?: throw CtlUsageError(message: "unknown command \"\(other.prefix(40))\"; try \(commandList)")
         }
         if let timeoutText {
             guard let ms = parseMilliseconds(timeoutText), ms > 0 else {

@@ -62,9 +62,12 @@ public enum CtlMain {
                 }, unreachable: BarFormat.waybarUnreachable)
                 return exitStatus ? code : CtlExit.ok
             case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds):
-                // In persist/tail mode each line replaces the block's text, so stream the full text only.
+                // Persistent blocks read one JSON object per line (format=json), which keeps the
+                // short text and colour that the three-line form gives a one-shot block.
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { watch ? BarFormat.barText($0) : BarFormat.i3blocks($0, thresholds: thresholds) }) { _ in "₿ —" }
+                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds) : BarFormat.i3blocks($0, thresholds: thresholds) }) { _ in
+                    watch ? BarFormat.i3blocksUnreachableJSON : "₿ —"
+                }
                 return exitStatus ? code : CtlExit.ok
             case .metrics:
                 Output.write(try exposition(invocation))
@@ -164,9 +167,16 @@ public enum CtlMain {
         defer { client.closeConnection() }
         try client.send(Request.watch.line)
         var first = true
+        var shown = ""
         while let line = try client.readLine(unbounded: !first) {
             first = false
-            body(line, try decodeStatus(line))
+            let status = try decodeStatus(line)
+            // The first line is the quote at subscription; the daemon may send it again as the
+            // newest of its publish interval. A repeat says nothing new.
+            let key = status.repeatKey
+            if key == shown { continue }
+            shown = key
+            body(line, status)
         }
         throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
@@ -180,7 +190,7 @@ public enum CtlMain {
         try client.send(Request.watch.line)
         var first = true
         var held: StatusMessage?
-        var lastShownAt = Int64.min / 2, lastState = ""
+        var lastShownAt = Int64.min / 2, lastState = "", lastKey = ""
         while true {
             if let pending = held {
                 let wait = lastShownAt + Int64(minimumInterval) - monotonicMilliseconds()
@@ -196,6 +206,8 @@ public enum CtlMain {
             guard let line = try client.readLine(unbounded: !first) else { break }
             first = false
             let status = try decodeStatus(line)
+            if status.repeatKey == lastKey { continue }
+            lastKey = status.repeatKey
             let now = monotonicMilliseconds()
             if now - lastShownAt >= Int64(minimumInterval) || status.state.rawValue != lastState {
                 body(status)
@@ -266,5 +278,12 @@ enum Output {
                 offset += written
             }
         }
+    }
+}
+
+extension StatusMessage {
+    /// What makes a `watch` line news: the quote, its state and where it came from.
+    var repeatKey: String {
+        "\(price ?? "")|\(timestamp ?? "")|\(state.rawValue)|\(source ?? "")|\(transport ?? "")|\(lastError ?? "")"
     }
 }

@@ -43,6 +43,11 @@ public struct UnixSocketClient {
                 throw ClientError(message: "\(path) is not accepting connections (btcpriced overloaded or stuck?)")
             }
             close(fd)
+            // Linux says "Connection refused" for a path that exists but is no socket at all.
+            var info = stat()
+            if code == ECONNREFUSED, stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+                throw ClientError(message: "cannot connect to \(path): it is not a socket (give btcpriced's socket with --socket or BTCCTL_SOCKET)")
+            }
             let hint = code == ENOENT || code == ECONNREFUSED ? " (is btcpriced running?)" : code == EACCES ? " (check the socket's permissions)" : ""
             throw ClientError(message: "cannot connect to \(path): \(errorText(code))\(hint)")
         }

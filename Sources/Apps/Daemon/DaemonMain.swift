@@ -39,7 +39,8 @@ public enum DaemonMain {
             do {
                 let settings = try loadSettings(options, environment: environment)
                 let plan = try SourcePlan(settings)
-                print("configuration OK: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+                for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { printError("warning: \(warning)") }
+                print("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
                 print(plan.description)
                 // Checked as the user running --check-config; under systemd the unit's own
                 // user and sandbox apply (StateDirectory=, RuntimeDirectory= create them).
@@ -51,6 +52,7 @@ public enum DaemonMain {
                     printError("\(failed.0) unusable: \(failed.1.verdict)")
                     return ExitStatus.cannotCreate
                 }
+                print("configuration OK")
                 return ExitStatus.ok
             } catch {
                 printError("\(error)")
@@ -74,9 +76,7 @@ public enum DaemonMain {
                 }
             }
             let logger = makeLogger(logLevel)
-            for key in SettingsLoader.unknownEnvironmentKeys(environment) {
-                logger.warning("ignoring unknown environment variable \(key); see btcpriced.conf(5) for valid keys")
-            }
+            for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { logger.warning("\(warning)") }
             return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
                                        serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
         }

@@ -69,7 +69,8 @@ struct DaemonRuntime {
             return await stop(ExitStatus.cannotCreate)
         }
         let descriptors = DescriptorLimit.raiseSoftLimit()
-        let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors), watchStall: settings.watchStall)
+        let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors),
+                                  connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
         if limits.maximumConnections < ServerLimits().maximumConnections {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }

@@ -103,7 +103,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let server: QuoteServer
         do {
             server = try await QuoteServer.start(listener: parts.listener, status: board, version: parts.version, limits: parts.serverLimits,
-                                                 clock: parts.clock, group: parts.group)
+                                                 clock: parts.clock, logger: parts.logger, group: parts.group)
         } catch {
             throw DaemonStartError(description: "cannot serve the socket: \(error)", exitStatus: ExitStatus.cannotCreate)
         }

@@ -54,9 +54,10 @@ public final class FakeExchange: Sendable {
                 let exchange: @Sendable () -> FakeExchange? = { box.withLockedValue { $0 } }
                 return channel.eventLoop.makeCompletedFuture {
                     let http = FakeExchangeHandler(exchange: exchange)
+                    let bound = NIOLoopBound(http, eventLoop: channel.eventLoop)
                     let upgrade: NIOHTTPServerUpgradeSendableConfiguration = (
                         upgraders: [FakeStreamUpgrade.upgrader(exchange: exchange)],
-                        completionHandler: { context in context.pipeline.syncOperations.removeHandler(http, promise: nil) })
+                        completionHandler: { context in context.pipeline.syncOperations.removeHandler(bound.value, promise: nil) })
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade)
                     try channel.pipeline.syncOperations.addHandler(http)
                 }
@@ -221,9 +222,9 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         case .hang:
             return
         case .slow(let milliseconds, _):
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let loopBound = NIOLoopBound((self, context, response), eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
-                let (handler, context) = loopBound.value
+                let (handler, context, response) = loopBound.value
                 handler.write(response, context: context)
             }
         default:

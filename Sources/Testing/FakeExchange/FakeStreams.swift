@@ -98,11 +98,11 @@ final class FakeStreamHandler: ChannelInboundHandler {
         started = true
         if let every = exchange.streamPingInterval(market) {
             // As Binance's server does every 20 s: a ping the client must answer with a pong.
-            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { [self] _ in
-                let context = bound.value
-                exchange.recordStreamPing(market)
-                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(string: "ping"))), promise: nil)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in
+                let (handler, context) = bound.value
+                handler.exchange.recordStreamPing(handler.market)
+                context.writeAndFlush(handler.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(string: "ping"))), promise: nil)
             }
         }
         switch behavior {
@@ -131,7 +131,8 @@ final class FakeStreamHandler: ChannelInboundHandler {
                 guard handler.sent < count + (noticeGiven ? 10 : 0) else {
                     handler.ticker?.cancel()
                     let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: context.channel.allocator.buffer(bytes: [0x03, 0xE8]))
-                    context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+                    let channel = context.channel
+                    context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
                     return
                 }
                 handler.pushTrade("114459.80", context: context)
@@ -140,9 +141,9 @@ final class FakeStreamHandler: ChannelInboundHandler {
     }
 
     private func schedule(every interval: TimeAmount, context: ChannelHandlerContext, _ body: @escaping (FakeStreamHandler, ChannelHandlerContext) -> Void) {
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound((self, context, body), eventLoop: context.eventLoop)
         ticker = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { _ in
-            let (handler, context) = bound.value
+            let (handler, context, body) = bound.value
             body(handler, context)
         }
     }

@@ -6,4 +6,7 @@
 
 // accept4(2) without the peer's address; declared by glibc only under _GNU_SOURCE.
 int btcpriced_accept4(int listener, int flags);
+
+// The connecting process's user (SO_PEERCRED, taken at connect); -1 with errno on failure.
+long btcpriced_peer_uid(int socket);
 #endif
