@@ -20,7 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
-        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
@@ -39,6 +39,7 @@ let package = Package(
             dependencies: [
                 "PriceCore", "JSONText",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -55,9 +56,11 @@ let package = Package(
             name: "Streams",
             dependencies: [
                 "PriceCore", "Exchanges", "EventLoopScheduling",
-                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/Streams"
@@ -68,6 +71,7 @@ let package = Package(
             dependencies: [
                 "PriceCore", "WireProtocol", "PosixFiles", "CLinux",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,7 +102,9 @@ let package = Package(
             name: "MetricsExport",
             dependencies: [
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,6 +124,9 @@ let package = Package(
                 "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
                 "EventLoopScheduling",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +151,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Sources/Testing/FakeExchange"
         ),
@@ -162,7 +172,9 @@ let package = Package(
             "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
             "MetricsExport", "EventLoopScheduling",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [

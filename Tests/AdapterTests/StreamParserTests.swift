@@ -20,9 +20,11 @@ struct StreamParserTests {
 
     @Test func binanceTradesAndMiniTickers() throws {
         #expect(try BinanceStream.parse(Self.frame("binance-trade"), expectedSymbol: "BTCUSDT")
-                == [.trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"))])
+                == [.trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"),
+                           TradeStamp(milliseconds: 1763797203511, tradeID: 5301234567))],
+                "a trade carries its trade time T and id t")
         #expect(try BinanceStream.parse(Self.frame("binance-mini-ticker"), expectedSymbol: "BTCUSDT") == [
-            .trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT")),
+            .tickerClose(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"), TradeStamp(milliseconds: 1763797204000)),
             .dayRange(DayRange(open: price("86910"), high: price("87250.43"), low: price("84573"))),
         ])
         #expect(try BinanceStream.parse(Self.frame("binance-server-shutdown"), expectedSymbol: "BTCUSDT") == [.closingSoon])
@@ -39,7 +41,8 @@ struct StreamParserTests {
 
     @Test func coinbaseTickersHeartbeatsAndErrors() throws {
         #expect(try CoinbaseStream.parse(Self.frame("coinbase-ticker")) == [
-            .trade(SourceQuote(price: price("85866.185"), symbol: "BTC-USD", quoteAsset: "USD")),
+            .trade(SourceQuote(price: price("85866.185"), symbol: "BTC-USD", quoteAsset: "USD"),
+                   TradeStamp(time: Timestamp(rfc3339: "2026-11-22T07:40:03.512Z")!)),
             .dayRange(DayRange(open: nil, high: price("87249.99"), low: price("84570.01"))),
         ])
         #expect(try CoinbaseStream.parse(Self.frame("coinbase-heartbeat")) == [.alive])
@@ -50,13 +53,13 @@ struct StreamParserTests {
 
     @Test func krakenTickersKeepTheNumbersLiteralText() throws {
         #expect(try KrakenStream.parse(Self.frame("kraken-ticker")) == [
-            .trade(SourceQuote(price: price("85866.1"), symbol: "BTC/USD", quoteAsset: "USD")),
+            .trade(SourceQuote(price: price("85866.1"), symbol: "BTC/USD", quoteAsset: "USD"), nil),
             .dayRange(DayRange(open: nil, high: price("87252.3"), low: price("84570.0"))),
         ])
         // More digits than a Double holds: a parser that went through Double would round them.
         let long = #"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","last":85866.123456789012345,"high":1,"low":1}]}"#
         let events = try KrakenStream.parse(Array(long.utf8))
-        guard case .trade(let quote)? = events.first else { Issue.record("no trade in \(events)"); return }
+        guard case .trade(let quote, _)? = events.first else { Issue.record("no trade in \(events)"); return }
         #expect(quote.price.description == "85866.123456789012345")
         for name in ["kraken-heartbeat", "kraken-status", "kraken-subscribed"] {
             #expect(try KrakenStream.parse(Self.frame(name)) == [.alive], "\(name)")

@@ -42,7 +42,7 @@ struct DocumentationTests {
         let help = try await runCommand(Binaries.ctl, ["--help"]).stdout
         let bash = try read("packaging/completions/btcctl.bash"), zsh = try read("packaging/completions/_btcctl")
         let fish = try read("packaging/completions/btcctl.fish")
-        for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt", "chart", "wait", "metrics"] {
+        for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt", "chart", "wait", "metrics", "version", "help", "polybar"] {
             #expect(man.contains("*\(command)*"), "\(command) missing from btcctl(1)")
             #expect(help.contains("  \(command)"), "\(command) missing from --help")
             for completion in [bash, zsh, fish] { #expect(completion.contains(command)) }
@@ -57,7 +57,8 @@ struct DocumentationTests {
         let keys = ["SOURCES", "INTERVAL", "TIMEOUT", "STALE_AFTER", "PERSIST_INTERVAL", "WATCH_STALL", "BINANCE_URL", "BINANCE_SYMBOL",
                     "CRYPTOCOMPARE_URL", "STATE_DIR", "SOCKET", "LOG_LEVEL", "COINBASE_URL", "KRAKEN_URL", "BITSTAMP_URL",
                     "CRYPTOCOMPARE_API_KEY", "CRYPTOCOMPARE_API_KEY_FILE", "CRYPTOCOMPARE_DAILY_CALLS", "MODE", "MAX_DEVIATION",
-                    "CONSENSUS_MIN", "CONSENSUS_USDT", "METRICS_TEXTFILE", "METRICS_TEXTFILE_INTERVAL", "METRICS_LISTEN"].map { "BTCPRICED_" + $0 }
+                    "CONSENSUS_MIN", "CONSENSUS_USDT", "METRICS_TEXTFILE", "METRICS_TEXTFILE_INTERVAL", "METRICS_LISTEN",
+                    "USER_CONNECTIONS", "USER_WATCHERS"].map { "BTCPRICED_" + $0 }
         let page = try read("docs/man/btcpriced.conf.5.scd"), file = try read("config/btcpriced.conf"), readme = try read("README.md")
         for key in keys {
             #expect(page.contains(key), "\(key) missing from btcpriced.conf(5)")

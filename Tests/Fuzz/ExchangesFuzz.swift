@@ -40,7 +40,7 @@ private func restPrices(_ quote: SourceQuote?) -> [Price] {
 private func streamPrices(_ events: [StreamEvent]) -> [Price] {
     events.flatMap { event -> [Price] in
         switch event {
-        case .trade(let quote): [quote.price]
+        case .trade(let quote, _), .tickerClose(let quote, _): [quote.price]
         case .dayRange(let range): [range.high, range.low] + (range.open.map { [$0] } ?? [])
         case .alive, .closingSoon: []
         }

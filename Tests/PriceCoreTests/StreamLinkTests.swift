@@ -9,7 +9,25 @@ struct StreamLinkTests {
     typealias Instant = ManualClock.Instant
     let start = Instant(offset: .zero)
     func at(_ seconds: Double) -> Instant { start.advanced(by: .milliseconds(Int64(seconds * 1000))) }
-    let trade = [StreamEvent.alive]
+    let trade = [StreamEvent.trade(SourceQuote(price: try! Price(parsing: "85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"), nil)]
+    let heartbeat = [StreamEvent.alive]
+
+    /// Heartbeats keep a connection from stalling, but only prices keep REST resting: a stream
+    /// that carries heartbeats and no price hands the quote to REST after the silence limit,
+    /// and stays connected.
+    @Test func heartbeatsWithoutPricesHandTheQuoteToRestWhileTheConnectionStays() {
+        var link = StreamLink(now: start)
+        link.connecting(at: start)
+        link.opened(at: at(1))
+        #expect(link.isHealthy(at: at(5.9)), "a new connection gets the silence limit to send its first price")
+        for second in stride(from: 2.0, through: 30, by: 1) { link.received(heartbeat, at: at(second)) }
+        #expect(!link.hasStalled(at: at(30.5)), "heartbeats prove the connection is alive")
+        #expect(link.isPriceSilent(at: at(30.5)) && !link.isHealthy(at: at(30.5)),
+                "no price for 29.5 s: REST refreshes the quote (healthy \(link.isHealthy(at: at(30.5))))")
+        link.received(trade, at: at(31))
+        #expect(link.isHealthy(at: at(31)) && !link.isPriceSilent(at: at(31)), "a price makes it healthy again")
+        #expect(!link.isHealthy(at: at(36)), "five more seconds of heartbeats only: silent again")
+    }
 
     @Test func healthyWhileMessagesArriveAndStalledAfterFiveSilentSeconds() {
         var link = StreamLink(now: start)

@@ -25,7 +25,8 @@ struct HistoryClientTests {
 
     @Test func flatSingleAndGappyCharts() {
         #expect(chart(["5", "5", "5"])?.hasPrefix("▄▄▄  24h") == true, "all equal sits in the middle")
-        #expect(chart([nil, "7", nil])?.hasPrefix(" ▄   24h  7.00 → 7.00  0.00%") == true, "a single point, gaps as spaces")
+        #expect(chart([nil, "7", nil])?.hasPrefix(" ▄   24h (recorded since 16:11 UTC)  7.00 → 7.00  0.00%") == true,
+                "a single point, gaps as spaces, and a history younger than the range says so: \(chart([nil, "7", nil]) ?? "nil")")
         #expect(chart([nil, nil]) == nil, "no price at all is no chart")
         #expect(chart(["1", nil, "3"])?.hasPrefix("▁ █ ") == true)
     }

@@ -2,7 +2,7 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks prompt chart wait metrics version"
+    local commands="status price watch sources ping waybar i3blocks polybar prompt chart wait metrics version help"
     case $prev in
         --socket) _filedir; return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
@@ -12,13 +12,13 @@ _btcctl() {
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
-        case $word in status|price|watch|sources|ping|waybar|i3blocks|prompt|chart|wait|metrics) command=$word ;; esac
+        case $word in status|price|watch|sources|ping|waybar|i3blocks|polybar|prompt|chart|wait|metrics|version|help) command=$word ;; esac
     done
     local options="--socket --timeout --help --version"
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;
-        waybar|i3blocks) options+=" --watch --exit-status --min-interval --above --below" ;;
+        waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below" ;;
         prompt) options+=" --strict --format --above --below" ;;
         chart) options+=" --range --width --json" ;;
         wait) options+=" --above --below" ;;

@@ -32,11 +32,13 @@ public enum BinanceStream {
             let quote = SourceQuote(price: try ResponseChecks.price(event["p"], field: "p"),
                                     symbol: try symbol(of: event, expected: expectedSymbol),
                                     quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol))
-            return [.trade(quote)]
+            return [.trade(quote, TradeStamp(milliseconds: StreamMessage.integer(event["T"]), tradeID: StreamMessage.integer(event["t"])))]
         case "24hrMiniTicker":
             let symbol = try symbol(of: event, expected: expectedSymbol)
             let prices = try StreamMessage.prices((event["c"], "c"), (event["o"], "o"), (event["h"], "h"), (event["l"], "l"))
-            return [.trade(SourceQuote(price: prices[0], symbol: symbol, quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol))),
+            // Its close is the last trade as of the event time `E`: a newer trade wins over it.
+            return [.tickerClose(SourceQuote(price: prices[0], symbol: symbol, quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol)),
+                                 TradeStamp(milliseconds: StreamMessage.integer(event["E"]))),
                     .dayRange(DayRange(open: prices[1], high: prices[2], low: prices[3]))]
         case let other?:
             throw .exchangeError("unexpected event \"\(other)\"")

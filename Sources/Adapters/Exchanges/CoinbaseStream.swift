@@ -19,13 +19,15 @@ public enum CoinbaseStream {
         switch json["channel"]?.stringValue {
         case "ticker", "ticker_batch":
             guard let events = json["events"]?.arrayElements else { throw .missingField("events") }
+            // The message's own time orders it against the ones before.
+            let stamp = json["timestamp"]?.stringValue.flatMap { Timestamp(rfc3339: $0) }.map { TradeStamp(time: $0) }
             var found: [StreamEvent] = []
             for event in events {
                 for ticker in event["tickers"]?.arrayElements ?? [] {
                     guard let product = ticker["product_id"]?.stringValue else { throw .missingField("tickers[].product_id") }
                     guard product == productID else { throw .wrongSymbol(expected: productID, got: product) }
                     found += try StreamMessage.ticker(ticker, last: "price", high: "high_24_h", low: "low_24_h",
-                                                      symbol: product, quoteAsset: CoinbaseAPI.quoteAsset)
+                                                      symbol: product, quoteAsset: CoinbaseAPI.quoteAsset, stamp: stamp)
                 }
             }
             guard !found.isEmpty else { throw .missingField("events[].tickers") }

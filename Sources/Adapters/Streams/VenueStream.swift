@@ -1,11 +1,10 @@
-import Synchronization
 import EventLoopScheduling
 import Exchanges
 import Logging
 import NIOCore
 import NIOPosix
 import PriceCore
-import WSClient
+import NIOWebSocket
 
 /// The venues that publish a public price stream.
 public enum StreamVenue: String, CaseIterable, Sendable {
@@ -72,44 +71,27 @@ public struct VenueStream: Sendable {
 
     private func connect<Instant>(logger: Logger, opened: @escaping @Sendable () -> Void,
                                   received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
-        let problem = ProblemBox()
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, autoPing: .disabled, validateUTF8: true)
-        do {
-            let close = try await WebSocketClient.connect(url: connectURL, configuration: configuration, eventLoopGroup: eventLoop, logger: logger) { inbound, outbound, _ in
-                opened()
-                for subscription in subscriptions { try await outbound.write(.text(subscription)) }
-                for try await message in inbound.messages(maxSize: 1 << 16) {
-                    let frame: [UInt8]
-                    switch message {
-                    case .text(let text): frame = Array(text.utf8)
-                    case .binary(let buffer): frame = Array(buffer.readableBytesView)
-                    }
-                    do throws(FetchFailure) {
-                        received(try parse(frame))
-                    } catch {
-                        problem.set("\(venue.rawValue) sent a message that is not a ticker: \(error.description)")
-                        return
-                    }
-                }
+        guard let target = WebSocketConnection.Target(url: connectURL) else { return .failed("\(venue.rawValue) stream: not a ws:// or wss:// URL") }
+        let reason = await WebSocketConnection.run(target, on: eventLoop, greetings: subscriptions, maximumMessage: StreamLimits.largestMessage,
+                                                   opened: opened) { frame in
+            do throws(FetchFailure) {
+                received(try parse(frame))
+                return nil
+            } catch {
+                return "\(venue.rawValue) sent a message that is not a ticker: \(error.description)"
             }
-            if let reason = problem.value { return .failed(reason) }
-            return .closed(close.map { "closed by \(venue.rawValue) (\($0.closeCode))" } ?? "closed by \(venue.rawValue)")
-        } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
-            // Neither WSClient nor NIO reports the status of a declined upgrade (apple/swift-nio
-            // #3274), so every declined upgrade is a refusal: 451 and 403 mostly, and a 429 or
-            // a 503 deserves the same long rest.
-            return .refused(status: 0)
-        } catch is CancellationError {
-            return .closed("cancelled")
-        } catch {
-            return .failed("\(venue.rawValue) stream: \(error)")
+        }
+        switch reason {
+        case .closedByVenue(let code?): return .closed("closed by \(venue.rawValue) (\(code))")
+        case .closedByVenue(nil): return .closed("closed by \(venue.rawValue)")
+        case .closedByUs(.unacceptableData, let problem): return .failed(problem)
+        // Say who closed: here btcpriced did, because the venue broke the protocol.
+        case .closedByUs(let code, let problem): return .closed("closed by btcpriced: \(venue.rawValue) \(problem) (\(code))")
+        // A declined upgrade is a refusal: 451 and 403 mostly, and a 429 or a 503 deserves the
+        // same long rest.
+        case .declined(let status): return .refused(status: Int(status))
+        case .givenUp: return .closed("cancelled")
+        case .failed(let problem): return .failed("\(venue.rawValue) stream: \(problem)")
         }
     }
-}
-
-/// The first problem a message handler found, read after the connection ended.
-final class ProblemBox: Sendable {
-    private let stored = Mutex<String?>(nil)
-    var value: String? { stored.withLock { $0 } }
-    func set(_ problem: String) { stored.withLock { $0 = $0 ?? problem } }
 }

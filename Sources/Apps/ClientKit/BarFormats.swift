@@ -69,6 +69,13 @@ public enum BarFormat {
         "full_text": .string("₿ —"), "short_text": .string("₿?"), "color": .string(colors[.nodata] ?? "#BF616A"),
     ]).encoded
 
+    /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.
+    public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
+        "%{F\(color(status, thresholds: thresholds))}\(barText(status))%{F-}"
+    }
+
+    public static let polybarUnreachable = "%{F\(colors[.nodata] ?? "#BF616A")}₿ —%{F-}"
+
     static func color(_ status: StatusMessage, thresholds: PriceThresholds) -> String {
         guard status.state == .fresh else { return colors[status.state] ?? "#BF616A" }
         if let crossing = thresholds.crossing(status.price), let color = thresholdColors[crossing] { return color }

@@ -12,7 +12,13 @@ public enum ChartFormat {
               let low = zip(known, values).min(by: { $0.1 < $1.1 })?.0,
               let high = zip(known, values).max(by: { $0.1 < $1.1 })?.0
         else { return nil }
-        var text = "  \(reply.range.rawValue)  \(HumanFormat.groupedPrice(first)) → \(HumanFormat.groupedPrice(last))"
+        // A history younger than the range: its change is over less time than status's 24 h
+        // figure (which may come from the venue's own day), so say which span it covers.
+        var span = reply.range.rawValue
+        if reply.points.first?.close == nil, let since = reply.points.first(where: { $0.close != nil })?.time, since.utf8.count >= 16 {
+            span += " (recorded since \(since.dropFirst(11).prefix(5)) UTC)"
+        }
+        var text = "  \(span)  \(HumanFormat.groupedPrice(first)) → \(HumanFormat.groupedPrice(last))"
         if let from = values.first, let to = values.last, let change = FixedDecimal.basisPoints(from: from, to: to) {
             text += "  " + FixedDecimal.percentText(basisPoints: change)
         }

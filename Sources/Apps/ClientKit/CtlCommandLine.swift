@@ -17,10 +17,15 @@ public enum CtlAction: Equatable, Sendable {
     /// user CPU), always the newest; a change of state is printed at once.
     case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
                 thresholds: PriceThresholds = .none)
-    /// i3blocks' line protocol, also fine for polybar's custom/script; `watch` for persist/tail.
-    /// Exits 0 whenever it printed a block (i3blocks marks other codes as a broken block).
+    /// i3blocks' line protocol; `watch` prints one JSON block per line, for `format=json` with
+    /// `interval=persist`. Exits 0 whenever it printed a block (i3blocks marks other codes as a
+    /// broken block).
     case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
                   thresholds: PriceThresholds = .none)
+    /// polybar's custom/script: the bar text in the state's colour (`%{F#…}`); `watch` for
+    /// `tail = true`.
+    case polybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
+                 thresholds: PriceThresholds = .none)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
     case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none)
     /// A sparkline of the range; `width` cells, or the terminal's width (40 off a terminal).
@@ -82,7 +87,7 @@ public enum CtlCommandLine {
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
 
-    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, prompt, chart, wait, version or help"
+    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, wait, version or help"
 
     public static let usage = """
     Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
@@ -101,7 +106,11 @@ public enum CtlCommandLine {
                                   JSON for a Waybar custom module (--watch: continuous mode,
                                   at most one update per --min-interval, default 1s; 0 = all)
       i3blocks [--watch [--min-interval D]] [--exit-status]
-                                  i3blocks/polybar lines (--watch: interval=persist, tail = true)
+                                  i3blocks lines (--watch: JSON blocks for interval=persist
+                                  with format=json)
+      polybar [--watch [--min-interval D]] [--exit-status]
+                                  polybar's custom/script text, coloured by state
+                                  (--watch: for tail = true)
       version                     the client's version, like --version
       help                        this help, like --help
       prompt [--strict] [--format T]
@@ -114,8 +123,8 @@ public enum CtlCommandLine {
                                   block until a fresh price reaches P, print it and exit 0;
                                   exit 3 when D (up to 7d) runs out, 1 if the daemon is lost
 
-    waybar, i3blocks and prompt take --above P and --below P too: class above/below, a colour
-    for i3blocks, and ↑/↓ after the prompt when the price reaches P.
+    waybar, i3blocks, polybar and prompt take --above P and --below P too: class above/below,
+    a colour for i3blocks and polybar, and ↑/↓ after the prompt when the price reaches P.
 
     Template placeholders for --format: {price} {price_rounded} {price_grouped}
     {price_short} {currency} {symbol} {source} {age} {timestamp} {state} {stale}
@@ -128,7 +137,7 @@ public enum CtlCommandLine {
       -V, --version        print the version
       -h, --help           print this help (also: btcctl help)
 
-    Bars (waybar, i3blocks) exit 0 whenever they printed a block, stale or down included, as
+    Bars (waybar, i3blocks, polybar) exit 0 whenever they printed a block, stale or down included, as
     bars hide or break a module that exits non-zero; --exit-status gives them the codes below.
     Exit status: 0 ok and fresh, 1 daemon unreachable or protocol error,
     2 usage error, 3 stale or no data (output is still printed); for sources,
@@ -245,6 +254,9 @@ public enum CtlCommandLine {
         case "i3blocks":
             try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
             action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
+        case "polybar":
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
+            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
         case "version": try only([]); action = .version
         case "help": try only([]); return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
         case "prompt":

@@ -69,6 +69,10 @@ public enum CtlMain {
                     watch ? BarFormat.i3blocksUnreachableJSON : "₿ —"
                 }
                 return exitStatus ? code : CtlExit.ok
+            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds):
+                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
+                               render: { BarFormat.polybar($0, thresholds: thresholds) }) { _ in BarFormat.polybarUnreachable }
+                return exitStatus ? code : CtlExit.ok
             case .metrics:
                 Output.write(try exposition(invocation))
                 return CtlExit.ok

@@ -115,8 +115,9 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     /// Records a trade from a stream; returns the new snapshot (every trade changes the age).
-    func record(streamed quote: Quote) -> Current? {
-        let receivedAt = clock.now
+    /// A streamed price; its age starts `ageOnArrival` before now (the venue's trade time).
+    func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Current? {
+        let receivedAt = clock.now.advanced(by: .zero - ageOnArrival)
         return update { inputs in
             inputs.quote = quote
             inputs.transport = .stream
@@ -195,7 +196,18 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
 
     func priceReply() -> String { current.priceLine }
 
-    func sourcesReport() -> String { directory.report(at: clock.now).line }
+    func sourcesReport() -> String {
+        var report = directory.report(at: clock.now)
+        // While trades stream, the streaming venue's last price is its newest trade, not its
+        // last REST answer.
+        let snapshot = current
+        if snapshot.stateKey.transport == .stream, let quote = snapshot.quote,
+           let row = report.entries.firstIndex(where: { $0.name == quote.source.rawValue }) {
+            report.entries[row].lastPrice = quote.price.description
+            report.entries[row].lastPriceAt = quote.timestamp.rfc3339
+        }
+        return report.line
+    }
 
     func metricsReply() -> String {
         let snapshot = current

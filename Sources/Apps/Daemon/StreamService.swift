@@ -24,6 +24,9 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
         connected.record(0)
     }
 
+    /// The venue's order rule, kept across its connections (a rotation's replacement too).
+    let order = Mutex(StreamOrder())
+
     func isHealthy(at now: Instant) -> Bool { link.withLock { $0.isHealthy(at: now) } }
     func update<T>(_ body: (inout StreamLink<Instant>) -> T) -> T { link.withLock { body(&$0) } }
 
@@ -44,7 +47,7 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
     func report(at now: Instant) -> SourcesReport.Stream {
         let state = link.withLock { link -> String in
             switch link.phase {
-            case .live: link.isHealthy(at: now) ? "live" : "stalled"
+            case .live: link.hasStalled(at: now) ? "stalled" : link.isPriceSilent(at: now) ? "quiet" : "live"
             case .connecting: "connecting"
             case .waiting: "retrying"
             case .refused: "refused"
@@ -272,10 +275,14 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     private func deliver(_ events: [StreamEvent], from state: StreamState<C.Instant>) {
         for event in events {
             switch event {
-            case .trade(let trade):
+            case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
+                // Late or reordered messages, and a ticker's close behind a newer trade, never
+                // move the price back.
+                guard state.order.withLock({ $0.admits(event) }) else { continue }
+                let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
                 let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: state.venue,
-                                  timestamp: board.wallClock.now())
-                guard let snapshot = board.record(streamed: quote) else { continue }
+                                  timestamp: timestamp)
+                guard let snapshot = board.record(streamed: quote, ageOnArrival: ageOnArrival) else { continue }
                 publisher.publish(snapshot)
                 health.reportStatus(snapshot.status)
                 persister.offer(quote)

@@ -3,8 +3,11 @@ import Glibc
 #endif
 import Daemon
 
-let status = await DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()),
-                                  environment: currentEnvironment())
+// At default priority: the main task's user-initiated priority makes libdispatch renice its
+// worker to -4, which an unprivileged service may not, and it says so in the journal.
+let status = await Task(priority: .medium) {
+    await DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment())
+}.value
 exit(status)
 
 func currentEnvironment() -> [String: String] {

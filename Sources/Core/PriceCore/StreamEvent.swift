@@ -1,8 +1,11 @@
 /// What one message on a venue's stream says, reduced to what the daemon acts on. A message
 /// can say several things (Binance's mini ticker carries a price and the day's range).
 public enum StreamEvent: Sendable, Hashable {
-    /// A trade, or a ticker update carrying the last trade's price.
-    case trade(SourceQuote)
+    /// A trade, or a ticker update that the venue sends for every trade; stamped with the
+    /// venue's own time (and trade id) where it sends them.
+    case trade(SourceQuote, TradeStamp?)
+    /// A periodic ticker's last price (Binance's miniTicker `c`): never overrides a newer trade.
+    case tickerClose(SourceQuote, TradeStamp?)
     /// The venue's own rolling 24 h figures.
     case dayRange(DayRange)
     /// Alive with nothing new: a heartbeat, a subscription acknowledgement, a status message.
@@ -21,5 +24,33 @@ public struct DayRange: Sendable, Hashable {
         self.open = open
         self.high = high
         self.low = low
+    }
+}
+
+extension StreamEvent {
+    /// The price this event carries, if any: what proves that prices flow, not just bytes.
+    public var quote: SourceQuote? {
+        switch self {
+        case .trade(let quote, _), .tickerClose(let quote, _): quote
+        case .dayRange, .alive, .closingSoon: nil
+        }
+    }
+}
+
+/// When the venue says a price happened (its trade or event time), and its trade id where it
+/// sends one.
+public struct TradeStamp: Sendable, Hashable {
+    public let time: Timestamp
+    public let tradeID: Int64?
+
+    public init(time: Timestamp, tradeID: Int64? = nil) {
+        self.time = time
+        self.tradeID = tradeID
+    }
+
+    /// The venue's milliseconds since the epoch, as Binance sends `T` and `E`.
+    public init?(milliseconds: Int64?, tradeID: Int64? = nil) {
+        guard let milliseconds, milliseconds > 0 else { return nil }
+        self.init(time: Timestamp(millisecondsSinceEpoch: milliseconds), tradeID: tradeID)
     }
 }

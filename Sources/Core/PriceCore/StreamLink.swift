@@ -5,6 +5,9 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public struct Policy: Sendable, Hashable {
         /// No message at all, heartbeats included, for this long: the stream has stalled.
         public var stallAfter: Duration = .seconds(5)
+        /// No price for this long (heartbeats prove a live connection, not a moving price): the
+        /// stream stays connected but is no longer healthy, so REST refreshes the quote.
+        public var priceSilenceAfter: Duration = .seconds(5)
         /// An attempt not live after this long (a black-holed address, an upgrade never answered) is given up.
         public var connectTimeout: Duration = .seconds(10)
         /// Backoff after a failed or short-lived connection: from `firstRetry`, doubling, capped.
@@ -53,6 +56,8 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public private(set) var replacementSince: Instant?
     /// After a replacement failed, the next is not tried before this.
     private var nextReplacementAt: Instant?
+    /// When a price last arrived, or the connection opened (it gets the silence limit to send one).
+    public private(set) var lastPrice: Instant?
 
     public init(policy: Policy = Policy(), now: Instant) {
         self.policy = policy
@@ -72,13 +77,21 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
-    /// Healthy: live, and something arrived within the stall limit. REST polling rests only then.
+    /// Healthy: live, something arrived within the stall limit and a price within the silence
+    /// limit. REST polling rests only then.
     public func isHealthy(at now: Instant) -> Bool {
         switch phase {
-        case .live(_, let last): return last.duration(to: now) < policy.stallAfter
+        case .live(_, let last):
+            return last.duration(to: now) < policy.stallAfter && !isPriceSilent(at: now)
         case .connecting: return rotationGraceUntil.map { now < $0 } ?? false
         case .waiting, .refused: return false
         }
+    }
+
+    /// Live and answering, but no price within the silence limit.
+    public func isPriceSilent(at now: Instant) -> Bool {
+        guard case .live = phase, let lastPrice else { return false }
+        return lastPrice.duration(to: now) >= policy.priceSilenceAfter
     }
 
     /// Live but silent past the stall limit, or still connecting past the connect timeout:
@@ -155,6 +168,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     /// The upgrade succeeded.
     public mutating func opened(at now: Instant) {
         rotationGraceUntil = nil
+        lastPrice = now
         phase = .live(since: now, lastMessage: now)
     }
 
@@ -165,6 +179,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         if case .connecting = phase { opened(at: now) }
         guard case .live(let since, _) = phase else { return false }
         phase = .live(since: since, lastMessage: now)
+        if events.contains(where: { $0.quote != nil }) { lastPrice = now }
         if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
         return events.contains(.closingSoon)
     }
@@ -174,6 +189,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         replacementSince = nil
         nextReplacementAt = nil
         rotationGraceUntil = nil
+        lastPrice = now
         phase = .live(since: now, lastMessage: now)
     }
 

@@ -7,6 +7,13 @@ public enum Market: String, Sendable, CaseIterable {
     /// What the fake's 24 h ticker states as the price 24 h ago.
     public static let dayOpen = "100000.00000000"
 
+    /// The day's high and low: spanning the open and the last price, for REST and streams alike,
+    /// so the 24 h figures never jump between them (compared as Doubles only to order two
+    /// literals; the text is kept).
+    static func dayRange(last literal: String) -> (high: String, low: String) {
+        (Double(literal) ?? 0) > (Double(dayOpen) ?? 0) ? (literal, dayOpen) : (dayOpen, literal)
+    }
+
     /// The real path each venue's price lives at.
     static func at(path: String) -> Market? {
         switch path {
@@ -162,8 +169,7 @@ enum Payloads {
     /// Binance's `type=MINI` 24 h ticker: the open is `Market.dayOpen`, the high and low span it
     /// and the last price (compared as Doubles here only to order two literals; the text is kept).
     static func binanceDayBody(literal: String, symbol: String) -> String {
-        let lastIsHigher = (Double(literal) ?? 0) > (Double(Market.dayOpen) ?? 0)
-        let (high, low) = lastIsHigher ? (literal, Market.dayOpen) : (Market.dayOpen, literal)
+        let (high, low) = Market.dayRange(last: literal)
         return "{\"symbol\":\"\(symbol)\",\"openPrice\":\"\(Market.dayOpen)\",\"highPrice\":\"\(high)\",\"lowPrice\":\"\(low)\",\"lastPrice\":\"\(literal)\",\"volume\":\"18523.44219000\",\"quoteVolume\":\"1583254113.51892010\",\"openTime\":1763654400000,\"closeTime\":1763740799999,\"firstId\":5498342180,\"lastId\":5500212944,\"count\":1870765}"
     }
 

@@ -30,6 +30,7 @@ public final class FakeExchange: Sendable {
         var streamConnections: [Market: Int] = [:]
         var openStreams: [Market: Int] = [:]
         var streamRefusals: [Market: Int] = [:]
+        var streamUpgradeRequests: [Market: Int] = [:]
         var streamPingIntervals: [Market: TimeAmount] = [:]
         var streamPings: [Market: Int] = [:]
         var streamPongs: [Market: Int] = [:]
@@ -101,6 +102,15 @@ public final class FakeExchange: Sendable {
     /// WebSocket upgrades refused so far.
     public func streamRefusalCount(_ market: Market) -> Int {
         state.withLockedValue { $0.streamRefusals[market] ?? 0 }
+    }
+
+    /// WebSocket upgrade requests received so far, answered or not.
+    public func streamUpgradeRequestCount(_ market: Market) -> Int {
+        state.withLockedValue { $0.streamUpgradeRequests[market] ?? 0 }
+    }
+
+    func recordStreamUpgradeRequest(_ market: Market) {
+        state.withLockedValue { $0.streamUpgradeRequests[market, default: 0] += 1 }
     }
 
     /// WebSocket connections open now.

@@ -20,6 +20,7 @@ enum FakeStreamUpgrade {
             shouldUpgrade: { channel, head in
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 guard let exchange = exchange(), let market = market(path: path) else { return channel.eventLoop.makeSucceededFuture(nil) }
+                exchange.recordStreamUpgradeRequest(market)
                 switch exchange.streamBehavior(for: market) {
                 case .refuse: return channel.eventLoop.makeSucceededFuture(nil)
                 // Never completed: the client waits until it gives up (the promise goes with the channel).

@@ -8,16 +8,16 @@ enum StreamPayloads {
         case .binance:
             return #"{"stream":"\#(binanceSymbol.lowercased())@trade","data":{"e":"trade","E":\#(now),"s":"\#(binanceSymbol)","t":\#(sequence),"p":"\#(price)","q":"0.00052000","T":\#(now),"m":false,"M":true}}"#
         case .coinbase:
-            return #"{"channel":"ticker","client_id":"","timestamp":"\#(now)","sequence_num":\#(sequence),"events":[{"type":"update","tickers":[{"type":"ticker","product_id":"BTC-USD","price":"\#(price)","volume_24_h":"9421.6","low_24_h":"112000.01","high_24_h":"116000.99","price_percent_chg_24_h":"-1.2"}]}]}"#
+            return #"{"channel":"ticker","client_id":"","timestamp":"\#(now)","sequence_num":\#(sequence),"events":[{"type":"update","tickers":[{"type":"ticker","product_id":"BTC-USD","price":"\#(price)","volume_24_h":"9421.6","low_24_h":"\#(Market.dayRange(last: price).low)","high_24_h":"\#(Market.dayRange(last: price).high)","price_percent_chg_24_h":"-1.2"}]}]}"#
         default:
-            return #"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","bid":\#(price),"ask":\#(price),"last":\#(price),"volume":1875.6,"vwap":114000.4,"low":112000.0,"high":116000.9,"change":-1043.9,"change_pct":-1.2,"timestamp_ms":\#(now)}]}"#
+            return #"{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","bid":\#(price),"ask":\#(price),"last":\#(price),"volume":1875.6,"vwap":114000.4,"low":\#(Market.dayRange(last: price).low),"high":\#(Market.dayRange(last: price).high),"change":-1043.9,"change_pct":-1.2,"timestamp_ms":\#(now)}]}"#
         }
     }
 
     static func everySecond(market: Market, price: String, sequence: Int, binanceSymbol: String) -> String {
         switch market {
         case .binance:
-            return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(wallMilliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"115000.00","h":"116000.99","l":"112000.01","v":"21843.5","q":"1878203044.4"}}"#
+            return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(wallMilliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"\#(Market.dayOpen)","h":"\#(Market.dayRange(last: price).high)","l":"\#(Market.dayRange(last: price).low)","v":"21843.5","q":"1878203044.4"}}"#
         case .coinbase:
             return #"{"channel":"heartbeats","client_id":"","timestamp":"\#(wallMilliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
         default:

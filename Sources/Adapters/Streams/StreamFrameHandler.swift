@@ -1,0 +1,98 @@
+import NIOCore
+import NIOWebSocket
+
+/// Reads a venue's WebSocket frames on the event loop and hands each whole message to `message`
+/// there and then, with no task hop: answers pings, records the venue's close frame, and closes
+/// with a close frame of its own when a message is refused or the connection is given up.
+final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// Sent once the upgrade is done: the subscriptions.
+    private let greetings: [String]
+    /// Called on the loop for every whole text or binary message; a returned text is a problem
+    /// that ends the connection.
+    private let message: ([UInt8]) -> String?
+    private let ending: WebSocketEnding
+    private let maximumMessage: Int
+    /// The parts of a fragmented message, bounded by `maximumMessage`.
+    private var fragments: [UInt8]?
+
+    init(greetings: [String], maximumMessage: Int, ending: WebSocketEnding, message: @escaping ([UInt8]) -> String?) {
+        self.greetings = greetings
+        self.maximumMessage = maximumMessage
+        self.ending = ending
+        self.message = message
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        for text in greetings {
+            context.write(wrapOutboundOut(Self.frame(.text, context.channel.allocator.buffer(string: text))), promise: nil)
+        }
+        context.flush()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            guard frame.fin else {
+                fragments = Array(frame.unmaskedData.readableBytesView)
+                return
+            }
+            deliver(Array(frame.unmaskedData.readableBytesView), context: context)
+        case .continuation:
+            guard var parts = fragments else { return close(.protocolError, "sent a continuation of no message", context: context) }
+            parts += frame.unmaskedData.readableBytesView
+            guard parts.count <= maximumMessage else { return close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context) }
+            fragments = frame.fin ? nil : parts
+            if frame.fin { deliver(parts, context: context) }
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(Self.frame(.pong, frame.unmaskedData)), promise: nil)
+        case .connectionClose:
+            var data = frame.unmaskedData
+            let code = data.readWebSocketErrorCode()
+            ending.record(.closedByVenue(code))
+            // Answer the close, then let the venue end the TCP connection (or end it ourselves).
+            let reply = Self.frame(.connectionClose, context.channel.allocator.buffer(bytes: frame.unmaskedData.readableBytesView.prefix(2)))
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in channel.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // NIO's WebSocketProtocolErrorHandler has already sent its close frame (1002 or 1009).
+        switch error {
+        case NIOWebSocketError.invalidFrameLength:
+            ending.record(.closedByUs(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB"))
+        case is NIOWebSocketError:
+            ending.record(.closedByUs(.protocolError, "broke the WebSocket protocol (\(error))"))
+        default:
+            ending.record(.failed("\(error)"))
+        }
+        context.close(promise: nil)
+    }
+
+    private func deliver(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        if let problem = message(bytes) { close(.unacceptableData, problem, context: context) }
+    }
+
+    private func close(_ code: WebSocketErrorCode, _ reason: String, context: ChannelHandlerContext) {
+        ending.record(.closedByUs(code, reason))
+        Self.sendClose(code, on: context.channel)
+    }
+
+    /// A close frame, then the TCP close: a venue is told why rather than seeing a reset.
+    static func sendClose(_ code: WebSocketErrorCode, on channel: any Channel) {
+        var data = channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        channel.writeAndFlush(frame(.connectionClose, data)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Client frames are masked (RFC 6455, 5.3).
+    static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> WebSocketFrame {
+        WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data)
+    }
+}

@@ -1,0 +1,167 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// How a connection ended, as first seen by whichever side ended it.
+final class WebSocketEnding: Sendable {
+    enum Reason: Sendable {
+        case closedByVenue(WebSocketErrorCode?)
+        case closedByUs(WebSocketErrorCode, String)
+        /// The venue answered the upgrade with this HTTP status instead of 101.
+        case declined(status: UInt)
+        case failed(String)
+        /// We gave the connection up (a stall, an upgrade never answered, shutdown).
+        case givenUp
+    }
+
+    private let first = Mutex<Reason?>(nil)
+    func record(_ reason: Reason) { first.withLock { $0 = $0 ?? reason } }
+    var reason: Reason? { first.withLock { $0 } }
+}
+
+/// One WebSocket client connection that we own from the TCP connect to the close: whatever
+/// happens (an upgrade declined or never answered, a non-101 status, cancellation), the socket
+/// is closed at once. Frames are read on the event loop by `StreamFrameHandler`.
+enum WebSocketConnection {
+    struct Target: Sendable, Equatable {
+        let tls: Bool
+        let host: String
+        let port: Int
+        /// Path and query.
+        let resource: String
+
+        /// `ws://` or `wss://` URLs only; nil for anything else.
+        init?(url: String) {
+            let tls: Bool
+            var rest: Substring
+            if url.hasPrefix("wss://") { tls = true; rest = url.dropFirst(6) } else if url.hasPrefix("ws://") { tls = false; rest = url.dropFirst(5) } else { return nil }
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            rest = rest[authorityEnd...]
+            var host = authority, port = tls ? 443 : 80
+            if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+                host = authority[authority.index(after: authority.startIndex)..<close]
+                let after = authority[authority.index(after: close)...]
+                if after.hasPrefix(":") { guard let number = Int(after.dropFirst()) else { return nil }; port = number }
+            } else if let colon = authority.lastIndex(of: ":") {
+                host = authority[..<colon]
+                guard let number = Int(authority[authority.index(after: colon)...]) else { return nil }
+                port = number
+            }
+            guard !host.isEmpty, (1...65_535).contains(port) else { return nil }
+            self.tls = tls
+            self.host = String(host)
+            self.port = port
+            self.resource = rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : String(rest))
+        }
+
+        var hostHeader: String {
+            let name = host.contains(":") ? "[\(host)]" : host
+            return port == (tls ? 443 : 80) ? name : "\(name):\(port)"
+        }
+
+        var isIPAddress: Bool { host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." } }
+    }
+
+    /// Made once: a TLS context loads the system's trust roots.
+    private static let tlsContext: Result<NIOSSLContext, any Error> = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+
+    /// Connects, upgrades, sends `greetings` and reads messages until the connection ends, or
+    /// the task is cancelled (then a close frame is sent and the socket closed).
+    static func run(_ target: Target, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
+                    opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?) async -> WebSocketEnding.Reason {
+        let ending = WebSocketEnding()
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: eventLoop)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage,
+                                      ending: ending, opened: opened, message: message)
+                    }
+                }
+                .connect(host: target.host, port: target.port).get()
+        } catch {
+            return .failed("cannot connect to \(target.hostHeader): \(error)")
+        }
+        await withTaskCancellationHandler {
+            try? await channel.closeFuture.get()
+        } onCancel: {
+            ending.record(.givenUp)
+            channel.eventLoop.execute {
+                // Upgraded: say goodbye with a close frame; otherwise there is no WebSocket yet.
+                if (try? channel.pipeline.syncOperations.handler(type: StreamFrameHandler.self)) != nil {
+                    StreamFrameHandler.sendClose(.goingAway, on: channel)
+                } else {
+                    channel.close(promise: nil)
+                }
+            }
+        }
+        return ending.reason ?? .closedByVenue(nil)
+    }
+
+    private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, ending: WebSocketEnding,
+                                  opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?) throws {
+        if target.tls {
+            let handler = try NIOSSLClientHandler(context: try tlsContext.get(), serverHostname: target.isIPAddress ? nil : target.host)
+            try channel.pipeline.syncOperations.addHandler(handler)
+        }
+        let request = UpgradeRequestHandler(target: target, ending: ending)
+        let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maximumMessage, automaticErrorHandling: true) { channel, _ in
+            channel.eventLoop.makeCompletedFuture {
+                _ = channel.pipeline.syncOperations.removeHandler(name: UpgradeRequestHandler.name)
+                try channel.pipeline.syncOperations.addHandler(
+                    StreamFrameHandler(greetings: greetings, maximumMessage: maximumMessage, ending: ending, message: message))
+                opened()
+            }
+        }
+        try channel.pipeline.syncOperations.addHTTPClientHandlers(
+            leftOverBytesStrategy: .forwardBytes,
+            withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+        try channel.pipeline.syncOperations.addHandler(request, name: UpgradeRequestHandler.name)
+    }
+}
+
+/// Sends the upgrade request once connected; a response that is not the upgrade (a 200, a 451)
+/// arrives here, and the connection is closed at once with the status recorded.
+private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+    static let name = "btcpriced.upgrade-request"
+
+    private let target: WebSocketConnection.Target
+    private let ending: WebSocketEnding
+
+    init(target: WebSocketConnection.Target, ending: WebSocketEnding) {
+        self.target = target
+        self.ending = ending
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: target.hostHeader)
+        headers.add(name: "Content-Length", value: "0")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.resource, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let response) = unwrapInboundIn(data) {
+            ending.record(.declined(status: response.status.code))
+        }
+        context.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // NIO's upgrade handler reports a declined upgrade here; the response itself follows.
+        guard !(error is NIOHTTPClientUpgradeError) else { return }
+        ending.record(.failed("\(error)"))
+        context.close(promise: nil)
+    }
+}
