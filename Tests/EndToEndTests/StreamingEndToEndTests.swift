@@ -40,6 +40,8 @@ struct StreamingEndToEndTests {
         let sources = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
         #expect(sources["stream"]?["state"] == .string("live") && sources["stream"]?["name"] == .string("binance"))
         #expect(try await daemon.ctl("sources").stdout.contains("stream: binance live\n"))
+        let binance = sources["sources"]?.arrayElements?.first { $0["name"] == .string("binance") }
+        #expect(binance?["last_price"] == .string("114999.99"), "sources shows the streamed price, not the last REST answer: \(String(describing: binance))")
         await exchange.shutdown()
     }
 
@@ -171,6 +173,30 @@ struct StreamingEndToEndTests {
             try await daemon.ctl("sources").stdout.contains("stream: binance retrying (no answer within 10s of connecting)")
         }
         #expect(daemon.log.contains("binance stream is down (no answer within 10s of connecting); polling REST until it is back"))
+        await exchange.shutdown()
+    }
+
+    /// Heartbeats prove the connection, not the price: a Coinbase stream that carries only
+    /// heartbeats stays connected, shows `quiet`, and REST keeps the quote fresh meanwhile.
+    @Test(arguments: ["coinbase", "kraken"])
+    func heartbeatsWithoutPricesLeaveTheQuoteToRest(venue: String) async throws {
+        let exchange = try await FakeExchange.start()
+        let market = Market(rawValue: venue)!
+        exchange.setStream(market, .heartbeatsOnly)
+        exchange.set(market, .price("114402.5"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": venue, "BTCPRICED_SOURCES": venue])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the stream is connected but quiet", context: { daemon.log }) {
+            try await daemon.ctl("sources").stdout.contains("stream: \(venue) quiet")
+        }
+        let polledBefore = exchange.requestCount(market)
+        try await until("REST refreshes the quote while the stream stays connected", context: { daemon.log }) {
+            exchange.requestCount(market) >= polledBefore + 3
+        }
+        let json = try await status(daemon)
+        #expect(json["state"] == .string("fresh") && json["transport"] == .string("poll"), "\(json)")
+        #expect(exchange.streamConnectionCount(market) == 1, "heartbeats keep the one connection alive")
         await exchange.shutdown()
     }
 

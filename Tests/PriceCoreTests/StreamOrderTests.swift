@@ -19,8 +19,8 @@ struct StreamOrderTests {
             .trade(quote("70702.5"), stamp(2_000, id: 11)),
             .trade(quote("70690.5"), stamp(1_000, id: 10)),  // older time and id, arriving late
             .trade(quote("70690.5"), stamp(2_000, id: 11)),  // the same trade again
-            .trade(quote("70690.5"), stamp(3_000, id: 9)),   // a newer time cannot excuse an older id
-            .trade(quote("70710"), stamp(2_000, id: 12)),    // same millisecond, next trade
+            .trade(quote("70690.5"), stamp(2_000, id: 10)),  // same millisecond, an earlier trade
+            .trade(quote("70710"), stamp(2_000, id: 12)),    // same millisecond, the next trade
             .trade(quote("70711"), stamp(2_500, id: 13)),
         ]) == [true, false, false, false, true, true])
     }

@@ -1,5 +1,5 @@
-/// The order rule for one venue's stream: a price whose trade or event time (or trade id) is
-/// older than the newest one applied never replaces it, and a ticker's close never overrides a
+/// The order rule for one venue's stream: a price whose trade or event time (or, within the same
+/// millisecond, trade id) is older than the newest one applied never replaces it, and a ticker's close never overrides a
 /// newer trade. Messages without a stamp are applied as they come, in arrival order.
 public struct StreamOrder: Sendable, Hashable {
     private var newestTime: Timestamp?
@@ -16,8 +16,11 @@ public struct StreamOrder: Sendable, Hashable {
                 tradeApplied = true
                 return true
             }
-            if let id = stamp.tradeID, let newest = newestTradeID, id <= newest { return false }
-            if let newest = newestTime, stamp.time < newest { return false }
+            // The time decides; within one millisecond, the trade id.
+            if let newest = newestTime {
+                if stamp.time < newest { return false }
+                if stamp.time == newest, let id = stamp.tradeID, let newestID = newestTradeID, id <= newestID { return false }
+            }
             newestTime = stamp.time
             newestTradeID = stamp.tradeID ?? newestTradeID
             tradeApplied = true

@@ -109,15 +109,21 @@ final class FakeStreamHandler: ChannelInboundHandler {
         switch behavior {
         case .silent, .refuse, .hangUpgrade:
             return
+        case .heartbeatsOnly:
+            schedule(every: .milliseconds(100), context: context) { handler, context in
+                handler.send(StreamPayloads.heartbeat(market: handler.market, sequence: handler.sent), context: context)
+            }
         case .frames(let frames):
             for frame in frames { send(frame, context: context) }
         case .trades(_, let perSecond):
-            schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in
+            // Above 1,000 a second, several trades per millisecond tick.
+            let perTick = max(1, perSecond / 1000)
+            schedule(every: .milliseconds(Int64(1000 * perTick / max(perSecond, 1))), context: context) { handler, context in
                 guard case .trades(let prices, _) = handler.exchange.streamBehavior(for: handler.market), !prices.isEmpty else {
                     handler.ticker?.cancel()
                     return
                 }
-                handler.pushTrade(prices[handler.sent % prices.count], context: context)
+                for _ in 0..<perTick { handler.pushTrade(prices[handler.sent % prices.count], context: context) }
             }
         case .clockTrades(let perSecond):
             schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in

@@ -6,6 +6,9 @@ public enum StreamBehavior: Sendable, Equatable {
     case trades(prices: [String], perSecond: Int)
     /// Accepts and acknowledges the subscription, then sends nothing at all, heartbeats included.
     case silent
+    /// Heartbeats every 100 ms (Coinbase and Kraken) and no price at all: a live connection on
+    /// which prices do not flow.
+    case heartbeatsOnly
     /// Refuses the upgrade with this HTTP status (451 as Binance does from restricted places).
     case refuse(Int)
     /// Accepts the connection and never answers the upgrade request.
@@ -25,6 +28,7 @@ public enum StreamBehavior: Sendable, Equatable {
         case ("trades", 3): guard let rate = Int(words[2]) else { return nil }; self = .trades(prices: words[1].split(separator: ",").map(String.init), perSecond: rate)
         case ("clock", 2): guard let rate = Int(words[1]) else { return nil }; self = .clockTrades(perSecond: rate)
         case ("silent", 1): self = .silent
+        case ("heartbeats", 1): self = .heartbeatsOnly
         case ("hang", 1): self = .hangUpgrade
         case ("refuse", 2): guard let status = Int(words[1]) else { return nil }; self = .refuse(status)
         default: return nil

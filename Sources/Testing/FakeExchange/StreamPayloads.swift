@@ -6,7 +6,8 @@ enum StreamPayloads {
         let now = wallMilliseconds()
         switch market {
         case .binance:
-            return #"{"stream":"\#(binanceSymbol.lowercased())@trade","data":{"e":"trade","E":\#(now),"s":"\#(binanceSymbol)","t":\#(sequence),"p":"\#(price)","q":"0.00052000","T":\#(now),"m":false,"M":true}}"#
+            // Trade ids grow across connections, as Binance's do.
+            return #"{"stream":"\#(binanceSymbol.lowercased())@trade","data":{"e":"trade","E":\#(now),"s":"\#(binanceSymbol)","t":\#(now * 1000 + Int64(sequence % 1000)),"p":"\#(price)","q":"0.00052000","T":\#(now),"m":false,"M":true}}"#
         case .coinbase:
             return #"{"channel":"ticker","client_id":"","timestamp":"\#(now)","sequence_num":\#(sequence),"events":[{"type":"update","tickers":[{"type":"ticker","product_id":"BTC-USD","price":"\#(price)","volume_24_h":"9421.6","low_24_h":"\#(Market.dayRange(last: price).low)","high_24_h":"\#(Market.dayRange(last: price).high)","price_percent_chg_24_h":"-1.2"}]}]}"#
         default:
@@ -14,14 +15,19 @@ enum StreamPayloads {
         }
     }
 
+    /// Coinbase's and Kraken's heartbeat (Binance has none: it pings).
+    static func heartbeat(market: Market, sequence: Int) -> String {
+        market == .coinbase
+            ? #"{"channel":"heartbeats","client_id":"","timestamp":"\#(wallMilliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
+            : #"{"channel":"heartbeat"}"#
+    }
+
     static func everySecond(market: Market, price: String, sequence: Int, binanceSymbol: String) -> String {
         switch market {
         case .binance:
             return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(wallMilliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"\#(Market.dayOpen)","h":"\#(Market.dayRange(last: price).high)","l":"\#(Market.dayRange(last: price).low)","v":"21843.5","q":"1878203044.4"}}"#
-        case .coinbase:
-            return #"{"channel":"heartbeats","client_id":"","timestamp":"\#(wallMilliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
         default:
-            return #"{"channel":"heartbeat"}"#
+            return heartbeat(market: market, sequence: sequence)
         }
     }
 
