@@ -11,17 +11,9 @@ public enum StreamVenue: String, CaseIterable, Sendable {
     case binance, coinbase, kraken
 
     public var sourceName: SourceName { SourceName(rawValue) }
-
-    public var defaultURL: String {
-        switch self {
-        case .binance: "wss://stream.binance.com:9443"
-        case .coinbase: "wss://advanced-trade-ws.coinbase.com"
-        case .kraken: "wss://ws.kraken.com/v2"
-        }
-    }
 }
 
-/// One connection to a venue's stream over WebSocket (WSClient on SwiftNIO): connect, subscribe,
+/// One connection to a venue's stream over WebSocket (`WebSocketConnection` on SwiftNIO): connect, subscribe,
 /// and hand on what each message says until the connection ends, which it reports as a
 /// `StreamLink.Ending`. `wss://` always verifies the certificate (NIOSSL's client defaults).
 public struct VenueStream: Sendable {

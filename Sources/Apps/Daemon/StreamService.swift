@@ -162,9 +162,8 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     /// connect timeout and rotation. A rotation (the connection's age, or the venue's notice that
     /// it will close) opens a replacement beside the live connection, and the old one is closed
     /// only when the replacement carries its first message: no trade is missed and no REST call
-    /// is spent. Every task here is unstructured and cancelled, not awaited: WSClient does not
-    /// give up an upgrade that is never answered when cancelled, and waiting for it would hang
-    /// the stream, and the daemon's shutdown, with it.
+    /// is spent. Every task here is unstructured and cancelled, not awaited: a cancelled
+    /// connection closes its socket at once, but its task may still be finishing its close.
     private func connect(_ candidate: StreamLineup<C.Instant>.Candidate,
                          onLive: @escaping @Sendable () -> Void) async -> StreamLink<C.Instant>.Ending {
         let state = candidate.state
