@@ -47,7 +47,8 @@ struct StreamingEndToEndTests {
 
     @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
         let exchange = try await FakeExchange.start()
-        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 20))
+        // Prices a whole dollar apart: a bar line that would not change is not printed again.
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114470.25"], perSecond: 20))
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance", "BTCPRICED_PUBLISH_INTERVAL": "0"])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
@@ -62,6 +63,8 @@ struct StreamingEndToEndTests {
         // About 5 s (ctl's time limit) at one a second, against ~60 lines in 3 s unpaced.
         #expect(pacedLines >= 3 && pacedLines <= 7, "\(pacedLines) waybar lines in 5 s")
         #expect(unpacedLines >= 20, "\(unpacedLines) i3blocks lines in 3 s with --min-interval 0")
+        let repeated = zip(try await unpaced.stdout.split(separator: "\n"), try await unpaced.stdout.split(separator: "\n").dropFirst()).filter { $0 == $1 }
+        #expect(repeated.isEmpty, "no line repeats the one before: \(repeated.prefix(3))")
         await exchange.shutdown()
     }
 

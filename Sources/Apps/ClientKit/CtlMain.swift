@@ -153,8 +153,11 @@ public enum CtlMain {
         while true {
             do throws(ClientError) {
                 try pacedStream(invocation, minimumInterval: minimumInterval) { status in
-                    lastLine = render(status)
-                    Output.line(lastLine)
+                    // A bar redraws for every line it reads, and whole dollars hide most trades:
+                    // a line it already shows is not sent again.
+                    let line = render(status)
+                    if line != lastLine { Output.line(line) }
+                    lastLine = line
                 }
             } catch {
                 let line = unreachable(error.message)
