@@ -45,27 +45,34 @@ struct StreamingEndToEndTests {
         await exchange.shutdown()
     }
 
-    @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
+    /// Streams a bar in watch mode for `seconds` against a daemon streaming `behavior`.
+    func barLines(_ behavior: StreamBehavior, _ arguments: [String], seconds: Int) async throws -> [Substring] {
         let exchange = try await FakeExchange.start()
-        // Prices a whole dollar apart: a bar line that would not change is not printed again.
-        exchange.setStream(.binance, .trades(prices: ["114459.80", "114470.25"], perSecond: 20))
+        exchange.setStream(.binance, behavior)
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance", "BTCPRICED_PUBLISH_INTERVAL": "0"])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
         // btcctl keeps running in --watch mode; the time limit ends it and its output is kept.
-        let socket = daemon.socket
-        async let paced = runCommand(Binaries.ctl, ["--socket", socket, "waybar", "--watch"], timeout: .seconds(5))
-        async let unpaced = runCommand(Binaries.ctl, ["--socket", socket, "i3blocks", "--watch", "--min-interval", "0"],
-                                       timeout: .seconds(3))
-        let pacedLines = try await paced.stdout.split(separator: "\n").count
-        let unpacedLines = try await unpaced.stdout.split(separator: "\n").count
-        // About 5 s (ctl's time limit) at one a second, against ~60 lines in 3 s unpaced.
-        #expect(pacedLines >= 3 && pacedLines <= 7, "\(pacedLines) waybar lines in 5 s")
-        #expect(unpacedLines >= 20, "\(unpacedLines) i3blocks lines in 3 s with --min-interval 0")
-        let repeated = zip(try await unpaced.stdout.split(separator: "\n"), try await unpaced.stdout.split(separator: "\n").dropFirst()).filter { $0 == $1 }
-        #expect(repeated.isEmpty, "no line repeats the one before: \(repeated.prefix(3))")
+        let output = try await runCommand(Binaries.ctl, ["--socket", daemon.socket] + arguments, timeout: .seconds(seconds)).stdout
         await exchange.shutdown()
+        return output.split(separator: "\n")
+    }
+
+    /// The clock trades move a dollar a second, so every paced line differs from the one before.
+    @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
+        let lines = try await barLines(.clockTrades(perSecond: 20), ["waybar", "--watch"], seconds: 5)
+        // About 5 s (ctl's time limit) at one a second, against ~100 trades.
+        #expect(lines.count >= 3 && lines.count <= 7, "\(lines.count) waybar lines in 5 s")
+    }
+
+    /// Prices a whole dollar apart: every trade changes the bar, and no line repeats the one before.
+    @Test func barsWithoutPacingPrintEveryChangeOnce() async throws {
+        let lines = try await barLines(.trades(prices: ["114459.80", "114470.25"], perSecond: 20),
+                                       ["i3blocks", "--watch", "--min-interval", "0"], seconds: 3)
+        #expect(lines.count >= 20, "\(lines.count) i3blocks lines in 3 s with --min-interval 0")
+        let repeated = zip(lines, lines.dropFirst()).filter { $0 == $1 }
+        #expect(repeated.isEmpty, "no line repeats the one before: \(repeated.prefix(3))")
     }
 
     @Test func sigtermWhileTradesStreamExitsCleanly() async throws {
