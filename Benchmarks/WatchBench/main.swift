@@ -49,9 +49,19 @@ func statusLine(_ serial: Int) -> String {
         + String(repeating: #","x":"padding to the length of a real status line""#, count: 13) + "}\n"
 }
 
+/// The benchmarks' 1,000 watchers all come from this one user: room for them beside the share
+/// that no single user may take.
+func roomForOneUser(_ limits: ServerLimits) -> ServerLimits {
+    var limits = limits
+    limits.maximumConnections = 1280
+    limits.connectionsPerUser = 1120
+    limits.watchersPerUser = 1100
+    return limits
+}
+
 if arguments.count == 5, arguments[1] == "serve", let seconds = Int(arguments[2]), let interval = Int(arguments[3]) {
     let server = try await QuoteServer.start(listener: .path(arguments[4] + "/watch-fanout.sock"), status: SampleStatus(line: statusLine(0)),
-                                             version: "bench", group: MultiThreadedEventLoopGroup.singleton)
+                                             version: "bench", limits: roomForOneUser(ServerLimits()), group: MultiThreadedEventLoopGroup.singleton)
     var serial = 0, samples: [Int] = []
     let start = ContinuousClock.now
     while ContinuousClock.now < start + .seconds(seconds) {
@@ -68,9 +78,9 @@ guard arguments.count == 5, let watchers = Int(arguments[2]), let seconds = Int(
     print("usage: watch-bench previous|current WATCHERS SECONDS SOCKET_DIR | watch-bench serve SECONDS INTERVAL_MS SOCKET_DIR")
     exit(64)
 }
-let limits = arguments[1] == "previous"
+let limits = roomForOneUser(arguments[1] == "previous"
     ? ServerLimits(watchStall: .seconds(1_000_000), watchQueueLimit: .max, watchSendBuffer: nil)
-    : ServerLimits()
+    : ServerLimits())
 let status = statusLine(0)
 let clock = ManualClock()
 let path = arguments[4] + "/watch-bench.sock"
