@@ -48,9 +48,9 @@ public struct DaemonSettings: Sendable, Equatable {
     /// The HTTP listener for `GET /metrics`; nil (the default) for none.
     public var metricsListen: ListenAddress?
     /// Socket connections one local user (UID) may hold at once.
-    public var userConnections: Int = 128
+    public var userConnections: Int
     /// `watch` streams one UID may hold; fewer than `userConnections`.
-    public var userWatchers: Int = 64
+    public var userWatchers: Int
 
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 

@@ -59,7 +59,7 @@ public enum SettingsLoader {
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
         let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
             ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
-        var settings = DaemonSettings(
+        let settings = DaemonSettings(
             sources: try value(.sources, ValueParsers.sources),
             interval: interval,
             timeout: timeout,
@@ -97,10 +97,10 @@ public enum SettingsLoader {
             },
             metricsTextfile: try value(.metricsTextfile, ValueParsers.optionalAbsolutePath),
             metricsTextfileInterval: try positive(.metricsTextfileInterval, atMost: .seconds(3600)),
-            metricsListen: try value(.metricsListen, ValueParsers.listenAddress)
+            metricsListen: try value(.metricsListen, ValueParsers.listenAddress),
+            userConnections: try value(.userConnections, ValueParsers.wholeNumber(in: 2...65_536)),
+            userWatchers: try value(.userWatchers, ValueParsers.wholeNumber(in: 0...65_535))
         )
-        settings.userConnections = try value(.userConnections, ValueParsers.wholeNumber(in: 2...65_536))
-        settings.userWatchers = try value(.userWatchers, ValueParsers.wholeNumber(in: 0...65_535))
         // A user's own prompts must find room beside its watchers.
         guard settings.userWatchers < settings.userConnections else {
             throw ConfigError("\(origin(of: .userWatchers)) (\(settings.userWatchers)) must be lower than \(origin(of: .userConnections)) (\(settings.userConnections)), so a user's own one-shot requests find room beside its watch streams")

@@ -19,11 +19,13 @@ final class ConnectionBudget: Sendable {
         case userFull(uid: UInt32, limit: Int)
         case watchersFull(limit: Int)
         case userWatchersFull(uid: UInt32, limit: Int)
+        /// The kernel could not say who connected (SO_PEERCRED failed).
+        case unknownPeer
 
         var isPerUser: Bool {
             switch self {
             case .userFull, .userWatchersFull: true
-            case .full, .watchersFull: false
+            case .full, .watchersFull, .unknownPeer: false
             }
         }
 
@@ -35,6 +37,7 @@ final class ConnectionBudget: Sendable {
             case .watchersFull(let limit): "too many watch streams (limit \(limit)); try again later"
             case .userWatchersFull(let uid, let limit):
                 "uid \(uid) already holds \(limit) watch streams, its share of the socket (BTCPRICED_USER_WATCHERS); close some and try again"
+            case .unknownPeer: "the daemon could not tell which user connected; try again"
             }
         }
     }
@@ -81,74 +84,89 @@ final class ConnectionBudget: Sendable {
 
     /// A new connection from `uid`, not yet watching.
     func admit(uid: UInt32) -> Result<Seat, Refusal> {
-        let instant = now()
-        return state.withLock { state in
-            guard state.open < maximum else { return .failure(.full(limit: maximum)) }
-            var account = state.accounts[uid, default: Account()]
-            defer { state.accounts[uid] = account }
-            guard account.connections < perUser else {
-                refuse(&account, uid: uid, at: instant, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)")
-                return .failure(.userFull(uid: uid, limit: perUser))
+        let (result, line) = state.withLock { state -> (Result<Seat, Refusal>, Logger.Message?) in
+            guard state.open < maximum else { return (.failure(.full(limit: maximum)), nil) }
+            // In place: one lookup per accept, the front door's hot path.
+            switch Self.take(&state.accounts[uid, default: Account()], uid: uid, limit: perUser,
+                             of: \.connections, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)", now: now) {
+            case .refused(let line): return (.failure(.userFull(uid: uid, limit: perUser)), line)
+            case .taken:
+                state.open += 1
+                return (.success(Seat(uid: uid)), nil)
             }
-            account.connections += 1
-            state.open += 1
-            return .success(Seat(uid: uid))
         }
+        if let line { logger.warning(line) }
+        return result
     }
 
     /// The connection asked for `watch`; on refusal the seat is unchanged and still held.
     func startWatching(_ seat: inout Seat) -> Refusal? {
-        let instant = now()
-        return state.withLock { state in
-            guard !seat.watching else { return nil }
-            var account = state.accounts[seat.uid, default: Account()]
-            defer { state.accounts[seat.uid] = account }
-            guard account.watchers < watchersPerUser else {
-                refuse(&account, uid: seat.uid, at: instant, what: "\(watchersPerUser) watch streams (BTCPRICED_USER_WATCHERS)")
-                return .userWatchersFull(uid: seat.uid, limit: watchersPerUser)
+        guard !seat.watching else { return nil }
+        let uid = seat.uid
+        let (refusal, line) = state.withLock { state -> (Refusal?, Logger.Message?) in
+            // The user's own share speaks first: that refusal is the one its owner can act on.
+            let withinShare = (state.accounts[uid]?.watchers ?? 0) < watchersPerUser
+            if withinShare && state.watchers >= maximumWatchers { return (.watchersFull(limit: maximumWatchers), nil) }
+            switch Self.take(&state.accounts[uid, default: Account()], uid: uid, limit: watchersPerUser,
+                             of: \.watchers, what: "\(watchersPerUser) watch streams (BTCPRICED_USER_WATCHERS)", now: now) {
+            case .refused(let line): return (.userWatchersFull(uid: uid, limit: watchersPerUser), line)
+            case .taken:
+                state.watchers += 1
+                return (nil, nil)
             }
-            guard state.watchers < maximumWatchers else { return .watchersFull(limit: maximumWatchers) }
-            account.watchers += 1
-            state.watchers += 1
-            seat.watching = true
-            return nil
         }
+        if let line { logger.warning(line) }
+        if refusal == nil { seat.watching = true }
+        return refusal
     }
 
     func release(_ seat: Seat) {
-        state.withLock { state in
-            guard var account = state.accounts[seat.uid], account.connections > 0 else { return }
+        let line = state.withLock { state -> Logger.Message? in
+            guard var account = state.accounts[seat.uid], account.connections > 0 else { return nil }
             account.connections -= 1
             state.open -= 1
             if seat.watching {
                 account.watchers -= 1
                 state.watchers -= 1
             }
+            var line: Logger.Message?
             if account.refusing && account.connections < perUser && account.watchers < watchersPerUser {
                 account.refusing = false
                 if account.refusalLogged {
-                    logger.notice("uid \(seat.uid) is below its share of the socket again; \(account.refused) of its connections were refused")
+                    line = "uid \(seat.uid) is below its share of the socket again; \(account.refused) of its connections were refused"
                     account.refusalLogged = false
                 }
                 account.refused = 0
             }
-            if account.connections == 0 && !account.refusing && account.lastLogged == nil {
-                state.accounts[seat.uid] = nil
-            } else {
-                state.accounts[seat.uid] = account
-            }
+            state.accounts[seat.uid] = account.connections == 0 && !account.refusing && account.lastLogged == nil ? nil : account
+            return line
         }
+        if let line { logger.notice(line) }
+    }
+
+    private enum Take {
+        case taken
+        /// With the line to log when this starts a refusal not logged within the quiet period.
+        case refused(Logger.Message?)
+    }
+
+    /// Counts one more in `account`'s `count` if it is below `limit`; otherwise records the refusal.
+    private static func take(_ account: inout Account, uid: UInt32, limit: Int, of count: WritableKeyPath<Account, Int>,
+                             what: String, now: () -> Duration) -> Take {
+        guard account[keyPath: count] >= limit else {
+            account[keyPath: count] += 1
+            return .taken
+        }
+        account.refused += 1
+        guard !account.refusing else { return .refused(nil) }
+        account.refusing = true
+        // The clock is read only here, not on every accept.
+        let instant = now()
+        if let last = account.lastLogged, instant - last < quietPeriod { return .refused(nil) }
+        account.lastLogged = instant
+        account.refusalLogged = true
+        return .refused("uid \(uid) holds its share of the socket, \(what); refusing its new connections until some close")
     }
 
     var openConnections: Int { state.withLock { $0.open } }
-
-    private func refuse(_ account: inout Account, uid: UInt32, at instant: Duration, what: String) {
-        account.refused += 1
-        guard !account.refusing else { return }
-        account.refusing = true
-        if let last = account.lastLogged, instant - last < Self.quietPeriod { return }
-        account.lastLogged = instant
-        account.refusalLogged = true
-        logger.warning("uid \(uid) holds its share of the socket, \(what); refusing its new connections until some close")
-    }
 }

@@ -103,7 +103,7 @@ final class FrontDoor: @unchecked Sendable {
             }
             // The kernel recorded who connected; a socket that cannot say is turned away.
             let uid = btcpriced_peer_uid(client)
-            switch uid < 0 ? .failure(.full(limit: 0)) : context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)) {
+            switch uid < 0 ? .failure(.unknownPeer) : context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)) {
             case .failure(let refusal):
                 turnAway(client, refusal)
             case .success(let seat):
@@ -117,7 +117,7 @@ final class FrontDoor: @unchecked Sendable {
     /// Over a limit: say so, then half-close and drain for a moment, because closing with the
     /// client's request still unread could lose the explanation.
     private func turnAway(_ client: CInt, _ refusal: ConnectionBudget.Refusal) {
-        context.metrics.reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
+        context.metrics.reject(refusal)
         let line = ErrorReply.busy(refusal.message).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
@@ -162,7 +162,7 @@ final class FrontDoor: @unchecked Sendable {
         if case .success(.watch) = request {
             var seat = seat
             if let refusal = context.budget.startWatching(&seat) {
-                context.metrics.reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
+                context.metrics.reject(refusal)
                 reply(client, ErrorReply.busy(refusal.message).line, seat: seat)
             } else {
                 handOff(client, .watch, seat)

@@ -37,4 +37,8 @@ struct SocketMetrics: Sendable {
     func reject(_ reason: Rejection) {
         rejections[reason.rawValue]?.increment()
     }
+
+    func reject(_ refusal: ConnectionBudget.Refusal) {
+        reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
+    }
 }

@@ -1,6 +1,5 @@
 import EventLoopScheduling
 import Exchanges
-import Logging
 import NIOCore
 import NIOPosix
 import PriceCore
@@ -54,14 +53,14 @@ public struct VenueStream: Sendable {
 
     /// Runs one connection to its end. `opened` is called once the upgrade succeeded, `received`
     /// for every message, both on `eventLoop`. Cancelling the task closes the connection.
-    public func run<Instant>(logger: Logger, opened: @escaping @Sendable () -> Void,
+    public func run<Instant>(opened: @escaping @Sendable () -> Void,
                              received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
         await withTaskExecutorPreference(EventLoopExecutor(eventLoop)) {
-            await connect(logger: logger, opened: opened, received: received)
+            await connect(opened: opened, received: received)
         }
     }
 
-    private func connect<Instant>(logger: Logger, opened: @escaping @Sendable () -> Void,
+    private func connect<Instant>(opened: @escaping @Sendable () -> Void,
                                   received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
         guard let target = WebSocketConnection.Target(url: connectURL) else { return .failed("\(venue.rawValue) stream: not a ws:// or wss:// URL") }
         let reason = await WebSocketConnection.run(target, on: eventLoop, greetings: subscriptions, maximumMessage: StreamLimits.largestMessage,

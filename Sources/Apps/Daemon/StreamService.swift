@@ -170,10 +170,9 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let roles = ConnectionRoles()
         let (events, sink) = AsyncStream.makeStream(of: LinkEvent.self)
         var connections: [Int: Task<Void, Never>] = [:]
-        let open: (Int) -> Task<Void, Never> = { [clock, logger] id in
+        let open: (Int) -> Task<Void, Never> = { [clock] id in
             Task {
                 let ending: StreamLink<C.Instant>.Ending = await candidate.connection.run(
-                    logger: logger,
                     opened: {
                         guard roles.isCurrent(id) else { return }
                         state.update { $0.opened(at: clock.now) }

@@ -3,11 +3,8 @@ import Glibc
 #endif
 import Daemon
 
-// At default priority: the main task's user-initiated priority makes libdispatch renice its
-// worker to -4, which an unprivileged service may not, and it says so in the journal.
-let status = await Task(priority: .medium) {
-    await DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment())
-}.value
+let status = await DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()),
+                                  environment: currentEnvironment())
 exit(status)
 
 func currentEnvironment() -> [String: String] {
