@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "DaemonConfig",
             dependencies: [
-                "PriceCore", "PosixFiles",
+                "PriceCore", "PosixFiles", "Exchanges",
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Sources/Adapters/DaemonConfig"
@@ -177,7 +177,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
+            "Daemon", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
             "Streams", "FakeExchange", "ClientKit",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),

@@ -12,7 +12,7 @@ try store.prepare()
 let clock = ContinuousClock()
 var samples: [Duration] = []
 for i in 0..<count {
-    let quote = Quote(price: try Price(parsing: "114459.\(i)"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
+    let quote = Quote(price: try Price(parsing: "114459.\(i)"), currency: "USDT", symbol: "BTCUSDT", source: "binance",
                       timestamp: Timestamp(millisecondsSinceEpoch: 1_795_276_800_000 + Int64(i)))
     let started = clock.now
     try store.save(quote)

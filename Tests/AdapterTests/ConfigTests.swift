@@ -1,4 +1,5 @@
 import DaemonConfig
+import Exchanges
 import Foundation
 import PriceCore
 import Testing
@@ -20,10 +21,10 @@ struct ConfigTests {
 
     @Test func defaultsMatchTheDocumentedTable() throws {
         let settings = try load()
-        #expect(settings.sources == [.binance, .coinbase, .kraken, .bitstamp, .cryptoCompare])
-        #expect(settings.coinbaseURL == "https://api.coinbase.com")
-        #expect(settings.krakenURL == "https://api.kraken.com")
-        #expect(settings.bitstampURL == "https://www.bitstamp.net")
+        #expect(settings.sources == ["binance", "coinbase", "kraken", "bitstamp", "cryptocompare"])
+        #expect(settings.restURL(.coinbase) == "https://api.coinbase.com")
+        #expect(settings.restURL(.kraken) == "https://api.kraken.com")
+        #expect(settings.restURL(.bitstamp) == "https://www.bitstamp.net")
         #expect(settings.cryptoCompareAPIKey == nil)
         #expect(settings.cryptoCompareDailyCalls == 7500)
         #expect(settings.mode == .fallback)
@@ -35,16 +36,16 @@ struct ConfigTests {
         #expect(settings.staleAfter == .seconds(10))
         #expect(settings.persistInterval == .seconds(120))
         #expect(settings.watchStall == .seconds(30))
-        #expect(settings.binanceURL == "https://api.binance.com")
+        #expect(settings.restURL(.binance) == "https://api.binance.com")
         #expect(settings.binanceSymbol == "BTCUSDT")
-        #expect(settings.cryptoCompareURL == "https://min-api.cryptocompare.com")
+        #expect(settings.restURL(.cryptocompare) == "https://min-api.cryptocompare.com")
         #expect(settings.stateDirectory == "/var/lib/btcpriced")
         #expect(settings.socketPath == "/run/btcpriced/btcpriced.sock")
         #expect(settings.logLevel == .info)
         #expect(settings.stream == .auto)
-        #expect(settings.binanceStreamURL == "wss://stream.binance.com:9443")
-        #expect(settings.coinbaseStreamURL == "wss://advanced-trade-ws.coinbase.com")
-        #expect(settings.krakenStreamURL == "wss://ws.kraken.com/v2")
+        #expect(settings.streamURL(.binance) == "wss://stream.binance.com:9443")
+        #expect(settings.streamURL(.coinbase) == "wss://advanced-trade-ws.coinbase.com")
+        #expect(settings.streamURL(.kraken) == "wss://ws.kraken.com/v2")
         #expect(settings.publishInterval == .milliseconds(250))
     }
 
@@ -54,9 +55,9 @@ struct ConfigTests {
         #expect(chain.stream.venues(among: chain.sources) == [.kraken, .coinbase])
         #expect(try load(env: ["BTCPRICED_STREAM": "off"]).stream.venues(among: chain.sources) == [])
         #expect(try load(env: ["BTCPRICED_STREAM": "Coinbase"]).stream.venues(among: chain.sources) == [.coinbase], "a named venue only")
-        #expect(StreamChoice.auto.venues(among: [.bitstamp, .cryptoCompare]) == [], "no venue in the chain can stream")
+        #expect(StreamChoice.auto.venues(among: ["bitstamp", "cryptocompare"]) == [], "no venue in the chain can stream")
         for url in ["ws://127.0.0.1:8080/v2", "wss://ws.kraken.com/v2"] {
-            #expect(try load(env: ["BTCPRICED_KRAKEN_STREAM_URL": url]).krakenStreamURL == url)
+            #expect(try load(env: ["BTCPRICED_KRAKEN_STREAM_URL": url]).streamURL(.kraken) == url)
         }
         #expect(try load(env: ["BTCPRICED_PUBLISH_INTERVAL": "0"]).publishInterval == .zero)
     }
@@ -113,8 +114,8 @@ struct ConfigTests {
         BTCPRICED_LOG_LEVEL=DEBUG
         """
         let settings = try load(file: file)
-        #expect(settings.sources == [.cryptoCompare, .binance])
-        #expect(settings.binanceURL == "http://127.0.0.1:8080/")
+        #expect(settings.sources == ["cryptocompare", "binance"])
+        #expect(settings.restURL(.binance) == "http://127.0.0.1:8080/")
         #expect(settings.logLevel == .debug)
     }
 
@@ -145,15 +146,15 @@ struct ConfigTests {
         (.timeout, "-1s", "is not a duration"),
         (.sources, ",", "names no sources"),
         (.sources, "binance,binance", "listed twice"),
-        (.binanceURL, "http://api.binance.com", "only https is allowed"),
-        (.binanceURL, "ftp://x", "not an http(s) URL"),
-        (.binanceStreamURL, "ws://stream.binance.com:9443", "only wss is allowed"),
-        (.krakenStreamURL, "https://ws.kraken.com/v2", "not a ws(s) URL"),
+        (.restURL(.binance), "http://api.binance.com", "only https is allowed"),
+        (.restURL(.binance), "ftp://x", "not an http(s) URL"),
+        (.streamURL(.binance)!, "ws://stream.binance.com:9443", "only wss is allowed"),
+        (.streamURL(.kraken)!, "https://ws.kraken.com/v2", "not a ws(s) URL"),
         (.stream, "bitstamp", "unknown stream \"bitstamp\"; use one of auto, off, binance, coinbase, kraken"),
         (.publishInterval, "2m", "longer than the maximum of 1m"),
-        (.binanceURL, "https://", "has no host"),
-        (.binanceURL, "https://x/?a=1", "without spaces, query or fragment"),
-        (.cryptoCompareURL, "https://x:99999", "invalid port"),
+        (.restURL(.binance), "https://", "has no host"),
+        (.restURL(.binance), "https://x/?a=1", "without spaces, query or fragment"),
+        (.restURL(.cryptocompare), "https://x:99999", "invalid port"),
         (.binanceSymbol, "btc-usdt", "not a BTC market symbol"),
         (.logLevel, "loud", "unknown log level"),
         (.watchStall, "0", "must be greater than zero"),
@@ -167,7 +168,7 @@ struct ConfigTests {
 
     @Test func loopbackMayUsePlainHTTP() throws {
         for url in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9000", "https://api.binance.us"] {
-            #expect(try load(env: ["BTCPRICED_BINANCE_URL": url]).binanceURL == url)
+            #expect(try load(env: ["BTCPRICED_BINANCE_URL": url]).restURL(.binance) == url)
         }
     }
 

@@ -11,10 +11,8 @@ struct ExchangeTests {
 
     static func source(_ market: Market, baseURL: String, symbol: String = "BTCUSDT", apiKey: String? = nil,
                        timeout: Duration = .seconds(2)) -> HTTPPriceSource {
-        var settings = VenueSettings(baseURL: baseURL)
-        settings.binanceSymbol = symbol
-        settings.cryptoCompareAPIKey = apiKey
-        return Venue(rawValue: market.rawValue)!.source(settings, client: client, timeout: timeout, userAgent: "test")
+        let options = VenueOptions(binanceSymbol: symbol, cryptoCompareAPIKey: apiKey)
+        return Venue.named(SourceName(market.rawValue))!.source(baseURL: baseURL, options, client: client, timeout: timeout, userAgent: "test")
     }
 
     func fetch(_ market: Market, _ behavior: Behavior, symbol: String = "BTCUSDT") async throws -> Result<SourceQuote, FetchFailure> {

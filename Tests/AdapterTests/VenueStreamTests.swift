@@ -1,3 +1,4 @@
+import Exchanges
 import FakeExchange
 import NIOPosix
 import PriceCore
@@ -20,10 +21,10 @@ struct VenueStreamTests {
         }
     }
 
-    func connect(_ venue: StreamVenue, to exchange: FakeExchange, path: String = "",
+    func connect(_ venue: Venue, to exchange: FakeExchange, path: String = "",
                  until done: @escaping @Sendable (Received) -> Bool = { _ in false }) async -> (Ending, Received) {
         let received = Received()
-        let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)")
+        let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)")!
         let task = Task {
             await stream.run(opened: { received.opened.withLock { $0 = true } },
                              received: { events in received.events.withLock { $0 += events } }) as Ending
@@ -37,15 +38,15 @@ struct VenueStreamTests {
         return (ending, received)
     }
 
-    @Test(arguments: [(StreamVenue.binance, ""), (.coinbase, "/"), (.kraken, "/v2")])
-    func tradesArriveWithTheirExactPrices(venue: StreamVenue, path: String) async throws {
+    @Test(arguments: [(Venue.binance, ""), (.coinbase, "/"), (.kraken, "/v2")])
+    func tradesArriveWithTheirExactPrices(venue: Venue, path: String) async throws {
         let exchange = try await FakeExchange.start()
-        exchange.setStream(Market(rawValue: venue.rawValue)!, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
+        exchange.setStream(Market(rawValue: venue.name.rawValue)!, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
         let (ending, received) = await connect(venue, to: exchange, path: path) { $0.trades.count >= 3 }
         #expect(ending == .closed("cancelled"))
         #expect(received.opened.withLock { $0 })
         #expect(Array(received.trades.prefix(3)) == ["114459.8", "114460.25", "114459.8"])
-        #expect(exchange.streamConnectionCount(Market(rawValue: venue.rawValue)!) == 1)
+        #expect(exchange.streamConnectionCount(Market(rawValue: venue.name.rawValue)!) == 1)
         await exchange.shutdown()
     }
 
@@ -56,7 +57,7 @@ struct VenueStreamTests {
         exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loop = group.next()
-        let stream = VenueStream(venue: .binance, url: "ws://127.0.0.1:\(exchange.port)", eventLoop: loop)
+        let stream = VenueStream(venue: .binance, url: "ws://127.0.0.1:\(exchange.port)", eventLoop: loop)!
         let calls = Mutex((onLoop: 0, elsewhere: 0))
         let record: @Sendable () -> Void = {
             let onLoop = loop.inEventLoop
@@ -171,7 +172,7 @@ struct VenueStreamTests {
         let exchange = try await FakeExchange.start()
         let port = exchange.port
         await exchange.shutdown()
-        let stream = VenueStream(venue: .kraken, url: "ws://127.0.0.1:\(port)/v2")
+        let stream = VenueStream(venue: .kraken, url: "ws://127.0.0.1:\(port)/v2")!
         let ending: Ending = await stream.run(opened: {}, received: { _ in })
         guard case .failed = ending else { Issue.record("ended as \(ending)"); return }
     }

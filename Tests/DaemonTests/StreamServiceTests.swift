@@ -1,4 +1,5 @@
 @testable import Daemon
+import Exchanges
 import FakeExchange
 import FileStore
 import Foundation
@@ -35,13 +36,13 @@ struct StreamServiceTests {
     }
 
     /// Starts the service as the daemon does, with sources.json in `stateDirectory` restored first.
-    func start(_ venues: [StreamVenue], on exchange: FakeExchange, policy: Policy,
+    func start(_ venues: [Venue], on exchange: FakeExchange, policy: Policy,
                stateDirectory: String? = nil) async throws -> Running {
         let stateDirectory = try stateDirectory ?? Self.makeStateDirectory()
         let (board, clock, wallClock) = try makeBoard()
         let lineup = try #require(StreamLineup(venues.map { venue in
-            .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")"),
-                  state: StreamState(venue: venue.sourceName, link: StreamLink(policy: policy, now: clock.now)))
+            .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
+                  state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: clock.now)))
         }))
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }

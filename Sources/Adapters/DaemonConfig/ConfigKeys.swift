@@ -1,37 +1,60 @@
-/// Every setting, by the name it has in both the config file and the environment.
-public enum SettingKey: String, CaseIterable, Sendable {
-    case sources = "BTCPRICED_SOURCES"
-    case interval = "BTCPRICED_INTERVAL"
-    case timeout = "BTCPRICED_TIMEOUT"
-    case staleAfter = "BTCPRICED_STALE_AFTER"
-    case persistInterval = "BTCPRICED_PERSIST_INTERVAL"
-    case watchStall = "BTCPRICED_WATCH_STALL"
-    case binanceURL = "BTCPRICED_BINANCE_URL"
-    case binanceSymbol = "BTCPRICED_BINANCE_SYMBOL"
-    case cryptoCompareURL = "BTCPRICED_CRYPTOCOMPARE_URL"
-    case coinbaseURL = "BTCPRICED_COINBASE_URL"
-    case krakenURL = "BTCPRICED_KRAKEN_URL"
-    case bitstampURL = "BTCPRICED_BITSTAMP_URL"
-    case stream = "BTCPRICED_STREAM"
-    case binanceStreamURL = "BTCPRICED_BINANCE_STREAM_URL"
-    case coinbaseStreamURL = "BTCPRICED_COINBASE_STREAM_URL"
-    case krakenStreamURL = "BTCPRICED_KRAKEN_STREAM_URL"
-    case publishInterval = "BTCPRICED_PUBLISH_INTERVAL"
-    case cryptoCompareAPIKey = "BTCPRICED_CRYPTOCOMPARE_API_KEY"
-    case cryptoCompareAPIKeyFile = "BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE"
-    case cryptoCompareDailyCalls = "BTCPRICED_CRYPTOCOMPARE_DAILY_CALLS"
-    case mode = "BTCPRICED_MODE"
-    case maximumDeviation = "BTCPRICED_MAX_DEVIATION"
-    case consensusMinimum = "BTCPRICED_CONSENSUS_MIN"
-    case consensusUSDT = "BTCPRICED_CONSENSUS_USDT"
-    case stateDirectory = "BTCPRICED_STATE_DIR"
-    case socket = "BTCPRICED_SOCKET"
-    case logLevel = "BTCPRICED_LOG_LEVEL"
-    case metricsTextfile = "BTCPRICED_METRICS_TEXTFILE"
-    case metricsTextfileInterval = "BTCPRICED_METRICS_TEXTFILE_INTERVAL"
-    case metricsListen = "BTCPRICED_METRICS_LISTEN"
-    case userConnections = "BTCPRICED_USER_CONNECTIONS"
-    case userWatchers = "BTCPRICED_USER_WATCHERS"
+import Exchanges
+
+/// A setting, by the name it has in both the config file and the environment. The venues' URL
+/// settings come from `Venue.catalog`; the rest are listed here.
+public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Nil for a name that is not a setting.
+    public init?(rawValue: String) {
+        guard Self.known.contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(_ name: String) { rawValue = name }
+
+    public var description: String { rawValue }
+
+    public static let sources = SettingKey("BTCPRICED_SOURCES")
+    public static let interval = SettingKey("BTCPRICED_INTERVAL")
+    public static let timeout = SettingKey("BTCPRICED_TIMEOUT")
+    public static let staleAfter = SettingKey("BTCPRICED_STALE_AFTER")
+    public static let persistInterval = SettingKey("BTCPRICED_PERSIST_INTERVAL")
+    public static let watchStall = SettingKey("BTCPRICED_WATCH_STALL")
+    public static let binanceSymbol = SettingKey("BTCPRICED_BINANCE_SYMBOL")
+    public static let stream = SettingKey("BTCPRICED_STREAM")
+    public static let publishInterval = SettingKey("BTCPRICED_PUBLISH_INTERVAL")
+    public static let cryptoCompareAPIKey = SettingKey("BTCPRICED_CRYPTOCOMPARE_API_KEY")
+    public static let cryptoCompareAPIKeyFile = SettingKey("BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE")
+    public static let cryptoCompareDailyCalls = SettingKey("BTCPRICED_CRYPTOCOMPARE_DAILY_CALLS")
+    public static let mode = SettingKey("BTCPRICED_MODE")
+    public static let maximumDeviation = SettingKey("BTCPRICED_MAX_DEVIATION")
+    public static let consensusMinimum = SettingKey("BTCPRICED_CONSENSUS_MIN")
+    public static let consensusUSDT = SettingKey("BTCPRICED_CONSENSUS_USDT")
+    public static let stateDirectory = SettingKey("BTCPRICED_STATE_DIR")
+    public static let socket = SettingKey("BTCPRICED_SOCKET")
+    public static let logLevel = SettingKey("BTCPRICED_LOG_LEVEL")
+    public static let metricsTextfile = SettingKey("BTCPRICED_METRICS_TEXTFILE")
+    public static let metricsTextfileInterval = SettingKey("BTCPRICED_METRICS_TEXTFILE_INTERVAL")
+    public static let metricsListen = SettingKey("BTCPRICED_METRICS_LISTEN")
+    public static let userConnections = SettingKey("BTCPRICED_USER_CONNECTIONS")
+    public static let userWatchers = SettingKey("BTCPRICED_USER_WATCHERS")
+
+    /// The setting holding a venue's REST base URL.
+    public static func restURL(_ venue: Venue) -> SettingKey { SettingKey(venue.rest.url.key) }
+    /// The setting holding a venue's stream URL; nil for a venue without a stream.
+    public static func streamURL(_ venue: Venue) -> SettingKey? { venue.stream.map { SettingKey($0.url.key) } }
+
+    private static let general: [SettingKey] = [
+        sources, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
+        cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
+        consensusUSDT, stateDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
+        userConnections, userWatchers,
+    ]
+
+    /// Every setting: the general ones, then each venue's URLs.
+    public static let allCases: [SettingKey] = general + Venue.catalog.flatMap { venue in [restURL(venue)] + [streamURL(venue)].compactMap { $0 } }
+    private static let known = Set(allCases.map(\.rawValue))
 
     public static let prefix = "BTCPRICED_"
 

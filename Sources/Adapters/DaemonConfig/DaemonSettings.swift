@@ -1,3 +1,4 @@
+import Exchanges
 import FoundationEssentials
 import PriceCore
 
@@ -16,17 +17,13 @@ public struct DaemonSettings: Sendable, Equatable {
     public var persistInterval: Duration
     /// A `watch` client whose stream has not drained for this long is dropped.
     public var watchStall: Duration
-    public var binanceURL: String
+    /// Each venue's REST base URL, by venue name (every catalog entry has one).
+    public var restURLs: [SourceName: String]
     public var binanceSymbol: String
-    public var cryptoCompareURL: String
-    public var coinbaseURL: String
-    public var krakenURL: String
-    public var bitstampURL: String
     /// Which venue streams trades over WebSocket while REST polling rests.
     public var stream: StreamChoice
-    public var binanceStreamURL: String
-    public var coinbaseStreamURL: String
-    public var krakenStreamURL: String
+    /// Each streaming venue's stream URL, by venue name.
+    public var streamURLs: [SourceName: String]
     /// `watch` subscribers get at most one line per this interval (zero: every update); state
     /// changes are never held back.
     public var publishInterval: Duration
@@ -52,27 +49,28 @@ public struct DaemonSettings: Sendable, Equatable {
     /// `watch` streams one UID may hold; fewer than `userConnections`.
     public var userWatchers: Int
 
+    public func restURL(_ venue: Venue) -> String { restURLs[venue.name] ?? venue.rest.url.defaultURL }
+    public func streamURL(_ venue: Venue) -> String? { streamURLs[venue.name] ?? venue.stream?.url.defaultURL }
+
+    /// The market choices every venue's requests are built from.
+    public var venueOptions: VenueOptions {
+        VenueOptions(binanceSymbol: binanceSymbol, cryptoCompareAPIKey: cryptoCompareAPIKey?.value,
+                     cryptoCompareDailyCalls: cryptoCompareDailyCalls)
+    }
+
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
     /// Defaults follow systemd's directories when it provides them.
     static func defaultValue(for key: SettingKey, environment: [String: String]) -> String {
         switch key {
-        case .sources: "binance,coinbase,kraken,bitstamp,cryptocompare"
+        case .sources: Venue.catalog.map(\.name.rawValue).joined(separator: ",")
         case .interval: "1s"
         case .timeout: Self.defaultTimeout(interval: nil).humanReadable
         case .staleAfter: "10s"
         case .persistInterval: "2m"
         case .watchStall: "30s"
-        case .binanceURL: "https://api.binance.com"
         case .binanceSymbol: "BTCUSDT"
-        case .cryptoCompareURL: "https://min-api.cryptocompare.com"
-        case .coinbaseURL: "https://api.coinbase.com"
-        case .krakenURL: "https://api.kraken.com"
-        case .bitstampURL: "https://www.bitstamp.net"
         case .stream: "auto"
-        case .binanceStreamURL: "wss://stream.binance.com:9443"
-        case .coinbaseStreamURL: "wss://advanced-trade-ws.coinbase.com"
-        case .krakenStreamURL: "wss://ws.kraken.com/v2"
         case .publishInterval: "250ms"
         case .cryptoCompareAPIKey, .cryptoCompareAPIKeyFile: ""
         case .cryptoCompareDailyCalls: "7500"
@@ -87,7 +85,13 @@ public struct DaemonSettings: Sendable, Equatable {
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"
+        default: Self.venueURLDefault(for: key) ?? ""
         }
+    }
+
+    /// A venue URL setting's default, from the catalog.
+    private static func venueURLDefault(for key: SettingKey) -> String? {
+        Venue.catalog.lazy.flatMap { [$0.rest.url, $0.stream?.url].compactMap { $0 } }.first { $0.key == key.rawValue }?.defaultURL
     }
 
     /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due.
@@ -105,16 +109,38 @@ public struct DaemonSettings: Sendable, Equatable {
 
 /// `BTCPRICED_STREAM`: `auto` streams from the first source in BTCPRICED_SOURCES that can, and
 /// from the next that can when a venue refuses; a named venue streams from that venue only.
-public enum StreamChoice: String, Sendable, Equatable, CaseIterable {
-    case auto, off, binance, coinbase, kraken
+public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
+    case auto, off
+    case only(Venue)
+
+    /// `auto`, `off`, or a venue with a stream, case-insensitive.
+    public init?(_ text: String) {
+        switch text.lowercased() {
+        case "auto": self = .auto
+        case "off": self = .off
+        case let name:
+            guard let venue = Venue.named(SourceName(name)), venue.stream != nil else { return nil }
+            self = .only(venue)
+        }
+    }
+
+    /// Every value the setting takes.
+    public static var choices: [String] { ["auto", "off"] + Venue.catalog.filter { $0.stream != nil }.map(\.name.rawValue) }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .off: "off"
+        case .only(let venue): venue.name.rawValue
+        }
+    }
 
     /// The venues that may stream, in order of preference, given the source chain.
-    public func venues(among sources: [SourceName]) -> [SourceName] {
-        let streaming: [SourceName] = [.binance, .coinbase, .kraken]
+    public func venues(among sources: [SourceName]) -> [Venue] {
         switch self {
-        case .off: return []
-        case .auto: return sources.filter { streaming.contains($0) }
-        default: return [SourceName(rawValue)]
+        case .off: []
+        case .auto: sources.compactMap(Venue.named).filter { $0.stream != nil }
+        case .only(let venue): [venue]
         }
     }
 }

@@ -1,4 +1,5 @@
 import Configuration
+import Exchanges
 import PriceCore
 
 /// Resolves settings from flags > environment > config file > defaults, and validates them.
@@ -55,6 +56,16 @@ public enum SettingsLoader {
             try value(key) { $0.isEmpty ? .failure("must not be empty") : .success($0) }
         }
 
+        // One URL per venue that has the setting, keyed by venue name.
+        func venueURLs(_ parse: (String) -> Result<String, InvalidValue>, key: (Venue) -> SettingKey?) throws(ConfigError) -> [SourceName: String] {
+            var urls: [SourceName: String] = [:]
+            for venue in Venue.catalog {
+                guard let key = key(venue) else { continue }
+                urls[venue.name] = try value(key, parse)
+            }
+            return urls
+        }
+
         let interval = try positive(.interval, atMost: .seconds(3600))
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
         let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
@@ -66,19 +77,13 @@ public enum SettingsLoader {
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
             watchStall: try positive(.watchStall, atMost: .seconds(3600)),
-            binanceURL: try value(.binanceURL, ValueParsers.baseURL),
+            restURLs: try venueURLs(ValueParsers.baseURL) { SettingKey.restURL($0) },
             binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
-            cryptoCompareURL: try value(.cryptoCompareURL, ValueParsers.baseURL),
-            coinbaseURL: try value(.coinbaseURL, ValueParsers.baseURL),
-            krakenURL: try value(.krakenURL, ValueParsers.baseURL),
-            bitstampURL: try value(.bitstampURL, ValueParsers.baseURL),
             stream: try value(.stream) { text in
-                StreamChoice(rawValue: text.lowercased()).map { .success($0) }
-                    ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+                StreamChoice(text).map { .success($0) }
+                    ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.choices.joined(separator: ", "))")
             },
-            binanceStreamURL: try value(.binanceStreamURL, ValueParsers.streamURL),
-            coinbaseStreamURL: try value(.coinbaseStreamURL, ValueParsers.streamURL),
-            krakenStreamURL: try value(.krakenStreamURL, ValueParsers.streamURL),
+            streamURLs: try venueURLs(ValueParsers.streamURL) { SettingKey.streamURL($0) },
             publishInterval: try positive(.publishInterval, allowZero: true, atMost: .seconds(60)),
             cryptoCompareAPIKey: try value(.cryptoCompareAPIKey) { text in
                 text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
@@ -87,7 +92,7 @@ public enum SettingsLoader {
             cryptoCompareDailyCalls: try value(.cryptoCompareDailyCalls, ValueParsers.wholeNumber(in: 1...1_000_000)),
             mode: try value(.mode, ValueParsers.mode),
             maximumDeviation: try value(.maximumDeviation, ValueParsers.percentage),
-            consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...SourceName.venues.count)),
+            consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...Venue.catalog.count)),
             consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
             stateDirectory: try nonEmpty(.stateDirectory),
             socketPath: try nonEmpty(.socket),

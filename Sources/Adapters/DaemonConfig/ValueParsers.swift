@@ -1,3 +1,4 @@
+import Exchanges
 import FoundationEssentials
 import PriceCore
 
@@ -130,7 +131,7 @@ enum ValueParsers {
     }
 
     static func sources(_ text: String) -> Result<[SourceName], InvalidValue> {
-        let known = SourceName.venues
+        let known = Venue.catalog.map(\.name)
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingBlanks).lowercased() }
         guard !names.isEmpty, !names.contains("") else {
             return .failure("\(quoted(text)) names no sources; use e.g. coinbase,kraken,bitstamp")

@@ -86,7 +86,7 @@ struct DaemonRuntime {
             streams: stream, metrics: metrics, executor: EventLoopExecutor(loop)
         )
         parts.onReady = { status in
-            logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
+            logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
             SourcePlanLogging.logSkipped(plan, logger: logger)
             notifier.ready(status: status.text)
         }
@@ -165,15 +165,10 @@ struct DaemonRuntime {
     /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
     private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
-        StreamLineup(settings.stream.venues(among: plan.active.map(\.sourceName)).compactMap { name in
-            guard let venue = StreamVenue(rawValue: name.rawValue) else { return nil }
-            let url = switch venue {
-            case .binance: settings.binanceStreamURL
-            case .coinbase: settings.coinbaseStreamURL
-            case .kraken: settings.krakenStreamURL
-            }
-            return .init(connection: VenueStream(venue: venue, url: url, binanceSymbol: settings.binanceSymbol, eventLoop: eventLoop),
-                         state: StreamState(venue: name, link: StreamLink(now: .now)))
+        StreamLineup(settings.stream.venues(among: plan.active.map(\.name)).compactMap { venue in
+            guard let url = settings.streamURL(venue),
+                  let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, eventLoop: eventLoop) else { return nil }
+            return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(now: .now)))
         })
     }
 

@@ -37,19 +37,21 @@ enum HealthLogging {
         }
     }
 
-    /// What the operator can do about a failure, where there is something to do.
+    /// What the operator can do about a failure, where there is something to do, and how long
+    /// the source rests (`FetchFailure.cooldown` says it once).
     static func hint(for source: SourceName, _ failure: FetchFailure) -> String {
-        switch failure {
-        case .geoRestricted where source == .binance:
-            "; Binance refuses this location, so the next sources in BTCPRICED_SOURCES are used. To stop asking it, set BTCPRICED_SOURCES=coinbase,kraken,bitstamp (or BTCPRICED_BINANCE_URL=https://api.binance.us). Not asking it again for 5m"
-        case .unauthorized where source == .cryptoCompare:
-            "; check the key in BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE (or the credential \(APIKeyResolver.credentialName)). Not asking it again for 10m"
+        let rest = failure.cooldown.map { ". Not asking it again for \($0.humanReadable)" } ?? ""
+        return switch failure {
+        case .geoRestricted where source == Venue.binance.name:
+            "; Binance refuses this location, so the next sources in BTCPRICED_SOURCES are used. To stop asking it, set BTCPRICED_SOURCES=coinbase,kraken,bitstamp (or \(SettingKey.restURL(.binance))=https://api.binance.us)" + rest
+        case .unauthorized where source == Venue.cryptocompare.name:
+            "; check the key in \(SettingKey.cryptoCompareAPIKeyFile) (or the credential \(APIKeyResolver.credentialName))" + rest
         case .geoRestricted:
-            "; the exchange refuses this location. Not asking it again for 5m"
-        case .rateLimited(let retryAfter):
-            "; not asking it again for \((retryAfter ?? FetchFailure.defaultRateLimitPause).humanReadable)"
-        case .wrongSymbol where source == .binance:
-            "; check BTCPRICED_BINANCE_SYMBOL"
+            "; the exchange refuses this location" + rest
+        case .rateLimited:
+            failure.cooldown.map { "; not asking it again for \($0.humanReadable)" } ?? ""
+        case .wrongSymbol where source == Venue.binance.name:
+            "; check \(SettingKey.binanceSymbol)"
         default:
             ""
         }
@@ -60,7 +62,7 @@ enum SourcePlanLogging {
     /// One notice per configured source that is skipped, naming what would enable it.
     static func logSkipped(_ plan: SourcePlan, logger: Logger) {
         for skipped in plan.skipped {
-            logger.notice("\(skipped.venue.rawValue) is skipped: \(skipped.reason)", metadata: ["source": "\(skipped.venue.rawValue)"])
+            logger.notice("\(skipped.venue) is skipped: \(skipped.reason)", metadata: ["source": "\(skipped.venue)"])
         }
     }
 }

@@ -49,8 +49,7 @@ actor Reloader {
             || next.metricsTextfileInterval != started.metricsTextfileInterval {
             logger.warning("BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
         }
-        if next.stream != started.stream || next.binanceStreamURL != started.binanceStreamURL || next.coinbaseStreamURL != started.coinbaseStreamURL
-            || next.krakenStreamURL != started.krakenStreamURL || next.publishInterval != started.publishInterval {
+        if next.stream != started.stream || next.streamURLs != started.streamURLs || next.publishInterval != started.publishInterval {
             logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart")
         }
         logLevel.current = Logger.Level(next.logLevel)
@@ -58,7 +57,7 @@ actor Reloader {
             SourcePlanLogging.logSkipped(plan, logger: logger)
         }
         daemon.apply(plan)
-        logger.notice("reloaded configuration: \(next.mode.rawValue) over \(plan.active.map(\.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
+        logger.notice("reloaded configuration: \(next.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ",")), interval \(next.interval.humanReadable), timeout \(next.timeout.humanReadable), stale after \(next.staleAfter.humanReadable), log level \(next.logLevel.rawValue)",
                       metadata: ["message_id": "\(MessageID.reloaded)"])
         current = next
     }

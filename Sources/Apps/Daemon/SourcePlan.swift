@@ -23,12 +23,11 @@ struct SourcePlan: Sendable {
         self.settings = settings
         var active: [Venue] = [], skipped: [Skipped] = []
         for name in settings.sources {
-            guard let venue = Venue(rawValue: name.rawValue) else { continue }
-            if venue == .cryptocompare, settings.cryptoCompareAPIKey == nil {
+            guard let venue = Venue.named(name) else { continue }
+            if venue.needsAPIKey, settings.cryptoCompareAPIKey == nil {
                 skipped.append(Skipped(venue: venue, reason: Self.noKeyReason))
-            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT,
-                      venue.quoteAsset(binanceSymbol: settings.binanceSymbol) != "USD" {
-                let asset = venue.quoteAsset(binanceSymbol: settings.binanceSymbol)
+            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(settings.venueOptions) != "USD" {
+                let asset = venue.quoteAsset(settings.venueOptions)
                 skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not USD: set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
             } else {
                 active.append(venue)
@@ -37,45 +36,29 @@ struct SourcePlan: Sendable {
         self.active = active
         self.skipped = skipped
         if active.isEmpty {
-            let why = skipped.map { "\($0.venue.rawValue) (\($0.reason))" }.joined(separator: "; ")
+            let why = skipped.map { "\($0.venue) (\($0.reason))" }.joined(separator: "; ")
             throw ConfigError("BTCPRICED_SOURCES leaves no usable source: \(why). Add a keyless venue, e.g. BTCPRICED_SOURCES=coinbase,kraken,bitstamp")
         }
         if settings.mode == .consensus, active.count < settings.consensusMinimum {
-            throw ConfigError("BTCPRICED_MODE=consensus needs at least BTCPRICED_CONSENSUS_MIN=\(settings.consensusMinimum) usable sources, but only \(active.map(\.rawValue).joined(separator: ", ")) can be asked; add venues to BTCPRICED_SOURCES or lower BTCPRICED_CONSENSUS_MIN")
+            throw ConfigError("BTCPRICED_MODE=consensus needs at least BTCPRICED_CONSENSUS_MIN=\(settings.consensusMinimum) usable sources, but only \(active.map(\.name.rawValue).joined(separator: ", ")) can be asked; add venues to BTCPRICED_SOURCES or lower BTCPRICED_CONSENSUS_MIN")
         }
     }
 
-    func venueSettings(_ venue: Venue) -> VenueSettings {
-        var venueSettings = VenueSettings(baseURL: baseURL(venue))
-        venueSettings.binanceSymbol = settings.binanceSymbol
-        venueSettings.cryptoCompareAPIKey = settings.cryptoCompareAPIKey?.value
-        venueSettings.cryptoCompareDailyCalls = settings.cryptoCompareDailyCalls
-        return venueSettings
-    }
-
-    func baseURL(_ venue: Venue) -> String {
-        switch venue {
-        case .binance: settings.binanceURL
-        case .coinbase: settings.coinbaseURL
-        case .kraken: settings.krakenURL
-        case .bitstamp: settings.bitstampURL
-        case .cryptocompare: settings.cryptoCompareURL
-        }
-    }
-
-    func limits(_ venue: Venue) -> SourceLimits { venue.limits(cryptoCompareDailyCalls: settings.cryptoCompareDailyCalls) }
+    func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions) }
 
     /// Each usable venue's base URL, as saved quotes are stamped with it.
     var origins: [SourceName: String] {
-        Dictionary(uniqueKeysWithValues: active.map { ($0.sourceName, baseURL($0)) })
+        Dictionary(uniqueKeysWithValues: active.map { ($0.name, settings.restURL($0)) })
     }
 
     var descriptors: [SourceDescriptor] {
-        active.map { SourceDescriptor(name: $0.sourceName, quoteAsset: $0.quoteAsset(binanceSymbol: settings.binanceSymbol), limits: limits($0)) }
+        active.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset(settings.venueOptions), limits: limits($0)) }
     }
 
     func sources(client: HTTPClient, userAgent: String) -> [any PriceSource] {
-        active.map { venue in venue.source(venueSettings(venue), client: client, timeout: settings.timeout, userAgent: userAgent) }
+        active.map { venue in
+            venue.source(baseURL: settings.restURL(venue), settings.venueOptions, client: client, timeout: settings.timeout, userAgent: userAgent)
+        }
     }
 
     var mode: FetchMode {
@@ -87,7 +70,7 @@ struct SourcePlan: Sendable {
 
     var stalenessPolicy: StalenessPolicy {
         StalenessPolicy(staleAfter: settings.staleAfter, interval: settings.interval,
-                        paces: Dictionary(uniqueKeysWithValues: active.map { ($0.sourceName, limits($0).pace) }),
+                        paces: Dictionary(uniqueKeysWithValues: active.map { ($0.name, limits($0).pace) }),
                         consensusMinimum: settings.consensusMinimum)
     }
 
@@ -97,14 +80,14 @@ struct SourcePlan: Sendable {
             ? " (median of at least \(settings.consensusMinimum), outliers beyond \(settings.maximumDeviation * 100)% excluded)" : ""),
                      "sources, in order:"]
         for (index, name) in settings.sources.enumerated() {
-            guard let venue = Venue(rawValue: name.rawValue) else { continue }
+            guard let venue = Venue.named(name) else { continue }
             let state: String
             if let skip = skipped.first(where: { $0.venue == venue }) {
-                state = venue == .cryptocompare && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
+                state = venue.needsAPIKey && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
             } else {
-                state = "enabled, BTC/\(venue.quoteAsset(binanceSymbol: settings.binanceSymbol)), at most one call every \(limits(venue).pace.humanReadable)"
+                state = "enabled, BTC/\(venue.quoteAsset(settings.venueOptions)), at most one call every \(limits(venue).pace.humanReadable)"
             }
-            lines.append("  \(index + 1). \(venue.rawValue.padding(13)) \(venue.requestURL(baseURL: baseURL(venue), binanceSymbol: settings.binanceSymbol))")
+            lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), settings.venueOptions))")
             lines.append("     \(state)")
         }
         lines.append("cryptocompare budget: \(settings.cryptoCompareDailyCalls) calls a day (at most one every \(limits(.cryptocompare).pace.humanReadable)); API key \(settings.cryptoCompareAPIKey == nil ? "not set" : "set")")
@@ -113,7 +96,7 @@ struct SourcePlan: Sendable {
 
     /// The disabled rows of `btcctl sources`.
     var skippedStatuses: [SourceStatus] {
-        skipped.map { SourceStatus.disabled($0.venue.sourceName, quoteAsset: $0.venue.quoteAsset(binanceSymbol: settings.binanceSymbol), reason: $0.reason) }
+        skipped.map { SourceStatus.disabled($0.venue.name, quoteAsset: $0.venue.quoteAsset(settings.venueOptions), reason: $0.reason) }
     }
 }
 

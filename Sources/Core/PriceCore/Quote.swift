@@ -7,16 +7,8 @@ public struct SourceName: Sendable, Hashable, CustomStringConvertible, Expressib
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
 
-    public static let binance: SourceName = "binance"
-    public static let coinbase: SourceName = "coinbase"
-    public static let kraken: SourceName = "kraken"
-    public static let bitstamp: SourceName = "bitstamp"
-    public static let cryptoCompare: SourceName = "cryptocompare"
     /// The source of a quote that is the median of several venues.
     public static let consensus: SourceName = "consensus"
-
-    /// Every venue btcpriced knows, in the default order.
-    public static let venues: [SourceName] = [.binance, .coinbase, .kraken, .bitstamp, .cryptoCompare]
 }
 
 /// What a source says, before the daemon stamps it with its receipt time.

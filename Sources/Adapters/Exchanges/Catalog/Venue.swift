@@ -1,0 +1,100 @@
+import PriceCore
+
+/// A venue btcpriced can ask. Its entry in `Venue.catalog` is the one place that says what the
+/// rest of the daemon needs to know about it: the settings naming its URLs, its market, its
+/// limits and its parsers. Adding a venue is one entry plus its adapter files (CONTRIBUTING.md).
+public struct Venue: Sendable, Hashable, CustomStringConvertible {
+    public let name: SourceName
+    public let rest: RestEndpoint
+    /// Nil for a venue without a public trade stream.
+    public let stream: StreamEndpoint?
+    /// Asked only with an API key (BTCPRICED_CRYPTOCOMPARE_API_KEY and its file or credential).
+    public let needsAPIKey: Bool
+
+    public init(name: SourceName, rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false) {
+        self.name = name
+        self.rest = rest
+        self.stream = stream
+        self.needsAPIKey = needsAPIKey
+    }
+
+    public var description: String { name.rawValue }
+    public static func == (lhs: Venue, rhs: Venue) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// A setting that holds one of a venue's base URLs, with its default.
+public struct URLSetting: Sendable, Hashable {
+    /// `BTCPRICED_BINANCE_URL`.
+    public let key: String
+    public let defaultURL: String
+
+    public init(key: String, defaultURL: String) {
+        self.key = key
+        self.defaultURL = defaultURL
+    }
+}
+
+/// What the user chose about the markets asked: the parts of a request that are not the URL.
+public struct VenueOptions: Sendable, Equatable {
+    public var binanceSymbol: String
+    public var cryptoCompareAPIKey: String?
+    public var cryptoCompareDailyCalls: Int
+
+    public init(binanceSymbol: String = "BTCUSDT", cryptoCompareAPIKey: String? = nil,
+                cryptoCompareDailyCalls: Int = CryptoCompareAPI.defaultDailyCalls) {
+        self.binanceSymbol = binanceSymbol
+        self.cryptoCompareAPIKey = cryptoCompareAPIKey
+        self.cryptoCompareDailyCalls = cryptoCompareDailyCalls
+    }
+}
+
+/// A venue's REST price request.
+public struct RestEndpoint: Sendable {
+    public typealias Parser = @Sendable (ExchangeResponse, VenueOptions) throws(FetchFailure) -> SourceQuote
+
+    public let url: URLSetting
+    /// The path and query appended to the base URL.
+    public let path: @Sendable (VenueOptions) -> String
+    /// The quote asset the answer will be in, known before asking.
+    public let quoteAsset: @Sendable (VenueOptions) -> String
+    public let limits: @Sendable (VenueOptions) -> SourceLimits
+    public let headers: @Sendable (VenueOptions) -> [String: String]
+    public let parse: Parser
+    /// A second form asked now and then instead, for more than the price (Binance's 24 h figures).
+    public let occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)?
+
+    public init(url: URLSetting, path: @escaping @Sendable (VenueOptions) -> String,
+                quoteAsset: @escaping @Sendable (VenueOptions) -> String, limits: @escaping @Sendable (VenueOptions) -> SourceLimits,
+                headers: @escaping @Sendable (VenueOptions) -> [String: String] = { _ in [:] },
+                occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)? = nil,
+                parse: @escaping Parser) {
+        self.url = url
+        self.path = path
+        self.quoteAsset = quoteAsset
+        self.limits = limits
+        self.headers = headers
+        self.occasional = occasional
+        self.parse = parse
+    }
+}
+
+/// A venue's WebSocket trade stream.
+public struct StreamEndpoint: Sendable {
+    public let url: URLSetting
+    /// The path appended to the base URL (Binance names its streams there).
+    public let path: @Sendable (VenueOptions) -> String
+    /// The messages sent once connected (subscriptions).
+    public let greetings: @Sendable (VenueOptions) -> [String]
+    /// Returns a parser bound to the options, so each message costs one call.
+    public let parser: @Sendable (VenueOptions) -> @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
+
+    public init(url: URLSetting, path: @escaping @Sendable (VenueOptions) -> String = { _ in "" },
+                greetings: @escaping @Sendable (VenueOptions) -> [String] = { _ in [] },
+                parser: @escaping @Sendable (VenueOptions) -> @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]) {
+        self.url = url
+        self.path = path
+        self.greetings = greetings
+        self.parser = parser
+    }
+}

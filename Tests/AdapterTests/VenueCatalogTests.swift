@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import DaemonConfig
+import Exchanges
+import FakeExchange
+import Foundation
+import PriceCore
+import Streams
+import Synchronization
+import Testing
+
+/// The catalog is the one place a venue is described: settings, defaults, docs and the wiring
+/// follow from its entries, and an entry plus its parsers is all a new venue needs.
+@Suite("Venue catalog")
+struct VenueCatalogTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    func read(_ relative: String) throws -> String {
+        try String(contentsOfFile: Self.repository + "/" + relative, encoding: .utf8)
+    }
+
+    /// A venue that exists only in this test: Bitstamp's parser under another name and path, as a
+    /// contributor would add one (CONTRIBUTING.md).
+    static let newcomer = Venue(
+        name: "newcomer",
+        rest: RestEndpoint(
+            url: URLSetting(key: "BTCPRICED_NEWCOMER_URL", defaultURL: "https://api.newcomer.example"),
+            path: { _ in "/api/v2/ticker/btcusd/" }, quoteAsset: { _ in "USD" },
+            limits: { _ in SourceLimits(minimumInterval: .seconds(3)) },
+            parse: { response, _ throws(FetchFailure) in try BitstampAPI.parse(response) }),
+        stream: StreamEndpoint(
+            url: URLSetting(key: "BTCPRICED_NEWCOMER_STREAM_URL", defaultURL: "wss://ws.newcomer.example"),
+            greetings: { _ in [KrakenStream.subscription] },
+            parser: { _ in { frame throws(FetchFailure) in try KrakenStream.parse(frame) } }))
+
+    @Test func everyVenueSettingIsKnownAndDocumentedWithItsDefault() throws {
+        let file = try read("config/btcpriced.conf"), page = try read("docs/man/btcpriced.conf.5.scd")
+        for venue in Venue.catalog {
+            for url in [venue.rest.url] + [venue.stream?.url].compactMap({ $0 }) {
+                #expect(SettingKey(rawValue: url.key) != nil, "\(url.key) is not a setting")
+                #expect(file.contains("#\(url.key)=\(url.defaultURL)\n"), "config/btcpriced.conf lacks #\(url.key)=\(url.defaultURL)")
+                #expect(page.contains(url.key), "btcpriced.conf(5) lacks \(url.key)")
+            }
+        }
+        #expect(SettingKey(rawValue: "BTCPRICED_KRAKEN_STREAM_URLS") == nil)
+    }
+
+    @Test func settingsFollowTheCatalog() throws {
+        let settings = try SettingsLoader.load(.init())
+        #expect(settings.sources == Venue.catalog.map(\.name), "the default chain is the catalog's order")
+        for venue in Venue.catalog {
+            #expect(settings.restURL(venue) == venue.rest.url.defaultURL)
+            #expect(settings.streamURL(venue) == venue.stream?.url.defaultURL)
+        }
+        let streaming = Venue.catalog.filter { $0.stream != nil }.map(\.name.rawValue)
+        #expect(StreamChoice.choices == ["auto", "off"] + streaming)
+        let moved = try SettingsLoader.load(.init(environment: ["BTCPRICED_BITSTAMP_URL": "http://127.0.0.1:9"]))
+        #expect(moved.restURL(.bitstamp) == "http://127.0.0.1:9")
+        #expect(moved.restURL(.kraken) == Venue.kraken.rest.url.defaultURL)
+    }
+
+    @Test func aNewEntryAloneAsksItsVenueOverHTTP() async throws {
+        let exchange = try await FakeExchange.start()
+        defer { Task { await exchange.shutdown() } }
+        exchange.set(.bitstamp, .price("97123.45"))
+        let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup)
+        defer { Task { try? await client.shutdown() } }
+        let source = Self.newcomer.source(baseURL: exchange.baseURL, VenueOptions(), client: client, timeout: .seconds(5), userAgent: "test")
+        let quote = try await source.fetchQuote()
+        #expect(source.name == "newcomer")
+        #expect(source.limits.minimumInterval == .seconds(3))
+        #expect(quote.price.description == "97123.45")
+        #expect(quote.quoteAsset == "USD")
+        #expect(exchange.requestCount(.bitstamp) == 1)
+    }
+
+    @Test func aNewEntryAloneStreamsFromItsVenue() async throws {
+        let exchange = try await FakeExchange.start()
+        defer { Task { await exchange.shutdown() } }
+        let stream = try #require(VenueStream(venue: Self.newcomer, url: "ws://127.0.0.1:\(exchange.port)/v2"))
+        let firstTrade = Mutex<SourceQuote?>(nil)
+        let task = Task {
+            await stream.run(opened: {}, received: { events in
+                for case .trade(let quote, _) in events { firstTrade.withLock { $0 = $0 ?? quote } }
+            }) as StreamLink<ContinuousClock.Instant>.Ending
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while firstTrade.withLock({ $0 }) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        task.cancel()
+        _ = await task.value
+        let quote = try #require(firstTrade.withLock { $0 }, "no trade within 30 s from the fake Kraken stream")
+        #expect(quote.quoteAsset == "USD")
+        #expect(!quote.price.description.isEmpty)
+        #expect(Venue.bitstamp.stream == nil && VenueStream(venue: .bitstamp, url: "ws://127.0.0.1:9") == nil, "a venue without a stream makes none")
+    }
+}
