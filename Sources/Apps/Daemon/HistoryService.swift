@@ -42,7 +42,7 @@ actor HistorySaver {
     let store: FileHistoryStore
     private let logger: Logger
     private var savedVersion = 0
-    private var failing = false
+    private var outage: OutageLog
     /// The newest minute in the file; nil when the next save rewrites the file whole.
     private var lastMinuteOnDisk: Int64?
     private var appendedLines = 0
@@ -50,6 +50,7 @@ actor HistorySaver {
     init(store: FileHistoryStore, logger: Logger) {
         self.store = store
         self.logger = logger
+        outage = OutageLog(logger: logger)
     }
 
     /// A bad file gives an empty history, never a failure to serve.
@@ -90,15 +91,9 @@ actor HistorySaver {
             appendedLines = appended.map { appendedLines + $0 } ?? 0
             lastMinuteOnDisk = history.bars.last?.minute
             savedVersion = version
-            if failing {
-                failing = false
-                logger.info("saving \(store.path) works again")
-            }
+            outage.succeeded("saving \(store.path) works again")
         } catch {
-            if !failing {
-                failing = true
-                logger.error("cannot save \(store.path): \(error); the history is kept in memory and saved when this works again", metadata: ["error": "\(error)"])
-            }
+            outage.failed(error, "cannot save \(store.path): \(error); the history is kept in memory and saved when this works again")
         }
     }
 }

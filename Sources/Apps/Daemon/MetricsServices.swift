@@ -15,20 +15,13 @@ struct MetricsTextfileService<C: Clock>: Service where C.Duration == Duration {
     func run() async throws {
         let path = self.path, interval = self.interval, board = self.board, clock = self.clock, logger = self.logger
         await cancelWhenGracefulShutdown {
-            var failing = false
+            var outage = OutageLog(logger: logger)
             while true {
                 do {
                     try AtomicTextFile.replace(path, with: board.metricsReply())
-                    if failing {
-                        failing = false
-                        logger.info("writing the metrics textfile \(path) works again")
-                    }
+                    outage.succeeded("writing the metrics textfile \(path) works again")
                 } catch {
-                    if !failing {
-                        failing = true
-                        logger.error("cannot write the metrics textfile: \(error); node_exporter will not see btcpriced until this works (is the directory there, and allowed by ReadWritePaths= in a drop-in?)",
-                                     metadata: ["error": "\(error)"])
-                    }
+                    outage.failed(error, "cannot write the metrics textfile: \(error); node_exporter will not see btcpriced until this works (is the directory there, and allowed by ReadWritePaths= in a drop-in?)")
                 }
                 do { try await clock.sleep(for: interval) } catch { return }
             }

@@ -60,7 +60,7 @@ final class QuotePersister: Sendable {
 
     /// Writes offered quotes until `finish`, then whatever the rate limit held back.
     func run() async {
-        var failing = false
+        var outage = OutageLog(logger: logger)
         for await _ in wakeups {
             let taken = slot.withLock { slot in
                 slot.woken = false
@@ -68,7 +68,7 @@ final class QuotePersister: Sendable {
                 return slot.waiting
             }
             guard let quote = taken else { continue }
-            if await save(quote, failing: &failing) {
+            if await save(quote, outage: &outage) {
                 slot.withLock { $0.lastSaved = quote.timestamp }
             } else {
                 // Tried again with the next offer, or at the end.
@@ -76,29 +76,21 @@ final class QuotePersister: Sendable {
             }
         }
         if let heldBack = slot.withLock({ slot in defer { slot.waiting = nil }; return slot.waiting }) {
-            _ = await save(heldBack, failing: &failing)
+            _ = await save(heldBack, outage: &outage)
         }
     }
 
-    private func save(_ quote: Quote, failing: inout Bool) async -> Bool {
+    private func save(_ quote: Quote, outage: inout OutageLog) async -> Bool {
         let store = self.store
         let started = ContinuousClock.now
         do {
             try await NIOThreadPool.singleton.runIfActive { try store.save(quote) }
             duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds)
-            if failing {
-                failing = false
-                report(nil)
-                logger.info("saving quotes works again")
-            }
+            if outage.succeeded("saving quotes works again") { report(nil) }
             return true
         } catch {
             failures.increment()
-            if !failing {
-                failing = true
-                report("\(error)")
-                logger.error("cannot save the quote: \(error); still serving it from memory", metadata: ["error": "\(error)"])
-            }
+            if outage.failed(error, "cannot save the quote: \(error); still serving it from memory") { report("\(error)") }
             return false
         }
     }

@@ -13,11 +13,12 @@ actor RestraintKeeper {
     /// The ledger's restraint version last looked at; -1 forces a look. Read outside the actor,
     /// so the cycles where nothing changed (nearly all) cost no hop to it.
     private nonisolated let seenVersion = Atomic<Int>(-1)
-    private var failing = false
+    private var outage: OutageLog
 
     init(store: FileRestraintStore, logger: Logger) {
         self.store = store
         self.logger = logger
+        outage = OutageLog(logger: logger)
     }
 
     /// Reads what the previous run left into the ledger; a bad file is ignored (it is rewritten).
@@ -50,16 +51,10 @@ actor RestraintKeeper {
         do {
             try await NIOThreadPool.singleton.runIfActive { try store.save(restraints) }
             written = restraints
-            if failing {
-                failing = false
-                logger.info("saving \(store.path) works again")
-            }
+            outage.succeeded("saving \(store.path) works again")
         } catch {
             seenVersion.store(-1, ordering: .relaxed)  // try again next cycle
-            if !failing {
-                failing = true
-                logger.error("cannot save \(store.path): \(error); cool-downs and budgets will not survive a restart", metadata: ["error": "\(error)"])
-            }
+            outage.failed(error, "cannot save \(store.path): \(error); cool-downs and budgets will not survive a restart")
         }
     }
 }
