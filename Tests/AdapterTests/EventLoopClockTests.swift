@@ -46,9 +46,9 @@ struct EventLoopClockTests {
         #expect(onLoop, "the resumed task runs on the loop whose timer fired: no other thread woken")
     }
 
-    @Test func aTimeoutRaceEndsWhenTheWorkFinishesNotWhenTheTimerWould() async throws {
+    /// A cancelled timer that still held the group would hold it for its hour: the limit catches it.
+    @Test(.timeLimit(.minutes(1))) func aTimeoutRaceEndsWhenTheWorkFinishesNotWhenTheTimerWould() async throws {
         let clock = EventLoopClock(loop)
-        let started = ContinuousClock.now
         let winner = await withTaskGroup(of: String.self) { group in
             group.addTask { (try? await clock.sleep(for: .seconds(3600))) == nil ? "cancelled" : "timeout" }
             group.addTask { "work" }
@@ -57,6 +57,5 @@ struct EventLoopClockTests {
             return first
         }
         #expect(winner == "work")
-        #expect(ContinuousClock.now - started < .seconds(60), "the cancelled timer did not hold the group for its hour")
     }
 }

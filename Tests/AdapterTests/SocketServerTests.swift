@@ -127,11 +127,10 @@ struct SocketServerTests {
         let running = try await RunningServer(limits: ServerLimits(requestTimeout: .milliseconds(200)))
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("sta")
-        let started = ContinuousClock.now
+        // Only the server's 200 ms request timeout sends this line; the client would give up at 2 s.
         let line = try client.readLine()
         #expect(line?.contains("no complete request line") == true)
         #expect(try client.readLine() == nil)
-        #expect(ContinuousClock.now - started < .seconds(1))
         client.closeConnection()
         await running.server.shutdown()
     }

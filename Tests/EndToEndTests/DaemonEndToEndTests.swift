@@ -60,14 +60,11 @@ struct DaemonEndToEndTests {
         guard var watch = client else { return }
         try watch.send("watch\n")
         let initial = try await watch.nextLine()
-        let connectedAt = ContinuousClock.now
         var line = initial
         while let current = line, !current.contains("coinbase") { line = try await watch.nextLine() }
-        let elapsed = ContinuousClock.now - connectedAt
         #expect(line?.contains("\"price\":\"68000.5\"") == true)
-        // A hung venue never answers, so any bound well under a second interval shows the timeout
-        // fired; its exact length is tested on a manual clock (FallbackFetcherTests).
-        #expect(elapsed < .milliseconds(1500), "fallback took \(elapsed)")
+        // A hung venue never answers, so reaching coinbase at all shows the timeout fired; its
+        // exact length is tested on a manual clock (FallbackFetcherTests).
         #expect(line?.contains("binance: timeout after 500ms") == true)
         watch.closeConnection()
         await exchange.shutdown()
@@ -103,16 +100,15 @@ struct DaemonEndToEndTests {
         #expect(try await second.ctl("status").stdout.contains("STALE"))
     }
 
-    @Test func sigtermExitsCleanlyAndRemovesTheSocket() async throws {
+    /// A daemon that ignored SIGTERM would hold `waitUntilExit` forever: the limit catches it.
+    @Test(.timeLimit(.minutes(1))) func sigtermExitsCleanlyAndRemovesTheSocket() async throws {
         let exchange = try await FakeExchange.start()
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
         defer { daemon.removeFiles() }
         try await daemon.start()
         try await until("a quote is persisted") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
-        let started = ContinuousClock.now
         daemon.process.terminate()
         try await offPool { daemon.process.waitUntilExit() }
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(daemon.process.terminationReason == .exit)
         #expect(daemon.process.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socket))
@@ -167,17 +163,15 @@ struct DaemonEndToEndTests {
         #expect(try await runCommand(Binaries.ctl, ["--help"]).stdout.contains("Exit status"))
     }
 
-    @Test func btcctlGivesUpOnAStuckDaemon() async throws {
+    @Test(.timeLimit(.minutes(1))) func btcctlGivesUpOnAStuckDaemon() async throws {
         // A listener that never answers: btcctl must time out, not hang.
         let path = NSTemporaryDirectory() + "stuck-\(UUID().uuidString.prefix(6)).sock"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         _ = UnixSocketAddress.bind(fd, to: path)
         listen(fd, 4)
         defer { close(fd); unlink(path) }
-        let started = ContinuousClock.now
         let result = try await runCommand(Binaries.ctl, ["--socket", path, "--timeout", "300ms", "status"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no answer"))
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(result.stderr.contains("no answer"), "\(result.stderr)")
     }
 }

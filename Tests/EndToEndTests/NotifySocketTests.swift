@@ -134,7 +134,6 @@ struct NotifySocketTests {
 
         func reload(expectLog text: String) async throws {
             let before = notify.all.count
-            let sentAt = ContinuousClock.now
             process.signal(SIGHUP)
             try await until("RELOADING=1 then READY=1") {
                 let new = notify.all.dropFirst(before)
@@ -144,7 +143,6 @@ struct NotifySocketTests {
             let reloading = notify.all.dropFirst(before).first { $0.fields["RELOADING"] == "1" }
             let monotonic = reloading?.fields["MONOTONIC_USEC"].flatMap(UInt64.init)
             #expect(monotonic != nil && monotonic! > 0)
-            #expect(reloading!.at - sentAt < .seconds(1))
             try await until("the log says \(text)") { daemon.log.contains(text) }
         }
 
