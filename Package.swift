@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "DaemonConfig",
             dependencies: [
-                "PriceCore", "PosixFiles", "Exchanges",
+                "PriceCore", "PosixFiles", "Exchanges", "WireProtocol",
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Sources/Adapters/DaemonConfig"

@@ -166,6 +166,17 @@ struct ConfigTests {
         #expect(message.contains(expected))
     }
 
+    @Test func theCurrencyIsAnISOCodeAndTyposGetAHint() throws {
+        #expect(try load().currency.code == "USD")
+        #expect(try load(env: ["BTCPRICED_CURRENCY": "eur"]).currency.code == "EUR")
+        #expect(try load(env: ["BTCPRICED_CURRENCY": "JPY"]).currency.minorUnits == 0)
+        #expect(try load(env: ["BTCPRICED_CURRENCY": "gbp"]).venueOptions.currency == "GBP")
+        #expect(error(env: ["BTCPRICED_CURRENCY": "EUT"]) == "environment variable BTCPRICED_CURRENCY: \"EUT\" is not an ISO 4217 currency code; did you mean EUR?")
+        #expect(error(env: ["BTCPRICED_CURRENCY": "ERU"]).hasSuffix("did you mean EUR?"))
+        #expect(error(env: ["BTCPRICED_CURRENCY": "euro"]).contains("is not an ISO 4217 currency code"))
+        #expect(error(env: ["BTCPRICED_CURRENCY": "QQQ"]).hasSuffix("use an ISO 4217 code such as USD, EUR, GBP or JPY"))
+    }
+
     @Test func loopbackMayUsePlainHTTP() throws {
         for url in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9000", "https://api.binance.us"] {
             #expect(try load(env: ["BTCPRICED_BINANCE_URL": url]).restURL(.binance) == url)

@@ -66,7 +66,7 @@ struct ExchangeTests {
         (.coinbase, .body(#"{"data":{"base":"BTC","currency":"USD"}}"#), .missingField("data.amount")),
         (.kraken, .apiError, .exchangeError("EQuery:Unknown asset pair")),
         (.kraken, .rateLimitError, .rateLimited(retryAfter: nil)),
-        (.kraken, .wrongSymbol, .wrongSymbol(expected: "XXBTZUSD", got: "XXBTZEUR")),
+        (.kraken, .wrongSymbol, .wrongSymbol(expected: "XBTUSD", got: "XXBTZEUR")),
         (.kraken, .body(#"{"error":[],"result":{}}"#), .exchangeError("expected one pair in result, got 0")),
         (.kraken, .status(429), .rateLimited(retryAfter: nil)),
         (.kraken, .html, .notJSON("HTML page")),

@@ -22,15 +22,19 @@ struct VenueCatalogTests {
     /// contributor would add one (CONTRIBUTING.md).
     static let newcomer = Venue(
         name: "newcomer",
+        currencies: ["USD", "EUR"],
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_NEWCOMER_URL", defaultURL: "https://api.newcomer.example"),
-            path: { _ in "/api/v2/ticker/btcusd/" }, quoteAsset: { _ in "USD" },
+            symbol: { "btc" + $0.currency.lowercased() }, path: { "/api/v2/ticker/btc\($0.currency.lowercased())/" },
             limits: { _ in SourceLimits(minimumInterval: .seconds(3)) },
-            parse: { response, _ throws(FetchFailure) in try BitstampAPI.parse(response) }),
+            parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_NEWCOMER_STREAM_URL", defaultURL: "wss://ws.newcomer.example"),
-            greetings: { _ in [KrakenStream.subscription] },
-            parser: { _ in { frame throws(FetchFailure) in try KrakenStream.parse(frame) } }))
+            greetings: { [KrakenStream.subscription(currency: $0.currency)] },
+            parser: { options in
+                let currency = options.currency
+                return { frame throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }
+            }))
 
     @Test func everyVenueSettingIsKnownAndDocumentedWithItsDefault() throws {
         let file = try read("config/btcpriced.conf"), page = try read("docs/man/btcpriced.conf.5.scd")

@@ -16,6 +16,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public var description: String { rawValue }
 
     public static let sources = SettingKey("BTCPRICED_SOURCES")
+    public static let currency = SettingKey("BTCPRICED_CURRENCY")
     public static let interval = SettingKey("BTCPRICED_INTERVAL")
     public static let timeout = SettingKey("BTCPRICED_TIMEOUT")
     public static let staleAfter = SettingKey("BTCPRICED_STALE_AFTER")
@@ -46,7 +47,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static func streamURL(_ venue: Venue) -> SettingKey? { venue.stream.map { SettingKey($0.url.key) } }
 
     private static let general: [SettingKey] = [
-        sources, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
+        sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
         cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
         consensusUSDT, stateDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
         userConnections, userWatchers,

@@ -1,6 +1,7 @@
 import Exchanges
 import FoundationEssentials
 import PriceCore
+import WireProtocol
 
 public enum LogLevel: String, CaseIterable, Sendable {
     case trace, debug, info, notice, warning, error, critical
@@ -9,6 +10,8 @@ public enum LogLevel: String, CaseIterable, Sendable {
 /// The daemon's validated configuration.
 public struct DaemonSettings: Sendable, Equatable {
     public var sources: [SourceName]
+    /// What prices are asked in (ISO 4217); only venues with a BTC market in it are asked.
+    public var currency: Currency
     public var interval: Duration
     public var timeout: Duration
     public var staleAfter: Duration
@@ -54,7 +57,7 @@ public struct DaemonSettings: Sendable, Equatable {
 
     /// The market choices every venue's requests are built from.
     public var venueOptions: VenueOptions {
-        VenueOptions(binanceSymbol: binanceSymbol, cryptoCompareAPIKey: cryptoCompareAPIKey?.value,
+        VenueOptions(currency: currency.code, binanceSymbol: binanceSymbol, cryptoCompareAPIKey: cryptoCompareAPIKey?.value,
                      cryptoCompareDailyCalls: cryptoCompareDailyCalls)
     }
 
@@ -64,6 +67,7 @@ public struct DaemonSettings: Sendable, Equatable {
     static func defaultValue(for key: SettingKey, environment: [String: String]) -> String {
         switch key {
         case .sources: Venue.catalog.map(\.name.rawValue).joined(separator: ",")
+        case .currency: "USD"
         case .interval: "1s"
         case .timeout: Self.defaultTimeout(interval: nil).humanReadable
         case .staleAfter: "10s"

@@ -72,6 +72,7 @@ public enum SettingsLoader {
             ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
         let settings = DaemonSettings(
             sources: try value(.sources, ValueParsers.sources),
+            currency: try value(.currency, ValueParsers.currency),
             interval: interval,
             timeout: timeout,
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),

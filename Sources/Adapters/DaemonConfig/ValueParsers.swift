@@ -1,6 +1,7 @@
 import Exchanges
 import FoundationEssentials
 import PriceCore
+import WireProtocol
 
 /// Parsers for the value types settings use. Each returns a reason on failure; the caller adds
 /// where the value came from.
@@ -145,6 +146,14 @@ enum ValueParsers {
             result.append(SourceName(name))
         }
         return .success(result)
+    }
+
+    /// An ISO 4217 code, any case: `EUR`, `jpy`.
+    static func currency(_ text: String) -> Result<Currency, InvalidValue> {
+        let code = String(text.trimmingBlanks)
+        if let currency = Currency(code: code) { return .success(currency) }
+        let hint = Currency.suggestion(for: code).map { "; did you mean \($0)?" } ?? "; use an ISO 4217 code such as USD, EUR, GBP or JPY"
+        return .failure("\(quoted(text)) is not an ISO 4217 currency code\(hint)")
     }
 
     /// A Binance BTC market: `BTC` then its quote asset, which the quotes are labelled with.

@@ -1,16 +1,17 @@
 import JSONText
 import PriceCore
 
-/// `GET /api/v2/ticker/btcusd/` → `{"last":"85866","timestamp":"1763740800","open":"…",…}`.
+/// `GET /api/v2/ticker/btcusd/` (or `btceur`, `btcgbp`) → `{"last":"85866","timestamp":"1763740800","open":"…",…}`.
 /// Errors: `{"status":"error","reason":"…","code":"400.002"}`, where 400.002 is its rate limit.
 public enum BitstampAPI {
-    public static let path = "/api/v2/ticker/btcusd/"
-    public static let symbol = "btcusd"
-    public static let quoteAsset = "USD"
+    /// The currencies Bitstamp lists BTC against.
+    public static let currencies = ["USD", "EUR", "GBP"]
+    public static func symbol(currency: String) -> String { "btc" + currency.lowercased() }
+    public static func path(currency: String) -> String { "/api/v2/ticker/\(symbol(currency: currency))/" }
     /// 400 requests a second and 10,000 per 10 minutes; one a second is 600.
     public static let limits = SourceLimits(minimumInterval: .seconds(1))
 
-    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+    public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         if let error = response.errorJSON, error["status"]?.stringValue == "error" {
             let reason = error["reason"]?.stringValue ?? error["reason"].map(\.encoded) ?? "unspecified error"
             if error["code"]?.stringValue == "400.002" || ResponseChecks.soundsRateLimited(reason) || response.status == 429 {
@@ -22,7 +23,7 @@ public enum BitstampAPI {
         try ResponseChecks.requireSuccess(response)
         let json = try response.json()
         // `open_24` is the price 24 h ago; `high` and `low` cover the last 24 h.
-        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol, quoteAsset: quoteAsset,
+        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol(currency: currency), quoteAsset: currency,
                            day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]))
     }
 }

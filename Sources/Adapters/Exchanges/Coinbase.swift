@@ -1,17 +1,20 @@
 import JSONText
 import PriceCore
 
-/// `GET /v2/prices/BTC-USD/spot` → `{"data":{"amount":"85866.185","base":"BTC","currency":"USD"}}`.
+/// `GET /v2/prices/BTC-USD/spot` → `{"data":{"amount":"85866.185","base":"BTC","currency":"USD"}}`;
+/// `BTC-EUR` and `BTC-GBP` alike.
 /// Errors: `{"errors":[{"id":"not_found","message":"Invalid base currency"}]}`; 429 carries the id
 /// `rate_limit_exceeded`.
 public enum CoinbaseAPI {
-    public static let path = "/v2/prices/BTC-USD/spot"
-    public static let symbol = "BTC-USD"
-    public static let quoteAsset = "USD"
+    /// The currencies with a BTC market on Coinbase Exchange (its spot price for others is a
+    /// conversion, not a market).
+    public static let currencies = ["USD", "EUR", "GBP"]
+    public static func symbol(currency: String) -> String { "BTC-\(currency)" }
+    public static func path(currency: String) -> String { "/v2/prices/\(symbol(currency: currency))/spot" }
     /// 10,000 requests an hour; one a second is 3,600.
     public static let limits = SourceLimits(minimumInterval: .seconds(1))
 
-    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+    public static func parse(_ response: ExchangeResponse, currency expected: String = "USD") throws(FetchFailure) -> SourceQuote {
         let errorMessage = response.errorJSON?["errors"]?.firstArrayElement?["message"]?.stringValue
         if !ResponseChecks.isSharedStatus(response.status), let errorMessage {
             throw .exchangeError("HTTP \(response.status): \(errorMessage)")
@@ -21,7 +24,8 @@ public enum CoinbaseAPI {
         if let errorMessage { throw .exchangeError(errorMessage) }
         guard let data = json["data"] else { throw .missingField("data") }
         let base = data["base"]?.stringValue ?? "?", currency = data["currency"]?.stringValue ?? "?"
-        guard base == "BTC", currency == quoteAsset else { throw .wrongSymbol(expected: symbol, got: "\(base)-\(currency)") }
-        return SourceQuote(price: try ResponseChecks.price(data["amount"], field: "data.amount"), symbol: symbol, quoteAsset: quoteAsset)
+        let symbol = symbol(currency: expected)
+        guard base == "BTC", currency == expected else { throw .wrongSymbol(expected: symbol, got: "\(base)-\(currency)") }
+        return SourceQuote(price: try ResponseChecks.price(data["amount"], field: "data.amount"), symbol: symbol, quoteAsset: expected)
     }
 }

@@ -1,17 +1,17 @@
 import JSONText
 import PriceCore
 
-/// Coinbase Advanced Trade's market data feed: subscribe to `ticker` for BTC-USD, and to
+/// Coinbase Advanced Trade's market data feed: subscribe to `ticker` for BTC-USD (or BTC-EUR…), and to
 /// `heartbeats`, because channels without updates are closed after 60–90 s. A ticker message is
 /// `{"channel":"ticker","events":[{"type":"update","tickers":[{"product_id":"BTC-USD","price":"85866.18",…}]}]}`.
 public enum CoinbaseStream {
-    public static let productID = "BTC-USD"
-    public static let subscriptions = [
-        #"{"type":"subscribe","product_ids":["BTC-USD"],"channel":"ticker"}"#,
-        #"{"type":"subscribe","channel":"heartbeats"}"#,
-    ]
+    public static func subscriptions(currency: String = "USD") -> [String] {
+        [#"{"type":"subscribe","product_ids":["\#(CoinbaseAPI.symbol(currency: currency))"],"channel":"ticker"}"#,
+         #"{"type":"subscribe","channel":"heartbeats"}"#]
+    }
 
-    public static func parse(_ frame: [UInt8]) throws(FetchFailure) -> [StreamEvent] {
+    public static func parse(_ frame: [UInt8], currency: String = "USD") throws(FetchFailure) -> [StreamEvent] {
+        let productID = CoinbaseAPI.symbol(currency: currency)
         let json = try StreamMessage.json(frame)
         if json["type"]?.stringValue == "error" {
             throw .exchangeError(json["message"]?.stringValue ?? "error without a message")
@@ -27,7 +27,7 @@ public enum CoinbaseStream {
                     guard let product = ticker["product_id"]?.stringValue else { throw .missingField("tickers[].product_id") }
                     guard product == productID else { throw .wrongSymbol(expected: productID, got: product) }
                     found += try StreamMessage.ticker(ticker, last: "price", high: "high_24_h", low: "low_24_h",
-                                                      symbol: product, quoteAsset: CoinbaseAPI.quoteAsset, stamp: stamp)
+                                                      symbol: product, quoteAsset: currency, stamp: stamp)
                 }
             }
             guard !found.isEmpty else { throw .missingField("events[].tickers") }

@@ -6,9 +6,9 @@ import PriceCore
 /// `{"Err":{"message":"API key required…"}}`, and older deployments HTTP 200 with
 /// `"Response":"Error"` (`Type` 1 for auth, 99 for rate limits).
 public enum CryptoCompareAPI {
-    public static let path = "/data/price?fsym=BTC&tsyms=USD"
-    public static let symbol = "BTCUSD"
-    public static let quoteAsset = "USD"
+    /// The currencies asked of its aggregate index here; it has more, but these have deep markets.
+    public static let currencies = ["USD", "EUR", "GBP", "JPY", "CAD", "CHF", "AUD"]
+    public static func path(currency: String) -> String { "/data/price?fsym=BTC&tsyms=\(currency)" }
     /// Answers are cached for 10 s (`Cache-Control: max-age=10`): asking sooner buys nothing.
     public static let minimumInterval = Duration.seconds(10)
     public static let defaultDailyCalls = 7500
@@ -19,7 +19,7 @@ public enum CryptoCompareAPI {
 
     public static func authorizationHeader(apiKey: String) -> String { "Apikey \(apiKey)" }
 
-    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+    public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         if !ResponseChecks.isSharedStatus(response.status), let error = response.errorJSON?["Err"] {
             let message = error["message"]?.stringValue ?? "HTTP \(response.status)"
             if response.status == 401 || response.status == 403 { throw .unauthorized(message) }
@@ -38,6 +38,6 @@ public enum CryptoCompareAPI {
             }
             throw .exchangeError(message)
         }
-        return SourceQuote(price: try ResponseChecks.price(json["USD"], field: "USD"), symbol: symbol, quoteAsset: quoteAsset)
+        return SourceQuote(price: try ResponseChecks.price(json[currency], field: currency), symbol: "BTC" + currency, quoteAsset: currency)
     }
 }

@@ -2,15 +2,17 @@ import JSONText
 import PriceCore
 
 /// `GET /0/public/Ticker?pair=XBTUSD` → `{"error":[],"result":{"XXBTZUSD":{"c":["85866.10000","0.0012"],…}}}`.
-/// The result key is Kraken's own name for the pair, so the single entry is taken; `c[0]` is the
+/// The result key is Kraken's own name for the pair (`XXBTZEUR` for XBTEUR, but `XBTCHF` for
+/// XBTCHF), so the single entry is taken and its name checked by its ending; `c[0]` is the
 /// last trade's price. Errors come with HTTP 200 as `{"error":["EQuery:Unknown asset pair"]}`.
 public enum KrakenAPI {
-    public static let path = "/0/public/Ticker?pair=XBTUSD"
-    public static let quoteAsset = "USD"
+    /// The currencies Kraken lists BTC against.
+    public static let currencies = ["USD", "EUR", "GBP", "JPY", "CAD", "CHF", "AUD"]
+    public static func path(currency: String) -> String { "/0/public/Ticker?pair=XBT\(currency)" }
     /// Public endpoints allow about one call a second per IP; every 2 s keeps clear of it.
     public static let limits = SourceLimits(minimumInterval: .seconds(2))
 
-    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> SourceQuote {
+    public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
         if let first = errors.first, ![429, 418, 451].contains(response.status) {
             if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
@@ -22,11 +24,13 @@ public enum KrakenAPI {
         guard result.members.count == 1, let pair = result.members.first else {
             throw .exchangeError("expected one pair in result, got \(result.members.count)")
         }
-        guard pair.key.hasSuffix("USD") else { throw .wrongSymbol(expected: "XXBTZUSD", got: pair.key) }
+        guard pair.key.contains("XBT"), pair.key.hasSuffix(currency) else {
+            throw .wrongSymbol(expected: "XBT\(currency)", got: pair.key)
+        }
         guard let last = pair.value["c"]?.firstArrayElement else { throw .missingField("result.\(pair.key).c") }
         // `h[1]` and `l[1]` cover the last 24 h; `o` is today's (UTC) open, not 24 h ago, so no open.
         let day = ResponseChecks.dayRange(open: nil, high: pair.value["h"]?.arrayElements?.dropFirst().first,
                                           low: pair.value["l"]?.arrayElements?.dropFirst().first)
-        return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: quoteAsset, day: day)
+        return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: currency, day: day)
     }
 }

@@ -1,14 +1,17 @@
 import JSONText
 import PriceCore
 
-/// Kraken's WebSocket v2: subscribe to `ticker` for BTC/USD; a snapshot, then an update per
+/// Kraken's WebSocket v2: subscribe to `ticker` for BTC/USD (or BTC/EUR…); a snapshot, then an update per
 /// trade: `{"channel":"ticker","type":"update","data":[{"symbol":"BTC/USD","last":85866.1,…}]}`.
 /// Prices are JSON numbers here; their literal text is kept, so no digit is lost to a Double.
 public enum KrakenStream {
-    public static let symbol = "BTC/USD"
-    public static let subscription = #"{"method":"subscribe","params":{"channel":"ticker","symbol":["BTC/USD"]}}"#
+    public static func symbol(currency: String) -> String { "BTC/\(currency)" }
+    public static func subscription(currency: String = "USD") -> String {
+        #"{"method":"subscribe","params":{"channel":"ticker","symbol":["\#(symbol(currency: currency))"]}}"#
+    }
 
-    public static func parse(_ frame: [UInt8]) throws(FetchFailure) -> [StreamEvent] {
+    public static func parse(_ frame: [UInt8], currency: String = "USD") throws(FetchFailure) -> [StreamEvent] {
+        let symbol = symbol(currency: currency)
         let json = try StreamMessage.json(frame)
         if json["success"]?.boolValue == false {
             throw .exchangeError(json["error"]?.stringValue ?? "request failed without a reason")
@@ -21,7 +24,7 @@ public enum KrakenStream {
             for ticker in data {
                 guard let pair = ticker["symbol"]?.stringValue else { throw .missingField("data[].symbol") }
                 guard pair == symbol else { throw .wrongSymbol(expected: symbol, got: pair) }
-                found += try StreamMessage.ticker(ticker, last: "last", high: "high", low: "low", symbol: pair, quoteAsset: KrakenAPI.quoteAsset)
+                found += try StreamMessage.ticker(ticker, last: "last", high: "high", low: "low", symbol: pair, quoteAsset: currency)
             }
             return found
         case "heartbeat", "status":

@@ -18,10 +18,15 @@ public struct FileQuoteStore: QuoteStore {
     public var quarantinePath: String { path + ".corrupt" }
     /// Each venue's configured base URL, now: stamped on saves and compared on loads.
     let origins: @Sendable () -> [SourceName: String]
+    /// What the configured venues quote in, now (`USD` and Binance's `USDT`, or `EUR`): a saved
+    /// quote in anything else is another currency's. Empty accepts any.
+    let quoteAssets: @Sendable () -> Set<String>
 
-    public init(directory: String, origins: @escaping @Sendable () -> [SourceName: String] = { [:] }) {
+    public init(directory: String, origins: @escaping @Sendable () -> [SourceName: String] = { [:] },
+                quoteAssets: @escaping @Sendable () -> Set<String> = { [] }) {
         self.directory = directory
         self.origins = origins
+        self.quoteAssets = quoteAssets
     }
 
     /// Creates the directory if needed and removes temp files a crash left behind.
@@ -49,6 +54,10 @@ public struct FileQuoteStore: QuoteStore {
             quote = try QuoteDocument.decode(bytes)
         } catch {
             return try quarantine(reason: error.description)
+        }
+        let assets = quoteAssets()
+        if !assets.isEmpty, !assets.contains(quote.currency) {
+            return .foreign(quote, reason: "it is in \(quote.currency), and the configured sources quote \(assets.sorted().joined(separator: " or "))")
         }
         let current = origins()
         for (source, url) in QuoteDocument.origins(bytes) where current[source] != nil && current[source] != url {

@@ -6,7 +6,7 @@ public enum SourcesTable {
         var rows: [[String]] = [["", "SOURCE", "STATE", "ASSET", "LAST PRICE", "LATENCY", "CALLS/24H", "LAST ERROR"]]
         for entry in report.entries {
             let calls = entry.dailyBudget.map { "\(entry.callsLastDay ?? 0)/\($0)" } ?? "-"
-            let detail = entry.state == "disabled" || entry.note != nil ? (entry.note ?? "") : (entry.lastError ?? "")
+            let detail = entry.state == "disabled" || entry.state == "unsupported" || entry.note != nil ? (entry.note ?? "") : (entry.lastError ?? "")
             rows.append([entry.selected ? "*" : " ", TerminalText.printable(entry.name), TerminalText.printable(entry.state),
                          TerminalText.printable(entry.quoteAsset), TerminalText.printable(entry.lastPrice ?? "-"), entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls,
                          clipped(TerminalText.printable(detail.isEmpty ? "-" : detail))])

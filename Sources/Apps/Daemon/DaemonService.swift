@@ -65,7 +65,8 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let directory = SourceDirectory<C.Instant>(plan: parts.plan)
         let board = PriceBoard(directory: directory, clock: parts.clock, wallClock: parts.wallClock, metrics: parts.metrics)
         self.board = board
-        let store = FileQuoteStore(directory: parts.stateDirectory) { directory.current.origins }
+        let store = FileQuoteStore(directory: parts.stateDirectory, origins: { directory.current.origins },
+                                   quoteAssets: { directory.current.quoteAssets })
         do {
             let removed = try store.prepare()
             if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(store.directory)") }

@@ -9,6 +9,8 @@ struct SourcePlan: Sendable {
     struct Skipped: Sendable {
         let venue: Venue
         let reason: String
+        /// No market in the currency, rather than set aside by a setting.
+        var unsupported = false
     }
 
     let settings: DaemonSettings
@@ -22,19 +24,28 @@ struct SourcePlan: Sendable {
     init(_ settings: DaemonSettings) throws(ConfigError) {
         self.settings = settings
         var active: [Venue] = [], skipped: [Skipped] = []
+        let currency = settings.currency.code
         for name in settings.sources {
             guard let venue = Venue.named(name) else { continue }
-            if venue.needsAPIKey, settings.cryptoCompareAPIKey == nil {
+            if !venue.quotes(currency) {
+                skipped.append(Skipped(venue: venue, reason: "no BTC/\(currency) market (it quotes \(venue.currencies.joined(separator: ", ")))", unsupported: true))
+            } else if venue.needsAPIKey, settings.cryptoCompareAPIKey == nil {
                 skipped.append(Skipped(venue: venue, reason: Self.noKeyReason))
-            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(settings.venueOptions) != "USD" {
+            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(settings.venueOptions) != currency {
                 let asset = venue.quoteAsset(settings.venueOptions)
-                skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not USD: set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
+                skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not \(currency): set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
             } else {
                 active.append(venue)
             }
         }
         self.active = active
         self.skipped = skipped
+        if active.isEmpty, skipped.allSatisfy(\.unsupported) {
+            let quoting = Venue.catalog.filter { $0.quotes(currency) }.map(\.name.rawValue)
+            throw ConfigError("no venue in BTCPRICED_SOURCES (\(settings.sources.map(\.rawValue).joined(separator: ","))) has a BTC/\(currency) market"
+                + (quoting.isEmpty ? "; no venue btcpriced knows quotes \(currency): choose another BTCPRICED_CURRENCY"
+                    : "; venues that quote \(currency): \(quoting.joined(separator: ", ")). Set BTCPRICED_SOURCES=\(quoting.joined(separator: ","))"))
+        }
         if active.isEmpty {
             let why = skipped.map { "\($0.venue) (\($0.reason))" }.joined(separator: "; ")
             throw ConfigError("BTCPRICED_SOURCES leaves no usable source: \(why). Add a keyless venue, e.g. BTCPRICED_SOURCES=coinbase,kraken,bitstamp")
@@ -45,6 +56,9 @@ struct SourcePlan: Sendable {
     }
 
     func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions) }
+
+    /// What the usable venues quote in: a saved quote in anything else is not restored.
+    var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(settings.venueOptions) }) }
 
     /// Each usable venue's base URL, as saved quotes are stamped with it.
     var origins: [SourceName: String] {
@@ -76,16 +90,17 @@ struct SourcePlan: Sendable {
 
     /// What `--check-config` prints: the effective chain, each source's URL and state, and the budget.
     var description: String {
-        var lines = ["mode: \(settings.mode.rawValue)" + (settings.mode == .consensus
+        var lines = ["currency: \(settings.currency.code)", "mode: \(settings.mode.rawValue)" + (settings.mode == .consensus
             ? " (median of at least \(settings.consensusMinimum), outliers beyond \(settings.maximumDeviation * 100)% excluded)" : ""),
                      "sources, in order:"]
         for (index, name) in settings.sources.enumerated() {
             guard let venue = Venue.named(name) else { continue }
             let state: String
             if let skip = skipped.first(where: { $0.venue == venue }) {
-                state = venue.needsAPIKey && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
+                state = skip.unsupported ? "unsupported — \(skip.reason); never asked"
+                    : venue.needsAPIKey && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
             } else {
-                state = "enabled, BTC/\(venue.quoteAsset(settings.venueOptions)), at most one call every \(limits(venue).pace.humanReadable)"
+                state = "enabled, BTC/\(venue.quoteAsset(settings.venueOptions)) as \(venue.rest.symbol(settings.venueOptions)), at most one call every \(limits(venue).pace.humanReadable)"
             }
             lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), settings.venueOptions))")
             lines.append("     \(state)")
@@ -96,7 +111,10 @@ struct SourcePlan: Sendable {
 
     /// The disabled rows of `btcctl sources`.
     var skippedStatuses: [SourceStatus] {
-        skipped.map { SourceStatus.disabled($0.venue.name, quoteAsset: $0.venue.quoteAsset(settings.venueOptions), reason: $0.reason) }
+        skipped.map {
+            SourceStatus.disabled($0.venue.name, quoteAsset: $0.unsupported ? settings.currency.code : $0.venue.quoteAsset(settings.venueOptions),
+                                  reason: $0.reason, state: $0.unsupported ? .unsupported : .disabled)
+        }
     }
 }
 

@@ -10,6 +10,8 @@ public enum SourceState: String, Sendable, Hashable {
     case coolingDown = "cooling-down"
     /// Configured but not used (no API key, or excluded from consensus).
     case disabled
+    /// Configured, but it has no market in the chosen currency; never asked.
+    case unsupported
 }
 
 /// What the ledger needs to know of a source before it is ever asked.
@@ -43,8 +45,8 @@ public struct SourceStatus: Sendable, Hashable {
     /// Why it is disabled, when it is.
     public var note: String?
 
-    public static func disabled(_ name: SourceName, quoteAsset: String, reason: String) -> SourceStatus {
-        SourceStatus(name: name, state: .disabled, quoteAsset: quoteAsset, selected: false, note: reason)
+    public static func disabled(_ name: SourceName, quoteAsset: String, reason: String, state: SourceState = .disabled) -> SourceStatus {
+        SourceStatus(name: name, state: state, quoteAsset: quoteAsset, selected: false, note: reason)
     }
 }
 

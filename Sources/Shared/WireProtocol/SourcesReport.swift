@@ -4,7 +4,7 @@ import JSONText
 public struct SourcesReport: Sendable, Hashable {
     public struct Entry: Sendable, Hashable {
         public var name: String
-        /// `ok`, `failing`, `cooling-down` or `disabled`.
+        /// `ok`, `failing`, `cooling-down`, `disabled` or `unsupported` (no market in the currency).
         public var state: String
         public var quoteAsset: String
         public var lastPrice: String?

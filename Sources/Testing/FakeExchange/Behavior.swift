@@ -14,16 +14,34 @@ public enum Market: String, Sendable, CaseIterable {
         (Double(literal) ?? 0) > (Double(dayOpen) ?? 0) ? (literal, dayOpen) : (dayOpen, literal)
     }
 
-    /// The real path each venue's price lives at.
+    /// The real path each venue's price lives at, in any currency.
     static func at(path: String) -> Market? {
         switch path {
         case "/api/v3/ticker/price", dayTickerPath: .binance
-        case "/v2/prices/BTC-USD/spot": .coinbase
         case "/0/public/Ticker": .kraken
-        case "/api/v2/ticker/btcusd/", "/api/v2/ticker/btcusd": .bitstamp
         case "/data/price": .cryptocompare
-        default: nil
+        default:
+            if path.hasPrefix("/v2/prices/BTC-"), path.hasSuffix("/spot") { .coinbase }
+            else if path.hasPrefix("/api/v2/ticker/btc") { .bitstamp }
+            else { nil }
         }
+    }
+
+    /// The currency a request asks for, as each venue spells it (`BTC-EUR`, `pair=XBTEUR`,
+    /// `btceur`, `tsyms=EUR`, `symbol=BTCEUR`); USD when it names none.
+    static func currency(path: String, query: [String: String]) -> String {
+        let code: Substring? = if let pair = query["pair"], pair.hasPrefix("XBT") { pair.dropFirst(3) }
+            else if let symbols = query["tsyms"] { Substring(symbols) }
+            else if let symbol = query["symbol"], symbol.hasPrefix("BTC") { symbol.dropFirst(3) }
+            else if path.hasPrefix("/v2/prices/BTC-") { path.dropFirst("/v2/prices/BTC-".count).prefix(3) }
+            else if path.hasPrefix("/api/v2/ticker/btc") { path.dropFirst("/api/v2/ticker/btc".count).prefix(3) }
+            else { nil }
+        return code.map { $0.uppercased() } ?? "USD"
+    }
+
+    /// Kraken's result key for a pair: `XXBTZEUR` for the old fiat pairs, `XBTCHF` for newer ones.
+    static func krakenKey(currency: String) -> String {
+        ["USD", "EUR", "GBP", "JPY", "CAD"].contains(currency) ? "XXBTZ" + currency : "XBT" + currency
     }
 }
 
@@ -99,11 +117,11 @@ enum Payloads {
     <TITLE>ERROR: The request could not be satisfied</TITLE></HEAD><BODY><H1>403 ERROR</H1></BODY></HTML>
     """
 
-    static func response(for behavior: Behavior, market: Market, requestedSymbol: String, path: String = "") -> CannedResponse {
+    static func response(for behavior: Behavior, market: Market, requestedSymbol: String, currency: String = "USD", path: String = "") -> CannedResponse {
         switch behavior {
         case .price(let literal), .slow(_, let literal):
             if path == Market.dayTickerPath { return CannedResponse(status: 200, body: binanceDayBody(literal: literal, symbol: requestedSymbol)) }
-            return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol))
+            return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol, currency: currency))
         case .hang:
             return CannedResponse(status: 500, body: "")
         case .status(let code, let retryAfter):
@@ -151,18 +169,18 @@ enum Payloads {
     }
 
     /// Each venue's real success body, with the price literal as the venue writes it.
-    static func priceBody(_ market: Market, literal: String, symbol: String) -> String {
+    static func priceBody(_ market: Market, literal: String, symbol: String, currency: String = "USD") -> String {
         switch market {
         case .binance:
             "{\"symbol\":\"\(symbol)\",\"price\":\"\(literal)\"}"
         case .coinbase:
-            "{\"data\":{\"amount\":\"\(literal)\",\"base\":\"BTC\",\"currency\":\"USD\"}}"
+            "{\"data\":{\"amount\":\"\(literal)\",\"base\":\"BTC\",\"currency\":\"\(currency)\"}}"
         case .kraken:
-            "{\"error\":[],\"result\":{\"XXBTZUSD\":{\"a\":[\"\(literal)\",\"1\",\"1.000\"],\"b\":[\"\(literal)\",\"2\",\"2.000\"],\"c\":[\"\(literal)\",\"0.00120000\"],\"v\":[\"1021.41960396\",\"2841.69284418\"],\"p\":[\"85571.70346\",\"85102.06118\"],\"t\":[26874,67542],\"l\":[\"84620.00000\",\"83820.10000\"],\"h\":[\"86420.00000\",\"86420.00000\"],\"o\":\"85091.40000\"}}}"
+            "{\"error\":[],\"result\":{\"\(Market.krakenKey(currency: currency))\":{\"a\":[\"\(literal)\",\"1\",\"1.000\"],\"b\":[\"\(literal)\",\"2\",\"2.000\"],\"c\":[\"\(literal)\",\"0.00120000\"],\"v\":[\"1021.41960396\",\"2841.69284418\"],\"p\":[\"85571.70346\",\"85102.06118\"],\"t\":[26874,67542],\"l\":[\"84620.00000\",\"83820.10000\"],\"h\":[\"86420.00000\",\"86420.00000\"],\"o\":\"85091.40000\"}}}"
         case .bitstamp:
             "{\"timestamp\":\"1763740800\",\"open\":\"85091\",\"high\":\"86420\",\"low\":\"83820\",\"last\":\"\(literal)\",\"volume\":\"1512.70381035\",\"vwap\":\"85210\",\"bid\":\"85865\",\"ask\":\"85867\",\"side\":\"0\",\"open_24\":\"84712\",\"percent_change_24\":\"1.36\"}"
         case .cryptocompare:
-            "{\"USD\":\(literal)}"
+            "{\"\(currency)\":\(literal)}"
         }
     }
 

@@ -225,7 +225,8 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         let weight = exchange.record(RecordedRequest(market: market, uri: head.uri, headers: headers, receivedAt: .now))
         let behavior = exchange.behavior(for: market)
         let symbol = query["symbol"] ?? "BTCUSDT"
-        var response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol, path: path)
+        var response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol,
+                                         currency: Market.currency(path: path, query: query), path: path)
         if market == .binance { response.headers.append(("X-MBX-USED-WEIGHT-1M", String(weight))) }
         if market == .cryptocompare { response.headers.append(("Cache-Control", "max-age=10")) }
         switch behavior {

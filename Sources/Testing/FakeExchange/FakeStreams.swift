@@ -51,6 +51,8 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private let exchange: FakeExchange
     private let behavior: StreamBehavior
     private let binanceSymbol: String
+    /// What Coinbase or Kraken was asked to stream (`BTC-EUR`, `BTC/EUR`), echoed in every message.
+    private var subscribed: String?
     private var sent = 0
     private var started = false
     private var ticker: RepeatedTask?
@@ -81,7 +83,8 @@ final class FakeStreamHandler: ChannelInboundHandler {
             var payload = frame.unmaskedData
             let text = payload.readString(length: payload.readableBytes) ?? ""
             guard text.contains("subscribe"), !started else { return }
-            send(StreamPayloads.acknowledgement(market: market, request: text), context: context)
+            subscribed = StreamPayloads.subscribedSymbol(in: text)
+            send(StreamPayloads.acknowledgement(market: market, symbol: subscribed), context: context)
             start(context: context)
         case .ping:
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
@@ -162,7 +165,7 @@ final class FakeStreamHandler: ChannelInboundHandler {
         case .trades(_, let rate), .clockTrades(let rate): perSecond = max(rate, 1)
         default: perSecond = 10
         }
-        send(StreamPayloads.trade(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context)
+        send(StreamPayloads.trade(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol, symbol: subscribed), context: context)
         // Once a second: Binance's mini ticker, the others' heartbeat.
         if sent % perSecond == 0 { send(StreamPayloads.everySecond(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context) }
     }

@@ -5,20 +5,24 @@ import PriceCore
 /// limits and its parsers. Adding a venue is one entry plus its adapter files (CONTRIBUTING.md).
 public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let name: SourceName
+    /// The ISO 4217 currencies it has a BTC market in, as documented by the venue.
+    public let currencies: [String]
     public let rest: RestEndpoint
     /// Nil for a venue without a public trade stream.
     public let stream: StreamEndpoint?
     /// Asked only with an API key (BTCPRICED_CRYPTOCOMPARE_API_KEY and its file or credential).
     public let needsAPIKey: Bool
 
-    public init(name: SourceName, rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false) {
+    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false) {
         self.name = name
+        self.currencies = currencies
         self.rest = rest
         self.stream = stream
         self.needsAPIKey = needsAPIKey
     }
 
     public var description: String { name.rawValue }
+    public func quotes(_ currency: String) -> Bool { currencies.contains(currency) }
     public static func == (lhs: Venue, rhs: Venue) -> Bool { lhs.name == rhs.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
@@ -37,12 +41,16 @@ public struct URLSetting: Sendable, Hashable {
 
 /// What the user chose about the markets asked: the parts of a request that are not the URL.
 public struct VenueOptions: Sendable, Equatable {
+    /// The ISO 4217 code of the currency asked for (`BTCPRICED_CURRENCY`).
+    public var currency: String
+    /// Binance's market for USD (`BTCPRICED_BINANCE_SYMBOL`): a stablecoin stand-in by default.
     public var binanceSymbol: String
     public var cryptoCompareAPIKey: String?
     public var cryptoCompareDailyCalls: Int
 
-    public init(binanceSymbol: String = "BTCUSDT", cryptoCompareAPIKey: String? = nil,
+    public init(currency: String = "USD", binanceSymbol: String = "BTCUSDT", cryptoCompareAPIKey: String? = nil,
                 cryptoCompareDailyCalls: Int = CryptoCompareAPI.defaultDailyCalls) {
+        self.currency = currency
         self.binanceSymbol = binanceSymbol
         self.cryptoCompareAPIKey = cryptoCompareAPIKey
         self.cryptoCompareDailyCalls = cryptoCompareDailyCalls
@@ -54,6 +62,8 @@ public struct RestEndpoint: Sendable {
     public typealias Parser = @Sendable (ExchangeResponse, VenueOptions) throws(FetchFailure) -> SourceQuote
 
     public let url: URLSetting
+    /// The venue's own name for the market asked: `BTCUSDT`, `XBTEUR`, `btcgbp`.
+    public let symbol: @Sendable (VenueOptions) -> String
     /// The path and query appended to the base URL.
     public let path: @Sendable (VenueOptions) -> String
     /// The quote asset the answer will be in, known before asking.
@@ -64,12 +74,14 @@ public struct RestEndpoint: Sendable {
     /// A second form asked now and then instead, for more than the price (Binance's 24 h figures).
     public let occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)?
 
-    public init(url: URLSetting, path: @escaping @Sendable (VenueOptions) -> String,
-                quoteAsset: @escaping @Sendable (VenueOptions) -> String, limits: @escaping @Sendable (VenueOptions) -> SourceLimits,
+    public init(url: URLSetting, symbol: @escaping @Sendable (VenueOptions) -> String, path: @escaping @Sendable (VenueOptions) -> String,
+                quoteAsset: @escaping @Sendable (VenueOptions) -> String = { $0.currency },
+                limits: @escaping @Sendable (VenueOptions) -> SourceLimits,
                 headers: @escaping @Sendable (VenueOptions) -> [String: String] = { _ in [:] },
                 occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)? = nil,
                 parse: @escaping Parser) {
         self.url = url
+        self.symbol = symbol
         self.path = path
         self.quoteAsset = quoteAsset
         self.limits = limits

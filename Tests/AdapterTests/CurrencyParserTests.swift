@@ -1,0 +1,61 @@
+import Exchanges
+import Foundation
+import PriceCore
+import Testing
+
+/// Each venue's answer in another currency, shaped as its documentation shows (Kraken names the
+/// old fiat pairs `XXBTZEUR` but newer ones `XBTCHF`), through the catalog entry the daemon uses.
+@Suite("Venue parsers in other currencies")
+struct CurrencyParserTests {
+    func parse(_ venue: Venue, _ fixture: String, currency: String) throws -> SourceQuote {
+        try venue.rest.parse(try VenueParserTests.fixture(fixture), VenueOptions(currency: currency))
+    }
+
+    func outcome(_ parse: () throws -> SourceQuote) -> Result<SourceQuote, FetchFailure> {
+        do { return .success(try parse()) } catch { return .failure(error as! FetchFailure) }
+    }
+
+    @Test("each venue's market, exact and honestly labelled", arguments: [
+        (Venue.binance, "binance-ticker-price-eur", "EUR", "89712.45", "BTCEUR"),
+        (.coinbase, "coinbase-spot-eur", "EUR", "89712.45", "BTC-EUR"),
+        (.coinbase, "coinbase-spot-gbp", "GBP", "76044.1", "BTC-GBP"),
+        (.kraken, "kraken-ticker-eur", "EUR", "89712.4", "XXBTZEUR"),
+        (.kraken, "kraken-ticker-jpy", "JPY", "15234567", "XXBTZJPY"),
+        (.kraken, "kraken-ticker-chf", "CHF", "84211.2", "XBTCHF"),
+        (.bitstamp, "bitstamp-ticker-gbp", "GBP", "76044", "btcgbp"),
+        (.cryptocompare, "cryptocompare-price-jpy", "JPY", "15234567.12", "BTCJPY"),
+    ])
+    func marketInItsCurrency(venue: Venue, fixture: String, currency: String, price: String, symbol: String) throws {
+        let quote = try parse(venue, fixture, currency: currency)
+        #expect(quote.price.description == price)
+        #expect(quote.quoteAsset == currency)
+        #expect(quote.symbol == symbol)
+        #expect(venue.rest.symbol(VenueOptions(currency: currency)).uppercased().hasSuffix(currency), "asked as \(venue.rest.symbol(VenueOptions(currency: currency)))")
+    }
+
+    @Test("an answer in another currency than asked is refused", arguments: [
+        (Venue.coinbase, "coinbase-spot-eur", "GBP"),
+        (.kraken, "kraken-ticker-eur", "USD"),
+        (.kraken, "kraken-ticker-jpy", "EUR"),
+        (.cryptocompare, "cryptocompare-price-jpy", "EUR"),
+        (.binance, "binance-ticker-price-eur", "USD"),
+    ])
+    func wrongCurrencyIsRefused(venue: Venue, fixture: String, asked: String) {
+        switch outcome({ try parse(venue, fixture, currency: asked) }) {
+        case .success(let quote): Issue.record("\(venue) asked for \(asked) accepted \(quote.symbol) \(quote.price)")
+        case .failure(.wrongSymbol), .failure(.missingField): break
+        case .failure(let failure): Issue.record("\(venue) asked for \(asked) failed with \(failure), not a wrong-symbol or missing-field failure")
+        }
+    }
+
+    @Test func streamsInOtherCurrencies() throws {
+        let coinbase = try Venue.coinbase.stream!.parser(VenueOptions(currency: "EUR"))(try StreamParserTests.frame("coinbase-ticker-eur"))
+        #expect(coinbase.contains { if case .trade(let quote, _) = $0 { quote.price.description == "89712.45" && quote.quoteAsset == "EUR" } else { false } }, "\(coinbase)")
+        let kraken = try Venue.kraken.stream!.parser(VenueOptions(currency: "JPY"))(try StreamParserTests.frame("kraken-ticker-jpy"))
+        #expect(kraken.contains { if case .trade(let quote, _) = $0 { quote.price.description == "15234567" && quote.symbol == "BTC/JPY" } else { false } }, "\(kraken)")
+        #expect(throws: FetchFailure.self) { try Venue.kraken.stream!.parser(VenueOptions(currency: "USD"))(try StreamParserTests.frame("kraken-ticker-jpy")) }
+        #expect(Venue.kraken.stream!.greetings(VenueOptions(currency: "JPY")) == [#"{"method":"subscribe","params":{"channel":"ticker","symbol":["BTC/JPY"]}}"#])
+        #expect(Venue.coinbase.stream!.greetings(VenueOptions(currency: "GBP")).first == #"{"type":"subscribe","product_ids":["BTC-GBP"],"channel":"ticker"}"#)
+        #expect(Venue.binance.streamURL(baseURL: "wss://x", VenueOptions(currency: "EUR")) == "wss://x/stream?streams=btceur@trade/btceur@miniTicker")
+    }
+}

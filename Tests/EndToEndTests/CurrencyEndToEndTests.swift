@@ -1,0 +1,106 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// BTCPRICED_CURRENCY against the fake exchange: real markets in the chosen currency, venues
+/// without one never asked, and a chain that cannot quote it refused at start.
+@Suite("Currencies, end to end")
+struct CurrencyEndToEndTests {
+    func entry(_ json: JSONValue, _ name: String) -> JSONValue? {
+        json["sources"]?.arrayElements?.first { $0["name"]?.stringValue == name }
+    }
+
+    /// The query or path part of every request a market got, for the failure message.
+    func asked(_ exchange: FakeExchange, _ market: Market) -> [String] { exchange.requests(market).map(\.uri) }
+
+    @Test func euroPricesComeFromTheFirstVenueWithAEuroMarketAndNoUSDPairIsAsked() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("89712.45000000"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCY": "eur"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a euro quote") { try await daemon.ctl("price").stdout == "89712.45\n" }
+
+        let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+        #expect(status["currency"] == .string("EUR"), "\(status)")
+        #expect(status["symbol"] == .string("BTCEUR"), "\(status)")
+        #expect(status["source"] == .string("binance"))
+        let binance = asked(exchange, .binance)
+        #expect(!binance.isEmpty && binance.allSatisfy { $0.contains("symbol=BTCEUR") }, "binance was asked \(binance)")
+
+        // Binance fails: the chain moves on to Coinbase's BTC-EUR, still in euros.
+        exchange.set(.binance, .status(503))
+        exchange.set(.coinbase, .price("89700.1"))
+        try await until("a coinbase euro quote") { try await daemon.ctl("price").stdout == "89700.1\n" }
+        let coinbase = asked(exchange, .coinbase)
+        #expect(coinbase.allSatisfy { $0 == "/v2/prices/BTC-EUR/spot" }, "coinbase was asked \(coinbase)")
+        let after = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+        #expect(after["currency"] == .string("EUR") && after["symbol"] == .string("BTC-EUR"), "\(after)")
+    }
+
+    @Test func venuesWithoutAYenMarketAreUnsupportedAndNeverAsked() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.kraken, .price("15234567.00000"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCY": "JPY"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a yen quote from kraken") { try await daemon.ctl("price").stdout == "15234567\n" }
+
+        let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
+        for name in ["binance", "coinbase", "bitstamp"] {
+            #expect(entry(report, name)?["state"] == .string("unsupported"), "\(name): \(String(describing: entry(report, name)))")
+            #expect(entry(report, name)?["note"]?.stringValue?.contains("no BTC/JPY market") == true, "\(String(describing: entry(report, name)))")
+        }
+        #expect(entry(report, "kraken")?["state"] == .string("ok"))
+        #expect(entry(report, "kraken")?["quote_asset"] == .string("JPY"))
+        let table = try await daemon.ctl("sources").stdout
+        #expect(table.contains("unsupported"), "\(table)")
+        #expect(exchange.requestCount(.binance) == 0, "binance was asked \(asked(exchange, .binance))")
+        #expect(exchange.requestCount(.coinbase) == 0, "coinbase was asked \(asked(exchange, .coinbase))")
+        #expect(exchange.requestCount(.bitstamp) == 0, "bitstamp was asked \(asked(exchange, .bitstamp))")
+        let kraken = asked(exchange, .kraken)
+        #expect(!kraken.isEmpty && kraken.allSatisfy { $0.hasSuffix("pair=XBTJPY") }, "kraken was asked \(kraken)")
+    }
+
+    @Test func aSavedDollarQuoteIsNotRestoredAsEuros() async throws {
+        let exchange = try await FakeExchange.start()
+        let dollars = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { dollars.removeFiles() }
+        try await dollars.start()
+        try await until("a saved dollar quote") { FileManager.default.fileExists(atPath: dollars.quoteFile) }
+        dollars.stop()
+
+        exchange.set(.binance, .hang)
+        let euros = try DaemonProcess(exchangeURL: exchange.baseURL, directory: dollars.directory, settings: ["BTCPRICED_CURRENCY": "EUR", "BTCPRICED_SOURCES": "binance"])
+        defer { euros.stop() }
+        try await euros.start()
+        try await until("the restore decision is logged") { euros.log.contains("restored") || euros.log.contains("not restoring") }
+        #expect(euros.log.contains("not restoring 114459.8 USDT"), "\(euros.log)")
+        #expect(euros.log.contains("it is in USDT, and the configured sources quote EUR"), "\(euros.log)")
+        let price = try await euros.ctl("price")
+        #expect(price.status != 0 && !price.stdout.contains("114459.8"), "\(price)")
+    }
+
+    @Test func checkConfigNamesEachVenuesSymbolAndAChainWithoutTheCurrencyIsRefused() async throws {
+        let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--socket", NSTemporaryDirectory() + "c.sock",
+                                                           "--state-dir", NSTemporaryDirectory()], environment: ["BTCPRICED_CURRENCY": "GBP"])
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("currency: GBP"), "\(check.stdout)")
+        #expect(check.stdout.contains("enabled, BTC/GBP as BTC-GBP"), "\(check.stdout)")
+        #expect(check.stdout.contains("enabled, BTC/GBP as XBTGBP"), "\(check.stdout)")
+        #expect(check.stdout.contains("enabled, BTC/GBP as btcgbp"), "\(check.stdout)")
+        #expect(check.stdout.contains("unsupported — no BTC/GBP market"), "\(check.stdout)")
+
+        let refused = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"],
+                                           environment: ["BTCPRICED_CURRENCY": "JPY", "BTCPRICED_SOURCES": "coinbase,bitstamp"])
+        #expect(refused.status == 78, "\(refused)")
+        #expect(refused.stderr.contains("no venue in BTCPRICED_SOURCES (coinbase,bitstamp) has a BTC/JPY market; venues that quote JPY: kraken, cryptocompare"),
+                "\(refused.stderr)")
+
+        let typo = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config"], environment: ["BTCPRICED_CURRENCY": "GPB"])
+        #expect(typo.status == 78, "\(typo)")
+        #expect(typo.stderr.contains("did you mean GBP?"), "\(typo.stderr)")
+    }
+}
