@@ -30,7 +30,7 @@ struct SourcesEndToEndTests {
         #expect(status["currency"] == .string("USD"))
         #expect(status["source"] == .string("coinbase"))
         #expect(status["sources"] == .array([.string("coinbase")]))
-        #expect(try await daemon.ctl("status").stdout.hasPrefix("BTC/USD  85,866.185\n"))
+        #expect(try await daemon.ctl("status").stdout.hasPrefix("BTC/USD  $85,866.19\n"), "rounded to cents for people; exact in --json")
 
         let (code, report) = try await sources(daemon)
         #expect(code == 0)

@@ -22,7 +22,7 @@ struct BarFormatTests {
         #expect(json["class"] == .array([.string(state.rawValue)]))
         #expect(json["alt"] == .string(state.rawValue))
         #expect(json["tooltip"]?.stringValue?.isEmpty == false)
-        if let price { #expect(json["tooltip"]?.stringValue?.contains("BTC/USD \(HumanFormat.groupedPrice(price))") == true) }
+        if let price { #expect(json["tooltip"]?.stringValue?.contains("BTC/USD \(HumanFormat.money(price, currency: "USD"))") == true) }
     }
 
     @Test func waybarWhenTheDaemonIsDown() throws {

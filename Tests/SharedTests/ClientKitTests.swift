@@ -47,6 +47,31 @@ struct ClientKitTests {
         #expect(HumanFormat.groupedPrice("1000") == "1,000.00")
     }
 
+    @Test("prices in their currency's symbol and minor units", arguments: [
+        ("97123.451", "EUR", "€97,123.45"), ("81002.1", "GBP", "£81,002.10"), ("15234567.5", "JPY", "¥15,234,568"),
+        ("114459.8", "USD", "$114,459.80"), ("84211.2", "CHF", "CHF 84,211.20"), ("30000.1234", "KWD", "KWD 30,000.123"),
+        ("114459.812", "USDT", "114,459.812"),
+    ])
+    func moneyInItsCurrency(price: String, currency: String, expected: String) {
+        #expect(HumanFormat.money(price, currency: currency) == expected)
+    }
+
+    @Test func barsPromptsAndTemplatesInAnotherCurrency() {
+        let euros = StatusMessage(price: "97123.45", currency: "EUR", symbol: "BTCEUR", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
+                                  ageMilliseconds: 400, state: .fresh, lastError: nil, version: "0.1.0")
+        #expect(HumanFormat.status(euros).hasPrefix("BTC/EUR  €97,123.45\n"), "\(HumanFormat.status(euros))")
+        #expect(BarFormat.prompt(euros) == "₿€97.1k")
+        #expect(BarFormat.polybar(euros).contains("₿ €97,123"), "\(BarFormat.polybar(euros))")
+        #expect(HumanFormat.watchLine(euros) == "2026-11-21T16:00:00.123Z  €97,123.45  binance  fresh")
+        #expect(Template.render("{currency_symbol}{price_grouped} {currency} = {price_money}", euros) == "€97,123.45 EUR = €97,123.45")
+        let yen = StatusMessage(price: "15234567", currency: "JPY", symbol: "XXBTZJPY", source: "kraken", timestamp: nil,
+                                ageMilliseconds: nil, state: .fresh, lastError: nil, version: "0.1.0")
+        #expect(HumanFormat.status(yen).hasPrefix("BTC/JPY  ¥15,234,567\n"), "\(HumanFormat.status(yen))")
+        let dollars = StatusMessage(price: "114459.8", symbol: "BTCUSDT", source: "binance", timestamp: nil,
+                                    ageMilliseconds: nil, state: .fresh, lastError: nil, version: "0.1.0")
+        #expect(BarFormat.prompt(dollars) == "₿114.5k", "dollar bars stay as they were")
+    }
+
     @Test func humanAges() {
         #expect(AgeText.compact(milliseconds: 412, spaced: true) == "0.4s")
         #expect(AgeText.compact(milliseconds: 42_000, spaced: true) == "42s")
@@ -59,7 +84,7 @@ struct ClientKitTests {
         let stale = StatusMessage(price: "68901.23", symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
                                   ageMilliseconds: 42_000, state: .stale, lastError: "binance: HTTP 451 (geo-restricted)", version: "0.1.0")
         let report = HumanFormat.status(stale)
-        #expect(report.hasPrefix("BTC/USD  68,901.23  STALE\n"))
+        #expect(report.hasPrefix("BTC/USD  $68,901.23  STALE\n"), "\(report)")
         #expect(report.contains("binance (BTCUSDT)"))
         #expect(report.contains("42s"))
         #expect(report.contains("last error: binance: HTTP 451 (geo-restricted)"))

@@ -49,7 +49,7 @@ struct HistoryClientTests {
         #expect(up["class"] == .array([.string("fresh"), .string("up"), .string("above")]))
         let tooltip = try #require(up["tooltip"]?.stringValue)
         #expect(tooltip.contains("1h +0.10%  24h ▲ +1.27%  7d -3.40%") && tooltip.contains("24h ▁▂▃▄▅▆▇█"))
-        #expect(tooltip.contains("24h low 90,000.00, high 120,000.00"))
+        #expect(tooltip.contains("24h low $90,000.00, high $120,000.00"), "\(tooltip)")
         let down = try JSONValue(parsing: BarFormat.waybar(status("79000", change24h: "-0.50"), thresholds: PriceThresholds(above: "90000", below: "80000")))
         #expect(down["class"] == .array([.string("fresh"), .string("down"), .string("below")]))
         let flat = try JSONValue(parsing: BarFormat.waybar(status("1", change24h: "0.00")))
@@ -76,7 +76,7 @@ struct HistoryClientTests {
     @Test func theStatusReportShowsChangesAndColoursOnlyWhenAsked() {
         let plain = HumanFormat.status(status("114459.8", change24h: "1.27"))
         #expect(plain.contains("change:     1h +0.10%  24h ▲ +1.27%  7d -3.40%\n") && !plain.contains("\u{1B}"))
-        #expect(plain.contains("24h range:  90,000.00 – 120,000.00\n"))
+        #expect(plain.contains("24h range:  $90,000.00 – $120,000.00\n"), "\(plain)")
         #expect(HumanFormat.status(status("114459.8", change24h: "-1.27"), color: true).contains("\u{1B}[31m24h ▼ -1.27%\u{1B}[0m"))
     }
 

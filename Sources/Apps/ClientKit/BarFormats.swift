@@ -6,7 +6,8 @@ public enum BarFormat {
     /// `₿ 114,460`: whole dollars, grouped.
     static func barText(_ status: StatusMessage) -> String {
         guard let price = status.price else { return "₿ —" }
-        return "₿ " + HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)) + (status.state == .stale ? " (stale)" : "")
+        return "₿ " + HumanFormat.barSymbol(status.currency) + HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0))
+            + (status.state == .stale ? " (stale)" : "")
     }
 
     /// `spark` is a sparkline of the last 24 h, empty when there is none.
@@ -14,12 +15,12 @@ public enum BarFormat {
         guard let price = status.price else {
             return "BTC/\(status.currency): no data yet" + (status.lastError.map { "\n\($0)" } ?? "")
         }
-        var lines = ["BTC/\(status.currency) \(HumanFormat.groupedPrice(price))",
+        var lines = ["BTC/\(status.currency) \(HumanFormat.money(price, currency: status.currency))",
                      "\(status.source ?? "?") (\(status.symbol ?? "?"))"]
         if let age = status.ageMilliseconds { lines.append("\(AgeText.compact(milliseconds: age, spaced: true)) ago" + (status.state == .stale ? " — STALE" : "")) }
         if let changes = HumanFormat.changes(status) { lines.append(changes) }
         if let low = status.trend.low24h, let high = status.trend.high24h {
-            lines.append("24h low \(HumanFormat.groupedPrice(low)), high \(HumanFormat.groupedPrice(high))")
+            lines.append("24h low \(HumanFormat.money(low, currency: status.currency)), high \(HumanFormat.money(high, currency: status.currency))")
         }
         if spark.contains(where: { $0 != " " }) { lines.append("24h \(spark)") }
         if let error = status.lastError { lines.append(error) }
@@ -91,6 +92,6 @@ public enum BarFormat {
         case "below": "↓"
         default: ""
         }
-        return "₿" + DecimalText.short(price) + (status.state == .fresh ? "" : "?") + marker
+        return "₿" + HumanFormat.barSymbol(status.currency) + DecimalText.short(price) + (status.state == .fresh ? "" : "?") + marker
     }
 }

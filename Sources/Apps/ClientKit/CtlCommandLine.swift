@@ -127,7 +127,8 @@ public enum CtlCommandLine {
     a colour for i3blocks and polybar, and ↑/↓ after the prompt when the price reaches P.
 
     Template placeholders for --format: {price} {price_rounded} {price_grouped}
-    {price_short} {currency} {symbol} {source} {age} {timestamp} {state} {stale}
+    {price_short} {price_money} {currency} {currency_symbol} {symbol} {source} {age}
+    {timestamp} {state} {stale}
     {change_1h} {change_24h} {change_7d} {arrow} {spark}
 
     Options:

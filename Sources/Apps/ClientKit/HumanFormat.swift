@@ -26,6 +26,21 @@ public enum HumanFormat {
         String(groupedPrice(digits).dropLast(3))
     }
 
+    /// A price as people read it in its currency: `€97,123.45`, `¥15,234,567`, rounded half up
+    /// to the currency's minor units. A quote asset that is not an ISO currency (Binance's
+    /// USDT) keeps every digit and gets no symbol.
+    public static func money(_ text: String, currency code: String) -> String {
+        guard let currency = Currency(code: code) else { return groupedPrice(text) }
+        let rounded = DecimalText.rounded(text, places: currency.minorUnits)
+        return currency.symbol + (currency.minorUnits == 0 ? groupedWhole(rounded) : groupedPrice(rounded))
+    }
+
+    /// The symbol bars and prompts put before a price: none for dollars (`₿ 114,460` as ever),
+    /// the currency's own otherwise (`₿ €97,123`).
+    static func barSymbol(_ code: String) -> String {
+        code == "USD" || code == "USDT" ? "" : Currency(code: code)?.symbol ?? ""
+    }
+
     /// `1h +0.10%  24h ▲ +1.27%  7d -3.40%`, the known ones; nil when none is known yet. On a
     /// terminal with `color`, the 24 h figure is green when up and red when down.
     static func changes(_ status: StatusMessage, color: Bool = false) -> String? {
@@ -54,7 +69,7 @@ public enum HumanFormat {
             if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
             return text
         }
-        var text = "BTC/\(status.currency)  \(groupedPrice(price))"
+        var text = "BTC/\(status.currency)  \(money(price, currency: status.currency))"
         if status.state == .stale { text += "  STALE" }
         text += "\nsource:     \(status.source ?? "unknown") (\(status.symbol ?? "?"))\n"
         if let age = status.ageMilliseconds {
@@ -64,7 +79,7 @@ public enum HumanFormat {
         }
         if let changes = changes(status, color: color) { text += "change:     \(changes)\n" }
         if let low = status.trend.low24h, let high = status.trend.high24h {
-            text += "24h range:  \(groupedPrice(low)) – \(groupedPrice(high))\n"
+            text += "24h range:  \(money(low, currency: status.currency)) – \(money(high, currency: status.currency))\n"
         }
         if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
         return text
@@ -72,7 +87,7 @@ public enum HumanFormat {
 
     /// One `watch` line: `2026-11-21T16:00:00.123Z  114,459.80  binance  fresh`.
     public static func watchLine(_ status: StatusMessage) -> String {
-        let price = status.price.map(groupedPrice) ?? "-"
+        let price = status.price.map { money($0, currency: status.currency) } ?? "-"
         let marker = status.state == .fresh ? "fresh" : status.state == .stale ? "STALE" : "NO DATA"
         return "\(status.timestamp ?? "-")  \(price)  \(status.source ?? "-")  \(marker)"
     }

@@ -2,7 +2,7 @@ import WireProtocol
 
 /// `--format` templates: `{price}`, `{price_short}` and friends, expanded from a status.
 public enum Template {
-    public static let placeholders = ["price", "price_rounded", "price_grouped", "price_short", "currency", "symbol",
+    public static let placeholders = ["price", "price_rounded", "price_grouped", "price_short", "price_money", "currency", "currency_symbol", "symbol",
                                       "source", "age", "timestamp", "state", "stale",
                                       "change_1h", "change_24h", "change_7d", "arrow", "spark"]
 
@@ -44,7 +44,9 @@ public enum Template {
         case "price_rounded": return status.price.map { DecimalText.rounded($0, places: 0) } ?? ""
         case "price_grouped": return status.price.map(HumanFormat.groupedPrice) ?? ""
         case "price_short": return status.price.map(DecimalText.short) ?? ""
+        case "price_money": return status.price.map { HumanFormat.money($0, currency: status.currency) } ?? ""
         case "currency": return status.currency
+        case "currency_symbol": return Currency(code: status.currency)?.symbol ?? ""
         case "symbol": return status.symbol ?? ""
         case "source": return status.source ?? ""
         case "age": return status.ageMilliseconds.map { AgeText.compact(milliseconds: $0, spaced: true) } ?? ""
