@@ -64,6 +64,31 @@ struct CurrencyEndToEndTests {
         #expect(!kraken.isEmpty && kraken.allSatisfy { $0.hasSuffix("pair=XBTJPY") }, "kraken was asked \(kraken)")
     }
 
+    @Test func threeCurrenciesOnOneHostKeepAVenuesPublishedLimitTogether() async throws {
+        let exchange = try await FakeExchange.start()
+        let shared = NSTemporaryDirectory() + "btcpriced-limits-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: shared) }
+        // Kraken alone for each: every 2 s apiece would be three calls in 2 s, over the one a
+        // second Kraken publishes; the shared limits directory holds them to it together.
+        let settings = ["BTCPRICED_SOURCES": "kraken", "BTCPRICED_INTERVAL": "500ms", "BTCPRICED_LIMITS_DIR": shared]
+        let daemons = try ["USD", "EUR", "GBP"].map { currency in
+            try DaemonProcess(exchangeURL: exchange.baseURL, settings: settings.merging(["BTCPRICED_CURRENCY": currency]) { $1 })
+        }
+        defer { for daemon in daemons { daemon.stop(); daemon.removeFiles() } }
+        for daemon in daemons { try await daemon.start() }
+        try await until("each instance has a quote and kraken seven calls", timeout: .seconds(30),
+                        context: { "kraken was asked \(exchange.requests(.kraken).map(\.uri)); logs:\n" + daemons.map(\.log).joined(separator: "\n---\n") }) {
+            guard exchange.requestCount(.kraken) >= 7 else { return false }
+            for daemon in daemons where try await daemon.ctl("price").status != 0 { return false }
+            return true
+        }
+        let requests = exchange.requests(.kraken)
+        #expect(Set(requests.map(\.uri)) == Set(["USD", "EUR", "GBP"].map { "/0/public/Ticker?pair=XBT\($0)" }), "\(requests.map(\.uri))")
+        // Each claim is made just before its request leaves; 250 ms covers the trip to the fake.
+        let gaps = zip(requests, requests.dropFirst()).map { $0.receivedAt.duration(to: $1.receivedAt) }
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(1000 - 250) }, "kraken was asked \(gaps) apart by the three instances together")
+    }
+
     @Test func aSavedDollarQuoteIsNotRestoredAsEuros() async throws {
         let exchange = try await FakeExchange.start()
         let dollars = try DaemonProcess(exchangeURL: exchange.baseURL)

@@ -19,6 +19,25 @@ struct ClientKitTests {
         #expect(try parse(["status", "--socket=/tmp/eq.sock"]).socketPath == "/tmp/eq.sock")
     }
 
+    @Test func aCurrencySelectsItsInstanceSocket() throws {
+        func socket(_ arguments: [String], socket: String? = nil, currency: String? = nil) throws(CtlUsageError) -> String {
+            try CtlCommandLine.parse(arguments, socketFromEnvironment: socket, currencyFromEnvironment: currency).socketPath
+        }
+        #expect(try socket(["--currency", "eur", "price"]) == "/run/btcpriced/btcpriced-eur.sock")
+        #expect(try socket(["--currency=GBP", "price"]) == "/run/btcpriced/btcpriced-gbp.sock")
+        #expect(try socket(["price"], currency: "jpy") == "/run/btcpriced/btcpriced-jpy.sock")
+        #expect(try socket(["price"], currency: "") == "/run/btcpriced/btcpriced.sock", "an empty BTCCTL_CURRENCY is unset")
+        #expect(try socket(["--currency", "eur", "--socket", "/tmp/s.sock", "price"]) == "/tmp/s.sock", "--socket wins")
+        #expect(try socket(["--currency", "eur", "price"], socket: "/tmp/env.sock") == "/run/btcpriced/btcpriced-eur.sock", "the flag beats BTCCTL_SOCKET")
+        #expect(try socket(["price"], socket: "/tmp/env.sock", currency: "eur") == "/tmp/env.sock", "BTCCTL_SOCKET beats BTCCTL_CURRENCY")
+        do {
+            let path = try socket(["--currency", "eru", "price"])
+            Issue.record("--currency eru gave \(path)")
+        } catch {
+            #expect(error.message == "--currency: \"eru\" is not an ISO 4217 currency code; did you mean eur?")
+        }
+    }
+
     @Test func subcommandsAndFlags() throws {
         #expect(try parse(["status", "--json"]).action == .status(json: true))
         #expect(try parse(["watch", "--json"]).action == .watch(json: true))

@@ -5,6 +5,7 @@ _btcctl() {
     local commands="status price watch sources ping waybar i3blocks polybar prompt chart wait metrics version help"
     case $prev in
         --socket) _filedir; return ;;
+        --currency) COMPREPLY=($(compgen -W "eur gbp jpy cad chf aud usd" -- "$cur")); return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "'{price}' '{price_short}' '{price_grouped}' '₿{price_short}{stale}' '{arrow}{change_24h}%' '{spark}'" -- "$cur")); return ;;
         --range) COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
@@ -14,7 +15,7 @@ _btcctl() {
     for word in "${words[@]:1:cword-1}"; do
         case $word in status|price|watch|sources|ping|waybar|i3blocks|polybar|prompt|chart|wait|metrics|version|help) command=$word ;; esac
     done
-    local options="--socket --timeout --help --version"
+    local options="--socket --currency --timeout --help --version"
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;

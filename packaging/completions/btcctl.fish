@@ -16,6 +16,7 @@ complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a chart -d 's
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a wait -d 'block until the price reaches a threshold'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 'the daemon metrics in Prometheus text format'
 complete -c btcctl -l socket -r -F -d 'daemon socket'
+complete -c btcctl -l currency -x -a 'eur gbp jpy cad chf aud usd' -d "the btcpriced@CODE instance's socket"
 complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this long'
 complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart" -d "print the daemon's JSON"
 complete -c btcctl -l watch -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'stream updates'

@@ -33,6 +33,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let consensusMinimum = SettingKey("BTCPRICED_CONSENSUS_MIN")
     public static let consensusUSDT = SettingKey("BTCPRICED_CONSENSUS_USDT")
     public static let stateDirectory = SettingKey("BTCPRICED_STATE_DIR")
+    public static let limitsDirectory = SettingKey("BTCPRICED_LIMITS_DIR")
     public static let socket = SettingKey("BTCPRICED_SOCKET")
     public static let logLevel = SettingKey("BTCPRICED_LOG_LEVEL")
     public static let metricsTextfile = SettingKey("BTCPRICED_METRICS_TEXTFILE")
@@ -49,7 +50,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     private static let general: [SettingKey] = [
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
         cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
-        consensusUSDT, stateDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
+        consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
         userConnections, userWatchers,
     ]
 

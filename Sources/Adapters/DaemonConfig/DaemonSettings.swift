@@ -40,6 +40,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var consensusMinimum: Int
     public var consensusIncludesUSDT: Bool
     public var stateDirectory: String
+    /// Where the instances on this host keep each venue's shared pace; nil for one instance alone.
+    public var limitsDirectory: String?
     public var socketPath: String
     public var logLevel: LogLevel
     /// Where node_exporter's textfile collector reads the metrics; nil for none.
@@ -83,6 +85,8 @@ public struct DaemonSettings: Sendable, Equatable {
         case .consensusMinimum: "2"
         case .consensusUSDT: "no"
         case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
+        // The units name it as their second StateDirectory=, shared by every instance.
+        case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
         case .metricsTextfile, .metricsListen: ""
@@ -105,9 +109,10 @@ public struct DaemonSettings: Sendable, Equatable {
     }
 
     /// systemd sets `STATE_DIRECTORY=/a:/b` when a unit names several; ours is the first.
-    private static func firstDirectory(_ value: String?) -> String? {
-        guard let first = value?.split(separator: ":").first, !first.isEmpty else { return nil }
-        return String(first)
+    private static func firstDirectory(_ value: String?) -> String? { directories(value).first }
+
+    private static func directories(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ":").filter { !$0.isEmpty }.map(String.init)
     }
 }
 

@@ -96,6 +96,7 @@ public enum SettingsLoader {
             consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...Venue.catalog.count)),
             consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
             stateDirectory: try nonEmpty(.stateDirectory),
+            limitsDirectory: try value(.limitsDirectory, ValueParsers.optionalDirectory),
             socketPath: try nonEmpty(.socket),
             logLevel: try value(.logLevel) { text in
                 LogLevel(rawValue: text.lowercased()).map { .success($0) }

@@ -83,6 +83,13 @@ enum ValueParsers {
 
     /// Empty for none, else an absolute path ending in `.prom`, as node_exporter's textfile
     /// collector reads only those.
+    /// An absolute directory, or empty for none.
+    static func optionalDirectory(_ text: String) -> Result<String?, InvalidValue> {
+        if text.isEmpty { return .success(nil) }
+        guard text.hasPrefix("/") else { return .failure("\(quoted(text)) is not an absolute directory; use e.g. /var/lib/btcpriced-limits") }
+        return .success(text)
+    }
+
     static func optionalAbsolutePath(_ text: String) -> Result<String?, InvalidValue> {
         if text.isEmpty { return .success(nil) }
         guard text.hasPrefix("/"), !text.hasSuffix("/") else {

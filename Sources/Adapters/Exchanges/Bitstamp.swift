@@ -9,7 +9,8 @@ public enum BitstampAPI {
     public static func symbol(currency: String) -> String { "btc" + currency.lowercased() }
     public static func path(currency: String) -> String { "/api/v2/ticker/\(symbol(currency: currency))/" }
     /// 400 requests a second and 10,000 per 10 minutes; one a second is 600.
-    public static let limits = SourceLimits(minimumInterval: .seconds(1))
+    /// All instances on a host together: 5 a second, 3,000 per 10 minutes.
+    public static let limits = SourceLimits(minimumInterval: .seconds(1), hostInterval: .milliseconds(200))
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         if let error = response.errorJSON, error["status"]?.stringValue == "error" {

@@ -12,7 +12,8 @@ public enum CoinbaseAPI {
     public static func symbol(currency: String) -> String { "BTC-\(currency)" }
     public static func path(currency: String) -> String { "/v2/prices/\(symbol(currency: currency))/spot" }
     /// 10,000 requests an hour; one a second is 3,600.
-    public static let limits = SourceLimits(minimumInterval: .seconds(1))
+    /// All instances on a host together: 7,200 an hour at most.
+    public static let limits = SourceLimits(minimumInterval: .seconds(1), hostInterval: .milliseconds(500))
 
     public static func parse(_ response: ExchangeResponse, currency expected: String = "USD") throws(FetchFailure) -> SourceQuote {
         let errorMessage = response.errorJSON?["errors"]?.firstArrayElement?["message"]?.stringValue

@@ -10,7 +10,8 @@ public enum KrakenAPI {
     public static let currencies = ["USD", "EUR", "GBP", "JPY", "CAD", "CHF", "AUD"]
     public static func path(currency: String) -> String { "/0/public/Ticker?pair=XBT\(currency)" }
     /// Public endpoints allow about one call a second per IP; every 2 s keeps clear of it.
-    public static let limits = SourceLimits(minimumInterval: .seconds(2))
+    /// All instances on a host together: one a second, the published rate.
+    public static let limits = SourceLimits(minimumInterval: .seconds(2), hostInterval: .seconds(1))
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []

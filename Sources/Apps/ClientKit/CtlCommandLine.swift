@@ -83,6 +83,15 @@ public struct PriceThresholds: Equatable, Sendable {
 
 public enum CtlCommandLine {
     public static let defaultSocket = "/run/btcpriced/btcpriced.sock"
+
+    /// The socket of the `btcpriced@CODE` instance: `/run/btcpriced/btcpriced-eur.sock`.
+    static func instanceSocket(currency code: String) throws(CtlUsageError) -> String {
+        guard let currency = Currency(code: code) else {
+            let hint = Currency.suggestion(for: code).map { "; did you mean \($0.lowercased())?" } ?? "; use an ISO 4217 code such as eur, gbp or jpy"
+            throw CtlUsageError(message: "--currency: \"\(code.prefix(20))\" is not an ISO 4217 currency code\(hint)")
+        }
+        return String(defaultSocket.dropLast(".sock".count)) + "-" + currency.code.lowercased() + ".sock"
+    }
     public static let defaultTimeoutMilliseconds = 1000
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
@@ -133,6 +142,8 @@ public enum CtlCommandLine {
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
+      --currency CODE      the btcpriced@CODE instance's socket, e.g. eur (env BTCCTL_CURRENCY;
+                           --socket and BTCCTL_SOCKET win over it)
       --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms;
                            wait: no limit unless given)
       -V, --version        print the version
@@ -147,8 +158,12 @@ public enum CtlCommandLine {
 
     /// Arguments without the program name. Throws rather than returning a Result: every generic
     /// type costs btcctl a runtime metadata lookup at start-up.
-    public static func parse(_ arguments: [String], socketFromEnvironment: String?) throws(CtlUsageError) -> CtlInvocation {
-        var socket = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
+    public static func parse(_ arguments: [String], socketFromEnvironment: String?,
+                             currencyFromEnvironment: String? = nil) throws(CtlUsageError) -> CtlInvocation {
+        let socketFromEnvironment = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 }
+        var socket = socketFromEnvironment ?? defaultSocket
+        var socketGiven = false
+        var currency: String?
         var timeout: Int?
         var command: String?
         var json = false, watch = false, strict = false, exitStatus = false
@@ -213,6 +228,10 @@ public enum CtlCommandLine {
             case "--socket":
                 guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
+                socketGiven = true
+            case "--currency":
+                guard let code = value(), !code.isEmpty else { throw CtlUsageError(message: "--currency needs an ISO 4217 code, e.g. eur") }
+                currency = code
             case "--timeout":
                 guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
                 timeoutText = text
@@ -221,6 +240,10 @@ public enum CtlCommandLine {
                 guard command == nil else { throw CtlUsageError(message: "unexpected argument \"\(argument)\"") }
                 command = argument
             }
+        }
+        // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
+        if !socketGiven, let code = currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil) {
+            socket = try instanceSocket(currency: code)
         }
         // Plain arrays and ifs, not a Set or tuples: each generic instantiation costs btcctl a
         // runtime metadata lookup on every start.

@@ -14,10 +14,11 @@ public enum CtlExit {
 /// `btcctl`: a thin client, deliberately free of Foundation and NIO so it starts in about a
 /// millisecond — it runs on every shell prompt.
 public enum CtlMain {
-    public static func run(arguments: [String], socketFromEnvironment: String?) -> Int32 {
+    public static func run(arguments: [String], socketFromEnvironment: String?, currencyFromEnvironment: String? = nil) -> Int32 {
         let invocation: CtlInvocation
         do {
-            invocation = try CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment)
+            invocation = try CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment,
+                                                  currencyFromEnvironment: currencyFromEnvironment)
         } catch {
             Output.error("btcctl: \(error.message)\nTry 'btcctl --help'.")
             return CtlExit.usage

@@ -47,6 +47,15 @@ struct DaemonRuntime {
             return ExitStatus.cannotCreate
         }
         defer { withExtendedLifetime(lock) {} }
+        var hostPace: FileHostPace?
+        if let directory = settings.limitsDirectory {
+            do {
+                hostPace = try FileHostPace(directory: directory)
+            } catch {
+                logger.critical("cannot use the shared limits directory (BTCPRICED_LIMITS_DIR): \(error)")
+                return ExitStatus.cannotCreate
+            }
+        }
 
         var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
         // The core enforces BTCPRICED_TIMEOUT per attempt; these only bound a misbehaving connection.
@@ -83,7 +92,7 @@ struct DaemonRuntime {
             stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group,
             notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
             version: ProductVersion.current, persistInterval: settings.persistInterval, publishInterval: settings.publishInterval,
-            streams: stream, metrics: metrics, executor: EventLoopExecutor(loop)
+            streams: stream, hostPace: hostPace, metrics: metrics, executor: EventLoopExecutor(loop)
         )
         parts.onReady = { status in
             logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")

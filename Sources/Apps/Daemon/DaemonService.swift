@@ -31,6 +31,8 @@ struct DaemonParts<C: Clock>: Sendable where C.Duration == Duration, C.Instant: 
     var persistInterval: Duration
     var publishInterval: Duration = .zero
     var streams: StreamLineup<C.Instant>?
+    /// The venues' pace shared with the other instances on this host, if any.
+    var hostPace: (any HostPace)?
     var jitter: any JitterSource = SystemJitter()
     var metrics = PrometheusExporter()
     /// Where the services run (the daemon's event loop in production).
@@ -143,6 +145,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 wallClock: parts.wallClock, jitter: parts.jitter, ledger: ledger, mode: plan.mode
             )
             if let streams = parts.streams { loop.standby = { streams.isHealthy(at: $0) } }
+            loop.hostPace = parts.hostPace
             return loop
         }
         var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, board: board, persister: persister,

@@ -6,4 +6,5 @@ import ClientKit
 var arguments = CommandLine.arguments
 arguments.removeFirst()
 exit(CtlMain.run(arguments: arguments,
-                 socketFromEnvironment: getenv("BTCCTL_SOCKET").map { String(cString: $0) }))
+                 socketFromEnvironment: getenv("BTCCTL_SOCKET").map { String(cString: $0) },
+                 currencyFromEnvironment: getenv("BTCCTL_CURRENCY").map { String(cString: $0) }))

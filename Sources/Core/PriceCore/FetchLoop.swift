@@ -69,6 +69,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     /// True while something else (a healthy stream) carries the quotes: the loop keeps its
     /// ticks, so the watchdog stays fed, but asks no source until it turns false.
     public var standby: @Sendable (C.Instant) -> Bool = { _ in false }
+    /// Shared with the other instances on this host (other currencies), when there are any.
+    public var hostPace: (any HostPace)?
 
     /// Pass the same `ledger` to the loop that replaces this one on reload, so health,
     /// cool-downs and call budgets carry over.
@@ -85,7 +87,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Returns when the task is cancelled.
     public func run(_ handle: @Sendable (CycleReport) async -> Void) async {
-        let clock = fetcher.clock, ledger = self.ledger
+        let clock = fetcher.clock, ledger = self.ledger, hostPace = self.hostPace, wallClock = self.wallClock
+        let paces = Dictionary(fetcher.sources.map { ($0.name, $0.limits.hostPace) }) { first, _ in first }
         var consecutiveFailures = 0
         var deadline = clock.now
         while !Task.isCancelled {
@@ -102,7 +105,15 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             // late; otherwise wake-up jitter would make a source whose pace equals the interval
             // look early every other cycle and hand its turn to the next source.
             let countedAt = min(started, max(deadline, started.advanced(by: Self.wakeUpSlack * -1)))
-            let admit: (SourceName) -> SourceAttempt? = { ledger.admit($0, at: countedAt) }
+            // A source another instance has just asked is a wait for this one, not an outage.
+            var heldByHost: [SourceName] = []
+            let admit: (SourceName) -> SourceAttempt? = { source in
+                ledger.admit(source, at: countedAt) {
+                    guard let hostPace, let pace = paces[source], !hostPace.claim(source, pace: pace, at: wallClock.now()) else { return true }
+                    heldByHost.append(source)
+                    return false
+                }
+            }
             let round: FetchRound
             switch mode {
             case .fallback: round = await fetcher.fetch(admit: admit)
@@ -127,7 +138,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             // A working source that may not be asked yet is a wait, not an outage.
             let holding = quote == nil && round.attempts.contains { attempt in
                 guard case .paced(let source) = attempt else { return false }
-                return ledger.isAnswering(source)
+                return ledger.isAnswering(source) || heldByHost.contains(source)
             }
             let events = ledger.record(round, quote: quote, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
 

@@ -39,3 +39,11 @@ public struct SystemJitter: JitterSource {
     public init() {}
     public func unitInterval() -> Double { Double.random(in: 0...1) }
 }
+
+/// The calls every btcpriced on this host makes to one venue. Venue limits are per IP, so
+/// instances serving other currencies keep one pace between them.
+public protocol HostPace: Sendable {
+    /// Whether a call to `source` may start at `wallTime`, at most one every `pace` from all
+    /// instances together; a call allowed is recorded as made.
+    func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool
+}

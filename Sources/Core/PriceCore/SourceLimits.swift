@@ -5,10 +5,15 @@ public struct SourceLimits: Sendable, Hashable {
     public var minimumInterval: Duration
     /// A cap on calls per rolling 24 h (a paid plan's quota), if the venue has one.
     public var dailyCalls: Int?
+    /// The shortest time between two calls from every instance on this host together: the
+    /// venue's published per-IP limit, with a margin. Instances for other currencies share it,
+    /// while each keeps its own slower `pace`, so two or three rarely wait for each other.
+    public var hostInterval: Duration
 
-    public init(minimumInterval: Duration, dailyCalls: Int? = nil) {
+    public init(minimumInterval: Duration, dailyCalls: Int? = nil, hostInterval: Duration? = nil) {
         self.minimumInterval = minimumInterval
         self.dailyCalls = dailyCalls.map { max($0, 1) }
+        self.hostInterval = min(hostInterval ?? minimumInterval, minimumInterval)
     }
 
     public static let day = Duration.seconds(86_400)
@@ -18,6 +23,13 @@ public struct SourceLimits: Sendable, Hashable {
     public var pace: Duration {
         guard let dailyCalls else { return minimumInterval }
         return max(minimumInterval, Self.day / dailyCalls)
+    }
+
+    /// The host-wide time between calls: a daily quota belongs to the key, not the instance, so
+    /// it is spread over the day across all of them.
+    public var hostPace: Duration {
+        guard let dailyCalls else { return hostInterval }
+        return max(hostInterval, Self.day / dailyCalls)
     }
 }
 
