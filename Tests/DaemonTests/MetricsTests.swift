@@ -41,7 +41,7 @@ struct DaemonMetricsTests {
         #expect(!board.metricsReply().contains("btcpriced_price{"))
         _ = board.record(CycleReport(quote: quote("114459.80000001"), failureSummary: nil, nextCycleIn: .seconds(1)))
         let fresh = board.metricsReply()
-        #expect(fresh.contains(#"btcpriced_price{source="binance",quote_asset="USDT"} 114459.80000001"#))
+        #expect(fresh.contains(#"btcpriced_price{source="binance",quote_asset="USDT",currency="USD",symbol="BTCUSDT"} 114459.80000001"#), "\(fresh)")
         #expect(fresh.contains("btcpriced_stale 0\n") && fresh.contains("btcpriced_last_update_timestamp_seconds 1763740800.000\n"))
         #expect(fresh.contains(#"btcpriced_build_info{version=""#))
         clock.advance(by: .seconds(11))

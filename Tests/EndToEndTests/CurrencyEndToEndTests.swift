@@ -106,6 +106,8 @@ struct CurrencyEndToEndTests {
         #expect(euros.log.contains("it is in USDT, and the configured sources quote EUR"), "\(euros.log)")
         let price = try await euros.ctl("price")
         #expect(price.status != 0 && !price.stdout.contains("114459.8"), "\(price)")
+        let status = try JSONValue(parsing: try await euros.ctl("status", "--json").stdout)
+        #expect(status["state"] == .string("nodata") && status["currency"] == .string("EUR"), "no quote yet, labelled with the configured currency: \(status)")
     }
 
     @Test func checkConfigNamesEachVenuesSymbolAndAChainWithoutTheCurrencyIsRefused() async throws {

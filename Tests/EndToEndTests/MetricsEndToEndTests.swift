@@ -56,9 +56,9 @@ func exchangeOnce(port: Int, sending request: String) throws -> String {
 
 @Suite("Metrics, end to end: promtool, node_exporter and a real Prometheus")
 struct MetricsEndToEndTests {
-    let priceLine = #"btcpriced_price{source="binance",quote_asset="USDT"} 114459.8"#
+    let priceLine = #"btcpriced_price{source="binance",quote_asset="USDT",currency="USD",symbol="BTCUSDT"} 114459.8"#
     /// node_exporter re-renders what it reads, labels sorted.
-    let relayedPriceLine = #"btcpriced_price{quote_asset="USDT",source="binance"} 114459.8"#
+    let relayedPriceLine = #"btcpriced_price{currency="USD",quote_asset="USDT",source="binance",symbol="BTCUSDT"} 114459.8"#
 
     func promtoolCheck(_ exposition: String) async throws -> CommandResult {
         let file = NSTemporaryDirectory() + "btcpriced-metrics-\(UUID().uuidString.prefix(8)).prom"

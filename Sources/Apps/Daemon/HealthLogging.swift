@@ -21,7 +21,7 @@ enum HealthLogging {
         case .quotesFlowingAgain:
             if let quote = report.quote {
                 logger.info("quotes flowing again: \(quote.price) \(quote.currency) via \(quote.source)",
-                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
+                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)"])
             }
         case .sourceNearRateLimit(let source, let pause):
             logger.notice("\(source) is near its rate limit (request weight used this minute is over \(BinanceAPI.weightPauseThreshold) of \(BinanceAPI.weightLimitPerMinute), shared by everything on this IP); not asking it for \(pause.humanReadable)",

@@ -24,6 +24,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
         var policy: StalenessPolicy
+        /// The configured currency, which labels the status before any quote.
+        var currency: String
         /// A venue's own 24 h figures, used until the history covers a day.
         var venueDay: VenueDay?
         var trend = StatusMessage.Trend.unknown
@@ -58,7 +60,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         self.metrics = metrics
         self.clock = clock
         self.wallClock = wallClock
-        let inputs = Inputs(policy: directory.current.stalenessPolicy)
+        let inputs = Inputs(policy: directory.current.stalenessPolicy, currency: directory.current.settings.currency.code)
         self.state = Mutex(State(inputs: inputs, current: Self.snapshot(of: inputs, at: clock.now, wallTime: wallClock.now())))
     }
 
@@ -88,8 +90,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     private static func snapshot(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> Current {
-        Snapshot(quote: inputs.quote, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown, age: inputs.age,
-                 staleLimit: inputs.policy.limit(for: inputs.quote), trend: inputs.trend, madeAt: now, wallTime: wallTime)
+        Snapshot(quote: inputs.quote, currency: inputs.currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
+                 age: inputs.age, staleLimit: inputs.policy.limit(for: inputs.quote), trend: inputs.trend, madeAt: now, wallTime: wallTime)
     }
 
     func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
@@ -211,6 +213,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
 
     func metricsReply() -> String {
         let snapshot = current
-        return metrics.exposition(adding: SnapshotMetrics.families(quote: snapshot.quote, state: snapshot.freshness(now: clock.now, wallTime: wallClock.now()).state))
+        return metrics.exposition(adding: SnapshotMetrics.families(quote: snapshot.quote, state: snapshot.freshness(now: clock.now, wallTime: wallClock.now()).state,
+                                                                   currency: directory.current.settings.currency.code))
     }
 }

@@ -33,10 +33,15 @@ actor Reloader {
     func reload() {
         notifier.reloading(status: "reloading configuration")
         defer { notifier.ready(status: daemon.board.statusSummary().text) }
-        let next: DaemonSettings
+        var next: DaemonSettings
         let plan: SourcePlan
         do {
             next = try DaemonMain.loadSettings(options, environment: environment)
+            // The served quote, the history and the saved state are in the started currency.
+            if next.currency != started.currency {
+                logger.warning("BTCPRICED_CURRENCY changes (\(started.currency) to \(next.currency)) take effect at the next restart")
+                next.currency = started.currency
+            }
             plan = try SourcePlan(next)
         } catch {
             logger.error("reload failed, keeping the previous configuration: \(error)", metadata: ["error": "\(error)"])

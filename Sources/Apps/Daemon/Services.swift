@@ -44,7 +44,7 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
             if let quote = report.quote {
                 if firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) {
                     logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
-                                metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "message_id": "\(MessageID.firstQuote)"])
+                                metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)", "message_id": "\(MessageID.firstQuote)"])
                 }
                 persister.offer(quote)
             }

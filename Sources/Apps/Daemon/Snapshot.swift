@@ -23,7 +23,8 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
     /// What makes a change of state for watchers; never held back.
     let stateKey: WatchStateKey
 
-    init(quote: Quote?, transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    /// `currency` labels a status with no quote yet.
+    init(quote: Quote?, currency: String = "USD", transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
          trend: StatusMessage.Trend = .unknown, madeAt now: Instant, wallTime: Timestamp) {
         self.quote = quote
         self.problems = problems
@@ -34,7 +35,7 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         status = StatusSummary.status(quote: quote, freshness: freshness, failures: problems)
         rendered = StatusMessage(
             price: quote?.price.description,
-            currency: quote?.currency ?? "USD",
+            currency: quote?.currency ?? currency,
             symbol: quote?.symbol,
             source: quote?.source.rawValue,
             timestamp: quote?.timestamp.rfc3339,

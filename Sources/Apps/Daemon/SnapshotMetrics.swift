@@ -6,14 +6,17 @@ import WireProtocol
 /// keeps its exact decimal text (a Gauge would round it through a Double), and the age and
 /// staleness are as of the scrape.
 enum SnapshotMetrics {
-    static func families(quote: Quote?, state: FreshnessState) -> [MetricFamilyText] {
+    /// `currency` is the one configured (`USD` even when Binance answers in USDT, which
+    /// `quote_asset` says); `symbol` is the venue's market.
+    static func families(quote: Quote?, state: FreshnessState, currency: String) -> [MetricFamilyText] {
         var families = [
             MetricFamilyText(name: "btcpriced_build_info", type: "gauge", samples: [([("version", ProductVersion.current)], "1")]),
             MetricFamilyText(name: "btcpriced_stale", type: "gauge", samples: [([], state == .fresh ? "0" : "1")]),
         ]
         if let quote {
             families.append(MetricFamilyText(name: "btcpriced_price", type: "gauge",
-                                             samples: [([("source", quote.source.rawValue), ("quote_asset", quote.currency)], quote.price.description)]))
+                                             samples: [([("source", quote.source.rawValue), ("quote_asset", quote.currency), ("currency", currency),
+                                                         ("symbol", quote.symbol)], quote.price.description)]))
             let milliseconds = quote.timestamp.millisecondsSinceEpoch
             let fraction = String(milliseconds % 1000)
             families.append(MetricFamilyText(name: "btcpriced_last_update_timestamp_seconds", type: "gauge",
