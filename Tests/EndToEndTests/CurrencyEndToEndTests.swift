@@ -27,6 +27,8 @@ struct CurrencyEndToEndTests {
         #expect(status["currency"] == .string("EUR"), "\(status)")
         #expect(status["symbol"] == .string("BTCEUR"), "\(status)")
         #expect(status["source"] == .string("binance"))
+        let human = try await daemon.ctl("status").stdout
+        #expect(human.hasPrefix("BTC/EUR  €89,712.45\n"), "\(human)")
         let binance = asked(exchange, .binance)
         #expect(!binance.isEmpty && binance.allSatisfy { $0.contains("symbol=BTCEUR") }, "binance was asked \(binance)")
 
@@ -47,6 +49,8 @@ struct CurrencyEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("a yen quote from kraken") { try await daemon.ctl("price").stdout == "15234567\n" }
+        let human = try await daemon.ctl("status").stdout
+        #expect(human.hasPrefix("BTC/JPY  ¥15,234,567\n"), "no decimals for yen: \(human)")
 
         let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
         for name in ["binance", "coinbase", "bitstamp"] {
@@ -108,6 +112,21 @@ struct CurrencyEndToEndTests {
         #expect(price.status != 0 && !price.stdout.contains("114459.8"), "\(price)")
         let status = try JSONValue(parsing: try await euros.ctl("status", "--json").stdout)
         #expect(status["state"] == .string("nodata") && status["currency"] == .string("EUR"), "no quote yet, labelled with the configured currency: \(status)")
+    }
+
+    @Test(arguments: [Market.kraken, .coinbase, .binance])
+    func tradesStreamInEuros(venue: Market) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(venue, .trades(prices: ["89712.45", "89713.10"], perSecond: 20))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCY": "EUR", "BTCPRICED_STREAM": venue.rawValue])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        let expected = ["kraken": "BTC/EUR", "coinbase": "BTC-EUR", "binance": "BTCEUR"][venue.rawValue]!
+        try await until("a streamed euro trade from \(venue)", context: { daemon.log }) {
+            let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+            return status["transport"] == .string("stream") && status["symbol"] == .string(expected) && status["currency"] == .string("EUR")
+        }
+        #expect(["89712.45\n", "89713.1\n"].contains(try await daemon.ctl("price").stdout))
     }
 
     @Test func checkConfigNamesEachVenuesSymbolAndAChainWithoutTheCurrencyIsRefused() async throws {
