@@ -34,10 +34,14 @@ let package = Package(
         .target(name: "PosixFiles", path: "Sources/Shared/PosixFiles"),
 
         // Adapters: each one implements a port of the core against the outside world.
+        // The venue catalog and each venue's pure parsers: no IO, so the config can use the
+        // catalog without waiting for the HTTP stack to build.
+        .target(name: "Exchanges", dependencies: ["PriceCore", "JSONText"], path: "Sources/Adapters/Exchanges"),
+        // Each venue's REST source over AsyncHTTPClient.
         .target(
-            name: "Exchanges",
+            name: "ExchangeHTTP",
             dependencies: [
-                "PriceCore", "JSONText",
+                "Exchanges", "PriceCore",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -45,7 +49,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/Adapters/Exchanges"
+            path: "Sources/Adapters/ExchangeHTTP"
         ),
         .target(
             name: "EventLoopScheduling",
@@ -120,7 +124,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "PriceCore", "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
                 "EventLoopScheduling",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -168,7 +172,7 @@ let package = Package(
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
-            "Exchanges", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
+            "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
             "MetricsExport", "EventLoopScheduling",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -17,12 +17,17 @@ struct CurrencyParserTests {
 
     @Test("each venue's market, exact and honestly labelled", arguments: [
         (Venue.binance, "binance-ticker-price-eur", "EUR", "89712.45", "BTCEUR"),
+        (.binance, "binance-ticker-price-try", "TRY", "3912345.67", "BTCTRY"),
         (.coinbase, "coinbase-spot-eur", "EUR", "89712.45", "BTC-EUR"),
         (.coinbase, "coinbase-spot-gbp", "GBP", "76044.1", "BTC-GBP"),
         (.kraken, "kraken-ticker-eur", "EUR", "89712.4", "XXBTZEUR"),
+        (.kraken, "kraken-ticker-gbp", "GBP", "76044.1", "XXBTZGBP"),
         (.kraken, "kraken-ticker-jpy", "JPY", "15234567", "XXBTZJPY"),
         (.kraken, "kraken-ticker-chf", "CHF", "84211.2", "XBTCHF"),
         (.bitstamp, "bitstamp-ticker-gbp", "GBP", "76044", "btcgbp"),
+        (.bitstamp, "bitstamp-ticker-eur", "EUR", "89712", "btceur"),
+        (.cryptocompare, "cryptocompare-price-eur", "EUR", "89712.45", "BTCEUR"),
+        (.cryptocompare, "cryptocompare-price-gbp", "GBP", "76044.1", "BTCGBP"),
         (.cryptocompare, "cryptocompare-price-jpy", "JPY", "15234567.12", "BTCJPY"),
     ])
     func marketInItsCurrency(venue: Venue, fixture: String, currency: String, price: String, symbol: String) throws {
@@ -45,6 +50,24 @@ struct CurrencyParserTests {
         case .success(let quote): Issue.record("\(venue) asked for \(asked) accepted \(quote.symbol) \(quote.price)")
         case .failure(.wrongSymbol), .failure(.missingField): break
         case .failure(let failure): Issue.record("\(venue) asked for \(asked) failed with \(failure), not a wrong-symbol or missing-field failure")
+        }
+    }
+
+    @Test("each stream's trades in another currency", arguments: [
+        (Venue.binance, "binance-trade-eur", "EUR", "89712.45", "BTCEUR"),
+        (.coinbase, "coinbase-ticker-eur", "EUR", "89712.45", "BTC-EUR"),
+        (.coinbase, "coinbase-ticker-gbp", "GBP", "76044.1", "BTC-GBP"),
+        (.kraken, "kraken-ticker-eur", "EUR", "89712.4", "BTC/EUR"),
+        (.kraken, "kraken-ticker-gbp", "GBP", "76044.1", "BTC/GBP"),
+        (.kraken, "kraken-ticker-jpy", "JPY", "15234567", "BTC/JPY"),
+    ])
+    func streamedTrade(venue: Venue, fixture: String, currency: String, price: String, symbol: String) throws {
+        let events = try venue.stream!.parser(VenueOptions(currency: currency))(try StreamParserTests.frame(fixture))
+        let trades = events.compactMap { event -> SourceQuote? in if case .trade(let quote, _) = event { quote } else { nil } }
+        #expect(trades.map(\.price.description) == [price], "\(events)")
+        #expect(trades.allSatisfy { $0.quoteAsset == currency && $0.symbol == symbol }, "\(trades)")
+        #expect(throws: FetchFailure.self, "a \(currency) frame is refused by a USD-asking parser") {
+            try venue.stream!.parser(VenueOptions(currency: "USD"))(try StreamParserTests.frame(fixture))
         }
     }
 

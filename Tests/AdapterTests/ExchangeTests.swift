@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ExchangeHTTP
 import Exchanges
 import FakeExchange
 import PriceCore

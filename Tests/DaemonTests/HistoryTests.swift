@@ -46,7 +46,7 @@ struct HistoryTests {
         let (board, clock, wallClock) = try makeBoard()
         for price in ["1", "2", "3", "4"] { step(board, clock, wallClock, price, minutes: 15) }
         #expect(board.historyReply(HistoryQuery(range: .hour, points: 4))
-                == #"{"range":"1h","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]]}"# + "\n")
+                == #"{"range":"1h","currency":"USD","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]]}"# + "\n")
     }
 
     @Test func aRestoredHistoryDropsMinutesFromTheFuture() throws {

@@ -37,7 +37,7 @@ struct HistoryEndToEndTests {
         #expect(chart.status == 0)
         let cells = Array(chart.stdout.prefix(8))
         #expect(cells.last == "█" && cells.contains("▁") && cells.firstIndex(of: "▁")! > 0, "a V ending high: \(chart.stdout)")
-        #expect(chart.stdout.contains("→ 118,800.00"))
+        #expect(chart.stdout.contains("→ $118,800.00"), "\(chart.stdout)")
 
         let waybar = try await first.ctl("waybar", "--above", "118000")
         #expect(try field("class", of: waybar.stdout) == .array([.string("fresh"), .string("up"), .string("above")]))

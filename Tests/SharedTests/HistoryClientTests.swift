@@ -23,6 +23,16 @@ struct HistoryClientTests {
         #expect(chart(["114459.8", "114000.1"]) == "█▁  24h  114,459.80 → 114,000.10  -0.40%  low 114,000.10  high 114,459.80")
     }
 
+    @Test func theChartWritesPricesInTheDaemonsCurrency() {
+        func chart(_ closes: [String], currency: String) -> String? {
+            ChartFormat.line(HistoryReply(range: .day, currency: currency, points: closes.enumerated().map {
+                .init(time: "2026-11-21T16:\(10 + $0.offset):00Z", close: $0.element)
+            }), fixedWidth: true, columns: nil)
+        }
+        #expect(chart(["89712.451", "89000.1"], currency: "EUR") == "█▁  24h  €89,712.45 → €89,000.10  -0.79%  low €89,000.10  high €89,712.45")
+        #expect(chart(["15234567.4", "15100000"], currency: "JPY") == "█▁  24h  ¥15,234,567 → ¥15,100,000  -0.88%  low ¥15,100,000  high ¥15,234,567")
+    }
+
     @Test func flatSingleAndGappyCharts() {
         #expect(chart(["5", "5", "5"])?.hasPrefix("▄▄▄  24h") == true, "all equal sits in the middle")
         #expect(chart([nil, "7", nil])?.hasPrefix(" ▄   24h (recorded since 16:11 UTC)  7.00 → 7.00  0.00%") == true,

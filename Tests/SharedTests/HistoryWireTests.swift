@@ -27,7 +27,7 @@ struct HistoryWireTests {
     @Test func theReplyRoundTripsWithGapsAsNull() throws {
         let reply = HistoryReply(range: .day, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8"),
                                                       .init(time: "2026-11-21T16:24:00Z", close: nil)])
-        #expect(reply.line == #"{"range":"24h","points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]]}"# + "\n")
+        #expect(reply.line == #"{"range":"24h","currency":null,"points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]]}"# + "\n")
         #expect(try HistoryReply(json: try JSONValue(parsing: reply.line)) == reply)
         #expect(throws: ErrorReply.self) { try HistoryReply(json: try JSONValue(parsing: #"{"range":"24h","points":[["t","1e5"]]}"#)) }
     }

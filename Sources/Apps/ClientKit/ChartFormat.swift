@@ -1,6 +1,6 @@
 import WireProtocol
 
-/// `btcctl chart`: `▁▂▄▆█▇▅  24h  114,459.80 → 115,000.00  +0.47%  low 113,900.00  high 115,200.00`.
+/// `btcctl chart`: `▁▂▄▆█▇▅  24h  $114,459.80 → $115,000.00  +0.47%  low $113,900.00  high $115,200.00`.
 public enum ChartFormat {
     /// Nil when the history has no price at all. With `columns` (a terminal) and no fixed
     /// width, the sparkline is narrowed so the whole line fits.
@@ -18,11 +18,13 @@ public enum ChartFormat {
         if reply.points.first?.close == nil, let since = reply.points.first(where: { $0.close != nil })?.time, since.utf8.count >= 16 {
             span += " (recorded since \(since.dropFirst(11).prefix(5)) UTC)"
         }
-        var text = "  \(span)  \(HumanFormat.groupedPrice(first)) → \(HumanFormat.groupedPrice(last))"
+        // Without a currency (an older daemon), every digit as before.
+        func shown(_ price: String) -> String { reply.currency.map { HumanFormat.money(price, currency: $0) } ?? HumanFormat.groupedPrice(price) }
+        var text = "  \(span)  \(shown(first)) → \(shown(last))"
         if let from = values.first, let to = values.last, let change = FixedDecimal.basisPoints(from: from, to: to) {
             text += "  " + FixedDecimal.percentText(basisPoints: change)
         }
-        text += "  low \(HumanFormat.groupedPrice(low))  high \(HumanFormat.groupedPrice(high))"
+        text += "  low \(shown(low))  high \(shown(high))"
         if !fixedWidth, let columns {
             closes = Sparkline.resample(closes, to: max(8, columns - text.count))
         }

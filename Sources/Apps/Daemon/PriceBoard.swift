@@ -156,7 +156,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         let window = ChangeWindow(query.range)
         let now = wallClock.now()
         let points = state.withLock { $0.history.points(over: window, count: query.points, now: now) }
-        return HistoryReply(range: query.range, points: points.map {
+        return HistoryReply(range: query.range, currency: directory.current.settings.currency.code, points: points.map {
             HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)
         }).line
     }

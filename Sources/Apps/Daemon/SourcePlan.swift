@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DaemonConfig
+import ExchangeHTTP
 import Exchanges
 import PriceCore
 import WireProtocol

@@ -1,7 +1,8 @@
 import JSONText
 
-/// The `history` reply: `{"range":"24h","points":[["2026-11-21T16:00:00Z","114459.8"],[…,null]]}`,
-/// oldest first, closing prices as exact decimal text, gaps as null.
+/// The `history` reply: `{"range":"24h","currency":"EUR","points":[["2026-11-21T16:00:00Z","114459.8"],[…,null]]}`,
+/// oldest first, closing prices as exact decimal text, gaps as null. `currency` (the daemon's
+/// BTCPRICED_CURRENCY) is absent from daemons older than it.
 public struct HistoryReply: Sendable, Hashable {
     public struct Point: Sendable, Hashable {
         /// RFC 3339 UTC, whole seconds.
@@ -15,16 +16,19 @@ public struct HistoryReply: Sendable, Hashable {
     }
 
     public let range: HistoryRange
+    public let currency: String?
     public let points: [Point]
 
-    public init(range: HistoryRange, points: [Point]) {
+    public init(range: HistoryRange, currency: String? = nil, points: [Point]) {
         self.range = range
+        self.currency = currency
         self.points = points
     }
 
     public var line: String {
         JSONValue.object(JSONObject(members: [
             JSONMember(key: "range", value: .string(range.rawValue)),
+            JSONMember(key: "currency", value: .string(orNull: currency)),
             JSONMember(key: "points", value: .array(points.map { .array([.string($0.time), .string(orNull: $0.close)]) })),
         ])).encoded + "\n"
     }
@@ -42,6 +46,6 @@ public struct HistoryReply: Sendable, Hashable {
             else { throw .badRequest("history reply has a malformed point") }
             points.append(Point(time: time, close: pair[1].stringValue))
         }
-        self.init(range: range, points: points)
+        self.init(range: range, currency: json["currency"]?.stringValue, points: points)
     }
 }

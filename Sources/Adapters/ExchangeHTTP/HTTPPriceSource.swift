@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CoreMetrics
+import Exchanges
 import Logging
 import NIOCore
 import NIOHTTP1
