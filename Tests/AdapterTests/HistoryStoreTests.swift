@@ -31,6 +31,21 @@ struct HistoryStoreTests {
         #expect(text.hasPrefix("btcpriced-history 1\n29395680 114400.15 114414.35 114400.15 114414.35\n"))
     }
 
+    @Test func aHistoryInAnotherCurrencyIsMovedAsideNotServed() throws {
+        let dir = TemporaryDirectory()
+        var history = PriceHistory()
+        history.record(try Price(parsing: "89712.45").value, at: Timestamp(millisecondsSinceEpoch: 60_000 * 29_395_680))
+        try FileHistoryStore(directory: dir.path, currency: "EUR").save(history)
+        #expect(try String(contentsOfFile: dir.path + "/history.txt", encoding: .utf8) == "btcpriced-history 1 EUR\n29395680 89712.45\n")
+        #expect(try FileHistoryStore(directory: dir.path, currency: "EUR").load() == .history(history))
+        let dollars = FileHistoryStore(directory: dir.path)
+        #expect(try dollars.load() == .otherCurrency("EUR", movedTo: dollars.path + ".EUR"))
+        #expect(try dollars.load() == .none, "moved aside, not loaded again")
+        // A file from before currencies is a dollar history.
+        try "btcpriced-history 1\n29395680 114459.8\n".write(toFile: dollars.path, atomically: true, encoding: .utf8)
+        #expect(try FileHistoryStore(directory: dir.path, currency: "EUR").load() == .otherCurrency("USD", movedTo: dollars.path + ".USD"))
+    }
+
     @Test func aFlatMinuteIsOnePrice() throws {
         let dir = TemporaryDirectory()
         let store = FileHistoryStore(directory: dir.path)

@@ -10,6 +10,8 @@ public enum StoredHistory: Sendable, Equatable {
     case history(PriceHistory)
     /// Unreadable; moved aside so the next save does not destroy the evidence.
     case quarantined(reason: String, movedTo: String)
+    /// Kept in another currency (the instance's BTCPRICED_CURRENCY changed); moved aside whole.
+    case otherCurrency(String, movedTo: String)
 }
 
 /// Keeps `history.txt` (see HistoryDocument) in the state directory: new bars are appended, and
@@ -21,10 +23,15 @@ public struct FileHistoryStore: Sendable {
     static let readLimit = 2 * 1024 * 1024
 
     public let directory: String
+    /// What the bars are counted in; a file in another currency is not loaded.
+    public let currency: String
     public var path: String { directory + "/" + Self.fileName }
     public var quarantinePath: String { path + ".corrupt" }
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: String, currency: String = "USD") {
+        self.directory = directory
+        self.currency = currency
+    }
 
     public func load() throws(StoreError) -> StoredHistory {
         switch try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) {
@@ -32,6 +39,13 @@ public struct FileHistoryStore: Sendable {
         case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024 / 1024) MiB")
         case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
         case .contents(let bytes):
+            if let other = HistoryDocument.currency(of: bytes), other != currency {
+                let aside = path + "." + other
+                guard rename(path, aside) == 0 else {
+                    throw StoreError(operation: "move the \(other) history aside to", path: aside, errno: errno)
+                }
+                return .otherCurrency(other, movedTo: aside)
+            }
             do {
                 return .history(try HistoryDocument.decode(bytes))
             } catch {
@@ -42,7 +56,7 @@ public struct FileHistoryStore: Sendable {
 
     public func save(_ history: PriceHistory) throws(StoreError) {
         let temp = directory + "/" + Self.tempPrefix + String(getpid())
-        try FileSystem.writeDurably(Array(HistoryDocument.encode(history).utf8), to: path, via: temp, mode: 0o644)
+        try FileSystem.writeDurably(Array(HistoryDocument.encode(history, currency: currency).utf8), to: path, via: temp, mode: 0o644)
     }
 
     /// Appends these bars, durably. Returns false when there is no file to append to.

@@ -3,11 +3,13 @@ import PriceCore
 
 /// `history.txt`: a header line, then one line per minute bar, oldest first:
 ///
-///     btcpriced-history 1
+///     btcpriced-history 1 EUR
 ///     29890000 114459.8 114470 114455.5 114461.2
 ///     29890001 114461.2
 ///
-/// The minute counts from the Unix epoch; one price means open = high = low = close. Plain
+/// The header names the currency; a dollar history keeps the plain `btcpriced-history 1` that
+/// versions before currencies wrote (and read). The minute counts from the Unix epoch; one
+/// price means open = high = low = close. Plain
 /// text, because every line stands alone (a torn or edited line is found and named, and the
 /// minutes are absolute, so nothing after it shifts), exact decimals need no encoding, and an
 /// operator can read it with `tail`. A week of bars is about 10,600 lines, at most ~520 KB.
@@ -18,8 +20,19 @@ import PriceCore
 enum HistoryDocument {
     static let header = "btcpriced-history 1"
 
-    static func encode(_ history: PriceHistory) -> String {
-        header + "\n" + lines(history.bars[...])
+    static func encode(_ history: PriceHistory, currency: String = "USD") -> String {
+        header(currency: currency) + "\n" + lines(history.bars[...])
+    }
+
+    static func header(currency: String) -> String { currency == "USD" ? header : header + " " + currency }
+
+    /// The currency a document's header names (`USD` for the plain header); nil when it has none.
+    static func currency(of bytes: [UInt8]) -> String? {
+        let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        if first == header { return "USD" }
+        guard first.hasPrefix(header + " ") else { return nil }
+        let code = first.dropFirst(header.count + 1)
+        return code.count == 3 && code.allSatisfy({ $0.isASCII && $0.isUppercase }) ? String(code) : nil
     }
 
     static func lines(_ bars: ArraySlice<MinuteBar>) -> String {
@@ -38,8 +51,8 @@ enum HistoryDocument {
 
     static func decode(_ bytes: [UInt8]) throws(QuoteDocumentError) -> PriceHistory {
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
-            throw QuoteDocumentError("it does not start with \"\(header)\"")
+        guard lines.first != nil, currency(of: bytes) != nil else {
+            throw QuoteDocumentError("it does not start with \"\(header)\" and a currency")
         }
         guard lines.count > 1 else { throw QuoteDocumentError("it ends in the middle of its header (a torn write?)") }
         var bars: [MinuteBar] = []

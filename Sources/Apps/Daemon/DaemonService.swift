@@ -76,7 +76,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             throw DaemonStartError(description: "cannot use the state directory: \(error)", exitStatus: ExitStatus.cannotCreate)
         }
         SavedQuote.restore(from: store, into: board, at: parts.wallClock.now(), logger: logger)
-        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory), logger: logger)
+        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), logger: logger)
         await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
         persister = QuotePersister(store: store, minimumInterval: parts.persistInterval, logger: logger) { board.persistence(failing: $0) }

@@ -65,6 +65,8 @@ actor HistorySaver {
                 if dropped > 0 {
                     logger.warning("dropped \(dropped) minutes of history stamped in the future (was the clock wrong before?)")
                 }
+            case .otherCurrency(let other, let movedTo):
+                logger.notice("the price history in \(store.path) was in \(other); moved it to \(movedTo) and starting a \(store.currency) history")
             case .quarantined(let reason, let movedTo):
                 logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting with no history")
             }
