@@ -6,7 +6,6 @@ import FakeExchange
 import Foundation
 import PriceCore
 import Streams
-import Synchronization
 import Testing
 
 /// The catalog is the one place a venue is described: settings, defaults, docs and the wiring
@@ -78,21 +77,24 @@ struct VenueCatalogTests {
         #expect(exchange.requestCount(.bitstamp) == 1)
     }
 
-    @Test func aNewEntryAloneStreamsFromItsVenue() async throws {
+    /// The first trade ends the wait; a stream that never sends one would hang: the limit catches it.
+    @Test(.timeLimit(.minutes(1))) func aNewEntryAloneStreamsFromItsVenue() async throws {
         let exchange = try await FakeExchange.start()
         defer { Task { await exchange.shutdown() } }
         let stream = try #require(VenueStream(venue: Self.newcomer, url: "ws://127.0.0.1:\(exchange.port)/v2"))
-        let firstTrade = Mutex<SourceQuote?>(nil)
+        let (trades, continuation) = AsyncStream.makeStream(of: SourceQuote.self)
         let task = Task {
-            await stream.run(opened: {}, received: { events in
-                for case .trade(let quote, _) in events { firstTrade.withLock { $0 = $0 ?? quote } }
+            let ending = await stream.run(opened: {}, received: { events in
+                for case .trade(let quote, _) in events { continuation.yield(quote) }
             }) as StreamLink<ContinuousClock.Instant>.Ending
+            continuation.finish()
+            return ending
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while firstTrade.withLock({ $0 }) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        var iterator = trades.makeAsyncIterator()
+        let first = await iterator.next()
         task.cancel()
-        _ = await task.value
-        let quote = try #require(firstTrade.withLock { $0 }, "no trade within 30 s from the fake Kraken stream")
+        let ending = await task.value
+        let quote = try #require(first, "the fake Kraken stream ended without a trade: \(ending)")
         #expect(quote.quoteAsset == "USD")
         #expect(!quote.price.description.isEmpty)
         #expect(Venue.bitstamp.stream == nil && VenueStream(venue: .bitstamp, url: "ws://127.0.0.1:9") == nil, "a venue without a stream makes none")
