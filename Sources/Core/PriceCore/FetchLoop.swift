@@ -88,7 +88,6 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     /// Returns when the task is cancelled.
     public func run(_ handle: @Sendable (CycleReport) async -> Void) async {
         let clock = fetcher.clock, ledger = self.ledger, hostPace = self.hostPace, wallClock = self.wallClock
-        let paces = Dictionary(fetcher.sources.map { ($0.name, $0.limits.hostPace) }) { first, _ in first }
         var consecutiveFailures = 0
         var deadline = clock.now
         while !Task.isCancelled {
@@ -108,8 +107,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             // A source another instance has just asked is a wait for this one, not an outage.
             var heldByHost: [SourceName] = []
             let admit: (SourceName) -> SourceAttempt? = { source in
-                ledger.admit(source, at: countedAt) {
-                    guard let hostPace, let pace = paces[source], !hostPace.claim(source, pace: pace, at: wallClock.now()) else { return true }
+                ledger.admit(source, at: countedAt) { limits in
+                    guard let hostPace, !hostPace.claim(source, pace: limits.hostPace, at: wallClock.now()) else { return true }
                     heldByHost.append(source)
                     return false
                 }

@@ -99,14 +99,14 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// Nil when the source may be asked now, which is then counted as a call; otherwise why not.
-    /// `alsoAllowed` is asked last, once the ledger allows the call (the host-wide pace), and
-    /// its refusal counts no call.
-    public func admit(_ source: SourceName, at now: Instant, alsoAllowed: () -> Bool = { true }) -> SourceAttempt? {
+    /// `alsoAllowed` is asked last with the source's limits, once the ledger allows the call (the
+    /// host-wide pace), and its refusal counts no call.
+    public func admit(_ source: SourceName, at now: Instant, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
         state.withLock { state in
             if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
             let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
             var log = state.calls[source] ?? CallLog()
-            guard log.allows(limits, at: now), alsoAllowed() else { return .paced(source) }
+            guard log.allows(limits, at: now), alsoAllowed(limits) else { return .paced(source) }
             log.record(at: now, keepingDayFor: limits)
             state.calls[source] = log
             if limits.dailyCalls != nil { state.restraintVersion += 1 }
