@@ -33,8 +33,9 @@ struct HealthServicesTests {
                                                  clock: clock, group: MultiThreadedEventLoopGroup.singleton)
         let notifier = RecordingNotifier()
         let logs = InMemoryLogHandler()
-        let monitor = FreshnessMonitor(board: board, server: server, health: DaemonHealth(notifier: notifier, watchdogInterval: nil, clock: clock),
-                                       logger: Logger(label: "btcpriced") { _ in logs })
+        let health = DaemonHealth(notifier: notifier, watchdogInterval: nil, clock: clock)
+        let logger = Logger(label: "btcpriced") { _ in logs }
+        let monitor = FreshnessMonitor(intake: makeIntake(board, health: health, logger: logger) { server.broadcast($0) }, health: health, logger: logger)
         _ = board.record(CycleReport(quote: quote("100"), failureSummary: nil, nextCycleIn: .seconds(1)))
         var watcher = try UnixSocketClient(path: directory + "/btcpriced.sock", timeoutMilliseconds: 5000)
         try watcher.send("watch\n")

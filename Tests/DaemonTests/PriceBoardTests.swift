@@ -7,10 +7,13 @@ import TestClocks
 struct PriceBoardTests {
     @Test func aRepeatedFailureMakesNoNewSnapshotButAQuoteDoes() throws {
         let (board, _, _) = try makeBoard()
-        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))) != nil)
-        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))) == nil,
+        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))))
+        let failing = board.current
+        #expect(!board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))),
                 "nothing changed: watchers hear nothing")
-        let snapshot = try #require(board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1))))
+        #expect(board.current === failing, "and no snapshot is made")
+        #expect(board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1))))
+        let snapshot = board.current
         #expect(snapshot.status.kind == .fresh)
         #expect(snapshot.statusLine.contains(#""price":"114459.8""#) && snapshot.statusLine.contains(#""age":0.000,"state":"fresh""#))
         #expect(snapshot.priceLine == "114459.8\n")
@@ -28,8 +31,26 @@ struct PriceBoardTests {
         #expect(board.statusReply().contains(#""age":10.250,"state":"stale","stale":true"#))
         #expect(board.priceReply() == "114459.8\n", "a stale price is still served; the status says it is stale")
         #expect(board.statusSummary().kind == .stale)
-        let republished = board.republish()
+        #expect(board.current.statusLine.contains(#""state":"fresh""#), "the snapshot's own line is as of when it was made")
+        #expect(board.refreshState(), "fresh to stale is a change of state")
+        #expect(!board.refreshState(), "once")
+        let republished = board.current
         #expect(republished.statusLine.contains(#""state":"stale""#) && republished !== made)
+    }
+
+    @Test func tradesMakeNoSnapshotUntilOneIsAskedFor() throws {
+        let (board, clock, _) = try makeBoard()
+        board.record(streamed: quote("100.1"))
+        let first = board.current
+        #expect(board.current === first, "asking twice makes one snapshot")
+        for cents in 11...49 {
+            clock.advance(by: .milliseconds(20))
+            #expect(board.record(streamed: quote("100.\(cents)")))
+        }
+        #expect(board.stateKey == first.stateKey, "39 more trades: the same state for watchers")
+        let latest = board.current
+        #expect(latest !== first, "a new snapshot once asked")
+        #expect(latest.priceLine == "100.49\n", "made from the newest trade")
     }
 
     @Test func aFailingDiskShowsInLastErrorAndStatus() throws {

@@ -49,10 +49,7 @@ struct StreamServiceTests {
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), logger: logger)
         await restraints.restore(into: board.directory.ledger, now: clock.now, wallTime: wallClock.now())
         _ = lineup.resumeRefusals(from: board.directory.ledger, at: clock.now)
-        let service = StreamService(lineup: lineup, board: board, publisher: WatchPublisher(clock: clock, interval: .zero) { _ in },
-                                    persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger),
-                                    restraints: restraints,
-                                    health: DaemonHealth(notifier: SystemdNotifier(), watchdogInterval: nil, clock: clock),
+        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), restraints: restraints,
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
     }
@@ -67,9 +64,10 @@ struct StreamServiceTests {
         defer { running.task.cancel() }
         try await eventually { running.lineup.report(at: running.clock.now).state == "live" }
         let opened = running.clock.now
+        #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(59))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(exchange.streamConnectionCount(.binance) == 1, "not before the rotation age")
+        #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
+        #expect(running.state(0).replacementSince == nil && exchange.streamConnectionCount(.binance) == 1, "not before the rotation age")
         running.clock.advance(by: .seconds(1))
         try await eventually { exchange.streamConnectionCount(.binance) == 2 && exchange.openStreamCount(.binance) == 1 }
         #expect(exchange.mostOpenStreams(.binance) == 2, "the replacement was open before the old connection closed")
@@ -77,10 +75,12 @@ struct StreamServiceTests {
                 "the replacement carries the stream, with its own age")
         #expect(running.lineup.report(at: running.clock.now).connections == 2)
         #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
-        #expect(running.infos == ["streaming trades from binance; polling rests"])
+        #expect(running.infos.filter { !$0.hasPrefix("first quote") } == ["streaming trades from binance; polling rests"])
+        #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(59))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(exchange.streamConnectionCount(.binance) == 2, "the replacement's age counts from its own start")
+        #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
+        #expect(running.state(0).replacementSince == nil && exchange.streamConnectionCount(.binance) == 2,
+                "the replacement's age counts from its own start")
         await exchange.shutdown()
     }
 
@@ -98,11 +98,12 @@ struct StreamServiceTests {
         #expect(running.state(0).phase == .refused(until: started.advanced(by: .seconds(3600))))
         #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
         try await eventually { running.infos.contains("streaming trades from coinbase; polling rests") }
+        #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(3600))
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
         #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1,
                 "a healthy stream is not dropped to try the first choice again")
-        #expect(running.lineup.isHealthy(at: running.clock.now))
+        try await eventually { running.lineup.isHealthy(at: running.clock.now) }
         await exchange.shutdown()
     }
 

@@ -7,9 +7,21 @@ import TestClocks
 
 /// A board on a ManualClock and a ManualWallClock, with the default source chain.
 func makeBoard(staleAfter: String = "10s") throws -> (PriceBoard<ManualClock>, ManualClock, ManualWallClock) {
-    let settings = try SettingsLoader.load(.init(environment: ["BTCPRICED_STALE_AFTER": staleAfter]))
     let clock = ManualClock(), wallClock = ManualWallClock(Timestamp(millisecondsSinceEpoch: 1_763_740_800_000))
-    return (PriceBoard(directory: SourceDirectory(plan: try SourcePlan(settings)), clock: clock, wallClock: wallClock), clock, wallClock)
+    return (try makeBoard(clock: clock, wallClock: wallClock, staleAfter: staleAfter), clock, wallClock)
+}
+
+func makeBoard<C: Clock>(clock: C, wallClock: any WallClock, staleAfter: String = "10s") throws -> PriceBoard<C> {
+    let settings = try SettingsLoader.load(.init(environment: ["BTCPRICED_STALE_AFTER": staleAfter]))
+    return PriceBoard(directory: SourceDirectory(plan: try SourcePlan(settings)), clock: clock, wallClock: wallClock)
+}
+
+/// The one door on `board`, its publisher sending to `broadcast`, saving into a recording store.
+func makeIntake(_ board: PriceBoard<ManualClock>, health: DaemonHealth<ManualClock>? = nil, interval: Duration = .zero,
+                logger: Logger = Logger(label: "btcpriced"), broadcast: @escaping @Sendable (String) -> Void = { _ in }) -> PriceIntake<ManualClock> {
+    PriceIntake(board: board, publisher: WatchPublisher(board: board, interval: interval, broadcast: broadcast),
+                health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
+                persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger), logger: logger)
 }
 
 func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -> Quote {

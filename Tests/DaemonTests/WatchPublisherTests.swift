@@ -23,20 +23,20 @@ struct WatchPublisherTests {
     @Test func tradesWithinAnIntervalAreHeldAndOnlyTheNewestIsSent() async throws {
         let (board, clock, _) = try makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(clock: clock, interval: .milliseconds(250)) { lines.append($0) }
-        publisher.publish(board.record(streamed: quote("100.1"))!)
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        board.record(streamed: quote("100.1")); publisher.publish()
         #expect(lines.prices == ["100.1"], "the first goes out at once")
         clock.advance(by: .milliseconds(100))
-        publisher.publish(board.record(streamed: quote("100.2"))!)
+        board.record(streamed: quote("100.2")); publisher.publish()
         clock.advance(by: .milliseconds(100))
-        publisher.publish(board.record(streamed: quote("100.3"))!)
+        board.record(streamed: quote("100.3")); publisher.publish()
         #expect(lines.prices == ["100.1"], "held inside the interval")
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(50))
         await waitFor(lines, count: 2)
         #expect(lines.prices == ["100.1", "100.3"], "one line at the end of the interval, the newest")
         clock.advance(by: .milliseconds(300))
-        publisher.publish(board.record(streamed: quote("100.4"))!)
+        board.record(streamed: quote("100.4")); publisher.publish()
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
@@ -56,13 +56,14 @@ struct WatchPublisherTests {
     }
 
     @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
-        let (board, clock, _) = try makeBoard()
+        let (_, clock, wallClock) = try makeBoard()
         let stopped = StoppedClock(clock)
+        let board = try makeBoard(clock: stopped, wallClock: wallClock)
         let lines = Lines()
-        let publisher = WatchPublisher(clock: stopped, interval: .milliseconds(250)) { lines.append($0) }
-        publisher.publish(board.record(streamed: quote("100.1"))!)
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        board.record(streamed: quote("100.1")); publisher.publish()
         clock.advance(by: .milliseconds(100))
-        publisher.publish(board.record(streamed: quote("100.2"))!)
+        board.record(streamed: quote("100.2")); publisher.publish()
         for _ in 0..<100_000 where stopped.failedSleeps == 0 { await Task.yield() }
         for _ in 0..<1_000 { await Task.yield() }
         #expect(stopped.failedSleeps == 1, "the held line waited for its slot")
@@ -72,19 +73,19 @@ struct WatchPublisherTests {
     @Test func aChangeOfTransportOrStateIsNeverHeldBack() async throws {
         let (board, clock, _) = try makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(clock: clock, interval: .milliseconds(250)) { lines.append($0) }
-        publisher.publish(board.record(streamed: quote("100.1"))!)
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        board.record(streamed: quote("100.1")); publisher.publish()
         clock.advance(by: .milliseconds(10))
-        let polled = board.record(CycleReport(quote: quote("100.5"), attempts: [], events: [], failureSummary: nil, nextCycleIn: .seconds(1)))!
-        publisher.publish(polled)
+        board.record(CycleReport(quote: quote("100.5"), attempts: [], events: [], failureSummary: nil, nextCycleIn: .seconds(1)))
+        publisher.publish()
         #expect(lines.prices == ["100.1", "100.5"], "stream to poll goes out at once")
     }
 
     @Test func zeroSendsEveryUpdate() throws {
-        let (board, clock, _) = try makeBoard()
+        let (board, _, _) = try makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(clock: clock, interval: .zero) { lines.append($0) }
-        for price in ["1.1", "1.2", "1.3"] { publisher.publish(board.record(streamed: quote(price))!) }
+        let publisher = WatchPublisher(board: board, interval: .zero) { lines.append($0) }
+        for price in ["1.1", "1.2", "1.3"] { board.record(streamed: quote(price)); publisher.publish() }
         #expect(lines.prices == ["1.1", "1.2", "1.3"])
     }
 }

@@ -14,6 +14,8 @@ final class WatchHub: Sendable {
     private let watchers = Mutex(Watchers())
     private let closed = Mutex(false)
     private let queued = Atomic<Int>(0)
+    /// Broadcasts handed to a loop's queue and not yet served there.
+    private let inFlight = Atomic<Int>(0)
     private let limits: ServerLimits
     private let metrics: SocketMetrics
     private let now: @Sendable () -> Duration
@@ -87,8 +89,14 @@ final class WatchHub: Sendable {
                 let sampling = group.compactMap { self.deliver(buffer, to: $0, at: instant, share: share) }
                 return EventLoopFuture.andAllComplete(sampling, on: loop)
             }
-            // A streamed trade is read on the watchers' loop: serve them now, not a task later.
-            return loop.inEventLoop ? serve() : loop.flatSubmit(serve)
+            // A streamed trade is read on the watchers' loop: serve them now, not a task later,
+            // unless an earlier line still waits in the loop's queue and would be overtaken.
+            if loop.inEventLoop && inFlight.load(ordering: .acquiring) == 0 { return serve() }
+            inFlight.add(1, ordering: .relaxed)
+            return loop.flatSubmit {
+                self.inFlight.subtract(1, ordering: .releasing)
+                return serve()
+            }
         }
         return EventLoopFuture.andAllComplete(steps, on: eventLoop)
     }

@@ -43,6 +43,14 @@ final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         if state.withLock({ $0.gate?.mayPing(at: now) ?? false }) { notifier.watchdog() }
     }
 
+    /// Renders the status only when one of `kind` could be sent now: a trade on the hot path
+    /// pays for a lock, not for the text.
+    func reportStatus(kind: StatusKind, _ status: () -> DaemonStatus) {
+        let now = clock.now
+        guard state.withLock({ $0.throttle.mayAdmit(kind, at: now) }) else { return }
+        reportStatus(status())
+    }
+
     func reportStatus(_ status: DaemonStatus) {
         let now = clock.now
         if state.withLock({ $0.throttle.admit(status, at: now) }) { notifier.status(status.text) }

@@ -5,6 +5,7 @@ import NIOCore
 import PriceCore
 import ServiceLifecycle
 import SocketServer
+import Synchronization
 
 /// What the daemon is made of. Production wires the system clocks, the venues over HTTPS, the
 /// state directory, the socket and systemd; tests wire a ManualClock, scripted sources, a
@@ -52,7 +53,10 @@ struct DaemonStartError: Error, CustomStringConvertible {
 /// the health services until graceful shutdown, which ends with a final save of each file.
 struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let board: PriceBoard<C>
+    let intake: PriceIntake<C>
     private let parts: DaemonParts<C>
+    /// The socket server, once `run` has started it: where the publisher's lines go.
+    private let server = ServerSlot()
     private let persister: QuotePersister
     private let restraints: RestraintKeeper
     private let history: HistorySaver
@@ -79,7 +83,16 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), logger: logger)
         await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
-        persister = QuotePersister(store: store, minimumInterval: parts.persistInterval, logger: logger) { board.persistence(failing: $0) }
+        let server = self.server
+        let publisher = WatchPublisher(board: board, interval: parts.publishInterval) { server.broadcast($0) }
+        let health = self.health
+        persister = QuotePersister(store: store, minimumInterval: parts.persistInterval, logger: logger) { problem in
+            if board.persistence(failing: problem) {
+                publisher.publish()
+                health.reportStatus(board.statusSummary())
+            }
+        }
+        intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister, logger: logger)
         restraints = RestraintKeeper(store: FileRestraintStore(directory: parts.stateDirectory), logger: logger)
         await restraints.restore(into: directory.ledger, now: parts.clock.now, wallTime: parts.wallClock.now())
         if let streams = parts.streams {
@@ -97,31 +110,31 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     func apply(_ plan: SourcePlan) {
         board.directory.current = plan
-        board.use(plan.stalenessPolicy)
+        intake.boardChanged(board.use(plan.stalenessPolicy))
         reloadContinuation.yield(plan)
     }
 
     func run() async throws {
         defer { reloadContinuation.finish() }
         let server: QuoteServer
+        defer { self.server.attach(nil) }
         do {
             server = try await QuoteServer.start(listener: parts.listener, status: board, version: parts.version, limits: parts.serverLimits,
                                                  clock: parts.clock, logger: parts.logger, group: parts.group)
         } catch {
             throw DaemonStartError(description: "cannot serve the socket: \(error)", exitStatus: ExitStatus.cannotCreate)
         }
+        self.server.attach(server)
         // Stopped in reverse order: the writers (quote, history) after what feeds them.
         var services: [any Service] = [
             ServerService(server: server),
             PersistService(persister: persister),
             HistoryService(board: board, saver: history, clock: parts.clock),
-            fetchService(server: server),
-            FreshnessMonitor(board: board, server: server, health: health, logger: parts.logger),
+            fetchService(),
+            FreshnessMonitor(intake: intake, health: health, logger: parts.logger),
         ]
         if let streams = parts.streams {
-            services.append(StreamService(lineup: streams, board: board,
-                                          publisher: WatchPublisher(clock: parts.clock, interval: parts.publishInterval) { server.broadcast($0) },
-                                          persister: persister, restraints: restraints, health: health, clock: parts.clock,
+            services.append(StreamService(lineup: streams, intake: intake, restraints: restraints, clock: parts.clock,
                                           jitter: parts.jitter, logger: parts.logger))
         }
         services.append(WatchdogService(health: health))
@@ -135,7 +148,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         try await withTaskExecutorPreference(parts.executor) { try await group.run() }
     }
 
-    private func fetchService(server: QuoteServer) -> FetchService<C> {
+    private func fetchService() -> FetchService<C> {
         let parts = self.parts, ledger = board.directory.ledger
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C> = { plan in
@@ -148,9 +161,8 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             loop.hostPace = parts.hostPace
             return loop
         }
-        var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, board: board, persister: persister,
-                                 restraints: restraints, server: server, health: health, logger: parts.logger,
-                                 cycleHandled: parts.cycleHandled)
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, intake: intake,
+                                 restraints: restraints, health: health, logger: parts.logger, cycleHandled: parts.cycleHandled)
         fetch.executor = parts.executor
         return fetch
     }
@@ -180,4 +192,13 @@ enum SavedQuote {
             logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
         }
     }
+}
+
+/// The socket server while it serves; lines published before it starts or after it stops
+/// have no one to go to.
+private final class ServerSlot: Sendable {
+    private let server = Mutex<QuoteServer?>(nil)
+
+    func attach(_ server: QuoteServer?) { self.server.withLock { $0 = server } }
+    func broadcast(_ line: String) { server.withLock { $0 }?.broadcast(line) }
 }

@@ -10,8 +10,10 @@ typealias LiveBoard = PriceBoard<EventLoopClock>
 /// How far in the future a restored quote's stamp may be before its age counts as unknown.
 let restoredFutureTolerance = Duration.seconds(60)
 
-/// The daemon's current knowledge, published as immutable snapshots. Socket connections read
-/// the current one on event-loop threads, so access is one short critical section.
+/// The daemon's current knowledge. A change updates the inputs and the state key, nothing
+/// more; the snapshot (and its rendered lines) is made from them when something first asks
+/// for it: a request, the publisher, systemd. So a stream's trade costs a few stores, not a
+/// rendering. Socket connections read on event-loop threads: one short critical section.
 final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == Duration {
     typealias Current = Snapshot<C.Instant>
 
@@ -28,7 +30,6 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         var currency: String
         /// A venue's own 24 h figures, used until the history covers a day.
         var venueDay: VenueDay?
-        var trend = StatusMessage.Trend.unknown
 
         var problems: String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
@@ -38,7 +39,10 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
 
     private struct State {
         var inputs: Inputs
-        var current: Current
+        /// Made from `inputs` when first asked for; nil after a change.
+        var current: Current?
+        /// What makes a change of state for watchers, kept current with every change.
+        var stateKey: WatchStateKey
         var history = PriceHistory()
         /// Counts changes to `history`, so the saver can tell whether there is anything to write.
         var historyVersion = 0
@@ -61,47 +65,70 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         self.clock = clock
         self.wallClock = wallClock
         let inputs = Inputs(policy: directory.current.stalenessPolicy, currency: directory.current.settings.currency.code)
-        self.state = Mutex(State(inputs: inputs, current: Self.snapshot(of: inputs, at: clock.now, wallTime: wallClock.now())))
+        self.state = Mutex(State(inputs: inputs, stateKey: Self.stateKey(of: inputs, at: clock.now, wallTime: wallClock.now())))
     }
 
-    /// The current snapshot.
-    var current: Current { state.withLock { $0.current } }
+    /// The current snapshot, made now if the inputs changed since the last one.
+    var current: Current {
+        state.withLock { state in
+            if let current = state.current { return current }
+            let made = snapshot(of: &state, at: clock.now, wallTime: wallClock.now())
+            state.current = made
+            return made
+        }
+    }
 
-    /// Applies a change and publishes a new snapshot if it changed anything; returns it then.
-    /// A newly received quote also goes into the history, stamped with the wall clock.
+    /// What watchers tell changes of state by, as of the last change.
+    var stateKey: WatchStateKey { state.withLock { $0.stateKey } }
+
+    /// The quote the board serves now.
+    var quote: Quote? { state.withLock { $0.inputs.quote } }
+
+    /// Applies a change; returns whether it changed anything. A newly received quote also goes
+    /// into the history, stamped with the wall clock.
     @discardableResult
-    private func update(_ change: (inout Inputs) -> Void) -> Current? {
+    private func update(_ change: (inout Inputs) -> Void) -> Bool {
         let now = clock.now, wallTime = wallClock.now()
         return state.withLock { state in
             var inputs = state.inputs
             change(&inputs)
+            guard inputs != state.inputs else { return false }
             let received = inputs.age.receivedAt != nil && (inputs.age != state.inputs.age || inputs.quote != state.inputs.quote)
             if received, let price = inputs.quote?.price, state.history.record(price.value, at: wallTime) {
                 state.historyVersion += 1
             }
-            if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
-            inputs.trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
-                                         venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
-            guard inputs != state.inputs else { return nil }
             state.inputs = inputs
-            state.current = Self.snapshot(of: inputs, at: now, wallTime: wallTime)
-            return state.current
+            state.current = nil
+            state.stateKey = Self.stateKey(of: inputs, at: now, wallTime: wallTime)
+            return true
         }
     }
 
-    private static func snapshot(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> Current {
-        Snapshot(quote: inputs.quote, currency: inputs.currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
-                 age: inputs.age, staleLimit: inputs.policy.limit(for: inputs.quote), trend: inputs.trend, madeAt: now, wallTime: wallTime)
+    private func snapshot(of state: inout State, at now: C.Instant, wallTime: Timestamp) -> Current {
+        let inputs = state.inputs
+        if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
+        let trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
+                                  venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
+        return Snapshot(quote: inputs.quote, currency: inputs.currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
+                        age: inputs.age, staleLimit: inputs.policy.limit(for: inputs.quote), trend: trend, madeAt: now, wallTime: wallTime)
+    }
+
+    private static func stateKey(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> WatchStateKey {
+        let freshness = Snapshot.freshness(of: inputs.quote, ageKnown: inputs.ageKnown, age: inputs.age,
+                                           staleLimit: inputs.policy.limit(for: inputs.quote), now: now, wallTime: wallTime)
+        return WatchStateKey(quote: inputs.quote, kind: StatusSummary.kind(quote: inputs.quote, freshness: freshness, failures: inputs.problems),
+                             transport: inputs.transport, problems: inputs.problems)
     }
 
     func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
         streamIsHealthy.withLock { $0 = streamHealth }
     }
 
-    /// Records a cycle; returns the new snapshot when watchers should hear about it. A polled
-    /// quote does not replace a streamed one while the stream is healthy: the poll began before
-    /// the stream came up, and the trades since are newer.
-    func record(_ report: CycleReport) -> Current? {
+    /// Records a cycle; returns whether it changed anything. A polled quote does not replace a
+    /// streamed one while the stream is healthy: the poll began before the stream came up, and
+    /// the trades since are newer.
+    @discardableResult
+    func record(_ report: CycleReport) -> Bool {
         let receivedAt = clock.now
         let streaming = streamIsHealthy.withLock { $0 }?(receivedAt) ?? false
         return update { inputs in
@@ -116,9 +143,10 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         }
     }
 
-    /// Records a trade from a stream; returns the new snapshot (every trade changes the age).
     /// A streamed price; its age starts `ageOnArrival` before now (the venue's trade time).
-    func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Current? {
+    /// Returns whether it changed anything (every trade changes the age).
+    @discardableResult
+    func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Bool {
         let receivedAt = clock.now.advanced(by: .zero - ageOnArrival)
         return update { inputs in
             inputs.quote = quote
@@ -129,7 +157,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     /// A streaming venue's own 24 h figures.
-    func record(day: DayRange, from source: SourceName) -> Current? {
+    @discardableResult
+    func record(day: DayRange, from source: SourceName) -> Bool {
         update { $0.venueDay = VenueDay(source: source, range: day) }
     }
 
@@ -142,8 +171,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         state.withLock { state in
             state.history = PriceHistory(bars: kept)
             state.completedDay = nil
+            state.current = nil
         }
-        update { _ in }
         return history.bars.count - kept.count
     }
 
@@ -161,7 +190,8 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         }).line
     }
 
-    func restore(_ quote: Quote, ageKnown: Bool) {
+    @discardableResult
+    func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
         update {
             $0.quote = quote
             $0.ageKnown = ageKnown
@@ -169,21 +199,28 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     }
 
     /// Set by the persister when saving starts or stops failing.
-    func persistence(failing problem: String?) {
+    @discardableResult
+    func persistence(failing problem: String?) -> Bool {
         update { $0.persistenceProblem = problem }
     }
 
     /// Changes on reload.
-    func use(_ policy: StalenessPolicy) {
+    @discardableResult
+    func use(_ policy: StalenessPolicy) -> Bool {
         update { $0.policy = policy }
     }
 
-    /// A new snapshot as of now, made when the quote's freshness changed (it turned stale).
-    func republish() -> Current {
+    /// Takes the state as of now when time alone changed it (the quote turned stale): the next
+    /// snapshot is made afresh. Returns whether the state changed.
+    @discardableResult
+    func refreshState() -> Bool {
         let now = clock.now, wallTime = wallClock.now()
         return state.withLock { state in
-            state.current = Self.snapshot(of: state.inputs, at: now, wallTime: wallTime)
-            return state.current
+            let key = Self.stateKey(of: state.inputs, at: now, wallTime: wallTime)
+            guard key != state.stateKey else { return false }
+            state.stateKey = key
+            state.current = nil
+            return true
         }
     }
 

@@ -3,7 +3,6 @@ import Logging
 import PriceCore
 import ServiceLifecycle
 import SocketServer
-import Synchronization
 import Systemd
 import UnixSignals
 
@@ -13,10 +12,8 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C>
     let initialPlan: SourcePlan
     let reloads: AsyncStream<SourcePlan>
-    let board: PriceBoard<C>
-    let persister: QuotePersister
+    let intake: PriceIntake<C>
     let restraints: RestraintKeeper
-    let server: QuoteServer
     let health: DaemonHealth<C>
     let logger: Logger
     /// Hears every cycle after the service has handled it (tests wait on it).
@@ -28,26 +25,15 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
 
     func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
-        let board = self.board, persister = self.persister, server = self.server, health = self.health, logger = self.logger
+        let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
         let restraints = self.restraints
-        let firstQuoteLogged = Mutex(board.current.quote != nil)
         let handle: @Sendable (CycleReport, Duration) async -> Void = { report, maximumBackoff in
             health.cycleCompleted()
             metrics.record(report.attempts)
-            let hasQuote = board.current.quote != nil
+            let hasQuote = board.quote != nil
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, logger: logger) }
-            if let snapshot = board.record(report) {
-                server.broadcast(snapshot.statusLine)
-                health.reportStatus(snapshot.status)
-            }
+            intake.accept(report)
             await restraints.offer(from: board.directory.ledger, now: board.clock.now, wallTime: board.wallClock.now())
-            if let quote = report.quote {
-                if firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) {
-                    logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
-                                metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)", "message_id": "\(MessageID.firstQuote)"])
-                }
-                persister.offer(quote)
-            }
             cycleHandled(report)
         }
         await cancelWhenGracefulShutdown {
@@ -87,13 +73,12 @@ struct PersistService: Service {
 /// Tells watchers and systemd when the quote turns stale, without polling: it sleeps until
 /// the moment the current quote crosses `staleAfter`.
 struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
-    let board: PriceBoard<C>
-    let server: QuoteServer
+    let intake: PriceIntake<C>
     let health: DaemonHealth<C>
     let logger: Logger
 
     func run() async throws {
-        let board = self.board, server = self.server, health = self.health, logger = self.logger
+        let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
@@ -102,11 +87,11 @@ struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Insta
                 do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit)) } catch { return }
                 let state = board.freshness().state
                 if state != lastState {
+                    intake.timePassed()
                     if state == .stale {
-                        let snapshot = board.republish()
+                        let snapshot = board.current
                         logger.warning("the quote is stale: older than \(snapshot.staleLimit.humanReadable)",
                                        metadata: ["error": "\(snapshot.problems ?? "no recent quote")", "message_id": "\(MessageID.stale)"])
-                        server.broadcast(snapshot.statusLine)
                     }
                     lastState = state
                 }

@@ -50,15 +50,14 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         ).rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
-        stateKey = WatchStateKey(kind: status.kind, source: quote?.source, contributors: quote?.contributors ?? [],
-                                 transport: quote == nil ? nil : transport, problems: problems)
+        stateKey = WatchStateKey(quote: quote, kind: status.kind, transport: transport, problems: problems)
     }
 
     func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
         Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
     }
 
-    private static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
                                   now: Instant, wallTime: Timestamp) -> Freshness {
         ageKnown ? age.freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
     }
@@ -88,6 +87,14 @@ struct WatchStateKey: Sendable, Hashable {
     let contributors: [SourceName]
     let transport: Transport?
     let problems: String?
+
+    init(quote: Quote?, kind: StatusKind, transport: Transport, problems: String?) {
+        self.kind = kind
+        source = quote?.source
+        contributors = quote?.contributors ?? []
+        self.transport = quote == nil ? nil : transport
+        self.problems = problems
+    }
 }
 
 /// How the current quote arrived.

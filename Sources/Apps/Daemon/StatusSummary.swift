@@ -4,6 +4,12 @@ import WireProtocol
 /// The one-line STATUS= text for `systemctl status`, e.g.
 /// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
 enum StatusSummary {
+    /// The kind alone, without rendering the text: what a trade on the hot path needs.
+    static func kind(quote: Quote?, freshness: Freshness, failures: String?) -> StatusKind {
+        guard quote != nil else { return failures == nil ? .waiting : .failing }
+        return freshness.ageMilliseconds == nil || freshness.state == .stale ? .stale : .fresh
+    }
+
     static func status(quote: Quote?, freshness: Freshness, failures: String?) -> DaemonStatus {
         guard let quote else {
             return DaemonStatus(kind: failures == nil ? .waiting : .failing, text: "waiting for first quote" + (failures.map { "; \($0)" } ?? ""))

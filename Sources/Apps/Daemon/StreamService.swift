@@ -98,18 +98,15 @@ final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 }
 
-/// Keeps a stream connected: every trade goes to the board (and, coalesced, to the watchers);
+/// Keeps a stream connected: every message goes through the intake, on the loop that read it;
 /// stalls and drops hand over to REST polling, which the fetch loop resumes on its next tick;
 /// a refused venue hands the stream to the next one in the lineup. Logs one line per change of
 /// the stream's state.
 struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let lineup: StreamLineup<C.Instant>
-    let board: PriceBoard<C>
-    let publisher: WatchPublisher<C>
-    let persister: QuotePersister
+    let intake: PriceIntake<C>
     /// Keeps a refusal in sources.json, so it outlives a restart.
     let restraints: RestraintKeeper
-    let health: DaemonHealth<C>
     let clock: C
     let jitter: any JitterSource
     let logger: Logger
@@ -143,7 +140,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             state.ended(ending.description)
             state.update { $0.ended(ending, at: clock.now, jitter: jitter.unitInterval()) }
             if case .refused = ending {
-                let ledger = board.directory.ledger
+                let board = intake.board, ledger = board.directory.ledger
                 if case .refused(let until) = state.update({ $0.phase }) { ledger.refuseStream(state.venue, until: until) }
                 await restraints.offer(from: ledger, now: clock.now, wallTime: board.wallClock.now())
                 let next = lineup.choose(at: clock.now).state.venue.rawValue
@@ -197,7 +194,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                         if becameLive { state.opened() }
                         if notice { sink.yield(.replace) }
                         onLive()
-                        deliver(events, from: state)
+                        intake.accept(events, from: state)
                     })
                 sink.yield(.ended(id, ending))
             }
@@ -268,28 +265,6 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         case replacementGaveUp
         case stalled(StreamLink<C.Instant>.Ending)
         case ended(Int, StreamLink<C.Instant>.Ending)
-    }
-
-    private func deliver(_ events: [StreamEvent], from state: StreamState<C.Instant>) {
-        for event in events {
-            switch event {
-            case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
-                // Late or reordered messages, and a ticker's close behind a newer trade, never
-                // move the price back.
-                guard state.order.withLock({ $0.admits(event) }) else { continue }
-                let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
-                let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: state.venue,
-                                  timestamp: timestamp)
-                guard let snapshot = board.record(streamed: quote, ageOnArrival: ageOnArrival) else { continue }
-                publisher.publish(snapshot)
-                health.reportStatus(snapshot.status)
-                persister.offer(quote)
-            case .dayRange(let day):
-                if let snapshot = board.record(day: day, from: state.venue) { publisher.publish(snapshot) }
-            case .alive, .closingSoon:
-                continue
-            }
-        }
     }
 }
 

@@ -1,70 +1,67 @@
 import PriceCore
 import Synchronization
 
-/// Sends `watch` subscribers at most one line per publish interval, always the newest. A line
-/// whose state, source or transport differs from the last one sent goes out at once.
+/// The one writer to `watch` subscribers. It is told that the board changed and sends at most
+/// one line per publish interval, always the newest, made from the board only when it is sent;
+/// a change of state, source or transport goes out at once. Lines are handed on under its lock,
+/// so one can never overtake another.
 final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
         var lastSentAt: C.Instant?
-        var lastKind: WatchStateKey?
-        var pending: Snapshot<C.Instant>?
+        var lastKey: WatchStateKey?
+        /// A change is waiting for the end of the interval, and its flush is scheduled.
+        var held = false
     }
 
+    private let board: PriceBoard<C>
     private let broadcast: @Sendable (String) -> Void
-    private let clock: C
     private let interval: Duration
     private let state = Mutex(State())
 
     /// `broadcast` hands a line to every watcher (the socket server's).
-    init(clock: C, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
+    init(board: PriceBoard<C>, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
+        self.board = board
         self.broadcast = broadcast
-        self.clock = clock
         self.interval = interval
     }
 
-    private enum Decision {
-        case sendNow
-        /// Held as the pending line; the first one held schedules the flush.
-        case held(flushAt: C.Instant?)
-    }
+    private var clock: C { board.clock }
 
-    func publish(_ snapshot: Snapshot<C.Instant>) {
+    /// The board changed.
+    func publish() {
         let now = clock.now
-        let kind = snapshot.stateKey
-        let decision: Decision = state.withLock { state in
+        let key = board.stateKey
+        let flushAt: C.Instant? = state.withLock { state in
             let due = state.lastSentAt.map { $0.advanced(by: interval) }
-            if interval == .zero || kind != state.lastKind || due.map({ $0 <= now }) ?? true {
-                state.lastSentAt = now
-                state.lastKind = kind
-                state.pending = nil
-                return .sendNow
+            if interval == .zero || key != state.lastKey || due.map({ $0 <= now }) ?? true {
+                send(&state, key: key, at: now)
+                return nil
             }
-            defer { state.pending = snapshot }
-            return .held(flushAt: state.pending == nil ? due : nil)
+            guard !state.held else { return nil }
+            state.held = true
+            return due
         }
-        switch decision {
-        case .sendNow:
-            broadcast(snapshot.statusLine)
-        case .held(let flushAt?):
-            Task { [self] in
-                // A sleep that fails (the daemon's event loop is shutting down) flushes nothing:
-                // the server it would write to is gone.
-                do { try await clock.sleep(until: flushAt, tolerance: nil) } catch { return }
-                flush()
-            }
-        case .held(nil):
-            break
+        guard let flushAt else { return }
+        Task { [self] in
+            // A sleep that fails (the daemon's event loop is shutting down) flushes nothing:
+            // the server it would write to is gone.
+            do { try await clock.sleep(until: flushAt, tolerance: nil) } catch { return }
+            flush()
         }
     }
 
     private func flush() {
         let now = clock.now
-        let line: String? = state.withLock { state in
-            guard let pending = state.pending else { return nil }
-            state.pending = nil
-            state.lastSentAt = now
-            return pending.statusLine
+        state.withLock { state in
+            guard state.held else { return }
+            send(&state, key: board.stateKey, at: now)
         }
-        if let line { broadcast(line) }
+    }
+
+    private func send(_ state: inout State, key: WatchStateKey, at now: C.Instant) {
+        state.lastSentAt = now
+        state.lastKey = key
+        state.held = false
+        broadcast(board.current.statusLine)
     }
 }

@@ -9,6 +9,12 @@ public struct StatusThrottle<Instant: InstantProtocol>: Sendable where Instant.D
         self.minimumGap = minimumGap
     }
 
+    /// Whether a status of `kind` could be sent now, asked before one is rendered.
+    public func mayAdmit(_ kind: StatusKind, at now: Instant) -> Bool {
+        guard kind == last?.kind, let lastSentAt else { return true }
+        return lastSentAt.duration(to: now) >= minimumGap
+    }
+
     /// True when `status` should be sent now; it then counts as sent.
     public mutating func admit(_ status: DaemonStatus, at now: Instant) -> Bool {
         guard status != last else { return false }
