@@ -26,7 +26,8 @@ let package = Package(
     ],
     targets: [
         // Core: domain types, ports and use cases. No IO; clocks are injected.
-        .target(name: "PriceCore", path: "Sources/Core/PriceCore"),
+        // JSONText for its decimal-literal scanner: one grammar for every price text.
+        .target(name: "PriceCore", dependencies: ["JSONText"], path: "Sources/Core/PriceCore"),
 
         // Shared, Foundation-free building blocks.
         .target(name: "JSONText", path: "Sources/Shared/JSONText"),

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Price is exact decimal text, validated")
 struct PriceTests {
-    @Test("decimal literals survive unchanged", arguments: ["68901.23", "0.00000001", "999999999999.99999999", "114459.8"])
+    @Test("decimal literals survive unchanged", arguments: ["68901.23", "0.00000001", "999999999999.99999999", "114459.8", "123456789012.123456789012"])
     func exactRoundTrip(literal: String) throws {
         let price = try Price(parsing: literal)
         #expect(price.description == literal)
@@ -30,6 +30,7 @@ struct PriceTests {
             if Bool.random(using: &generator) { literal += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)! + String(Int.random(in: 0...14, using: &generator)) }
             guard let price = try? Price(parsing: literal) else { continue }
             #expect(price.description == price.value.description, "\(literal)")
+            #expect(price.value == Decimal(string: literal), "\(literal): the value is Decimal's own")
             checked += 1
         }
         #expect(checked > 5_000, "most random literals are plausible prices")
@@ -41,7 +42,7 @@ struct PriceTests {
         #expect(price.description == "68901.230000000001")
     }
 
-    @Test("non-numbers are rejected", arguments: ["", "abc", "1.5x", "1.", ".5", "--1", "1e", "NaN", "Infinity", " 1", "0x10"])
+    @Test("non-numbers are rejected", arguments: ["", "abc", "1.5x", "1.", ".5", "--1", "1e", "NaN", "Infinity", " 1", "0x10", "0123.4", "1e99999"])
     func rejectsNonNumbers(text: String) {
         #expect(throws: PriceError.notANumber(text)) { try Price(parsing: text) }
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONText
 
 /// An exact, validated BTC price. Built only from decimal text, so no binary floating point
 /// ever rounds it.
@@ -17,19 +18,31 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `Decimal` keeps 38 significant digits; more would be silently rounded.
     static let maximumSignificantDigits = 38
 
-    /// Parses a JSON-number-shaped literal (`68901.23`, `1.5e3`) exactly.
+    /// Parses a JSON number literal (`68901.23`, `1.5e3`) exactly, in one pass of the shared
+    /// scanner: a streamed trade pays for this on every message, and Decimal's own parsing is slow.
     public init(parsing text: some StringProtocol) throws(PriceError) {
-        let literal = String(text)
-        guard let digits = Price.significantDigitCount(ofLiteral: literal) else {
-            throw .notANumber(literal)
+        var literal = String(text)
+        let parsed: Result<(Decimal, String), PriceError> = literal.withUTF8 { bytes in
+            guard case .success(let scanned) = DecimalLiteral.scan(bytes, at: 0), scanned.end == bytes.count,
+                  scanned.exponentDigits <= 4 else {
+                return .failure(.notANumber(String(decoding: bytes, as: UTF8.self)))
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard scanned.significantDigits <= Price.maximumSignificantDigits else { return .failure(.tooPrecise(text)) }
+            guard scanned.significantDigits > 0, !scanned.isNegative else { return .failure(.notPositive(text)) }
+            // 10^(order-1) <= value < 10^order: the bounds are 10^12 and 10^-8.
+            guard scanned.order <= 12 else { return .failure(.absurd(text)) }
+            guard scanned.order > -8 else { return .failure(.implausiblySmall(text)) }
+            let value: Decimal
+            if let significand = scanned.significand(in: bytes) {
+                value = Decimal(sign: .plus, exponent: scanned.scale, significand: Decimal(significand))
+            } else {
+                guard let parsed = Decimal(string: text), parsed.isFinite else { return .failure(.notANumber(text)) }
+                value = parsed
+            }
+            return .success((value, scanned.canonicalText(in: bytes)))
         }
-        guard digits <= Price.maximumSignificantDigits else { throw .tooPrecise(literal) }
-        guard let value = Decimal(string: literal), value.isFinite else { throw .notANumber(literal) }
-        guard value > 0 else { throw .notPositive(literal) }
-        guard value < Price.absurdBound else { throw .absurd(literal) }
-        guard value >= Price.smallestPlausible else { throw .implausiblySmall(literal) }
-        self.value = value
-        self.description = Price.canonicalText(ofLiteral: literal)
+        (value, description) = try parsed.get()
     }
 
     /// The mean of two valid prices, which is valid too.
@@ -42,71 +55,6 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func == (lhs: Price, rhs: Price) -> Bool { lhs.value == rhs.value }
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
-    /// The text `Decimal.description` gives for a literal that passed `significantDigitCount`
-    /// (no exponent, no leading or trailing zeros: `1.50e3` → `1500`), made from the literal's
-    /// digits: a streamed trade pays for this on every message, and Decimal's conversion is slow.
-    static func canonicalText(ofLiteral text: String) -> String {
-        var digits: [UInt8] = [], exponent = 0, negative = false, inFraction = false
-        var bytes = text.utf8[...]
-        if bytes.first == UInt8(ascii: "-") { negative = true; bytes = bytes.dropFirst() }
-        while let byte = bytes.first, byte != UInt8(ascii: "e"), byte != UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
-            if byte == UInt8(ascii: ".") { inFraction = true; continue }
-            digits.append(byte)
-            if inFraction { exponent -= 1 }
-        }
-        if !bytes.isEmpty { exponent += Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0 }
-        let leading = digits.prefix { $0 == UInt8(ascii: "0") }.count
-        digits.removeFirst(leading)
-        while digits.last == UInt8(ascii: "0") {
-            digits.removeLast()
-            exponent += 1
-        }
-        guard !digits.isEmpty else { return "0" }
-        var result: [UInt8] = negative ? [UInt8(ascii: "-")] : []
-        let point = digits.count + exponent
-        if exponent >= 0 {
-            result += digits + Array(repeating: UInt8(ascii: "0"), count: exponent)
-        } else if point > 0 {
-            result += digits[..<point] + [UInt8(ascii: ".")] + digits[point...]
-        } else {
-            result += [UInt8(ascii: "0"), UInt8(ascii: ".")] + Array(repeating: UInt8(ascii: "0"), count: -point) + digits
-        }
-        return String(decoding: result, as: UTF8.self)
-    }
-
-    /// Checks the JSON number grammar strictly (Decimal(string:) accepts `1.5x`) and counts
-    /// significant digits. Returns nil when the text is not a number literal.
-    static func significantDigitCount(ofLiteral text: String) -> Int? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func digitRun() -> ArraySlice<UInt8> {
-            let start = index
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            return bytes[start..<index]
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integer = digitRun()
-        guard !integer.isEmpty else { return nil }
-        var fraction: ArraySlice<UInt8> = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            fraction = digitRun()
-            guard !fraction.isEmpty else { return nil }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            let exponent = digitRun()
-            guard !exponent.isEmpty, exponent.count <= 4 else { return nil }
-        }
-        guard index == bytes.count else { return nil }
-        let significant = (Array(integer) + Array(fraction)).drop { $0 == UInt8(ascii: "0") }
-        let trimmed = significant.reversed().drop { $0 == UInt8(ascii: "0") }
-        return max(trimmed.count, 1)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }
 
 public enum PriceError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -33,7 +33,12 @@ private struct Parser {
     func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -105,32 +110,28 @@ private struct Parser {
 
     mutating func parseNumber() throws(JSONParseError) -> String {
         let start = index
-        func digits(_ parser: inout Parser) -> Int {
-            let from = parser.index
-            while parser.index < parser.bytes.count, (48...57).contains(parser.bytes[parser.index]) { parser.index += 1 }
-            return parser.index - from
+        let scanned = bytes.withUnsafeBufferPointer { DecimalLiteral.scan($0, at: start) }
+        switch scanned {
+        case .success(let literal):
+            index = literal.end
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        case .failure(let problem):
+            throw error(problem.description)
         }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
-        let integerDigits = digits(&self)
-        guard integerDigits > 0 else { throw error("invalid number") }
-        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw error("leading zero in number") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits(&self) > 0 else { throw error("invalid number fraction") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { throw error("invalid number exponent") }
-        }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
     /// Collects UTF-8 bytes and decodes once: appending scalars generically costs btcctl
     /// a runtime metadata lookup on every start.
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
+        // Most strings (keys, prices) have no escape: decode them from the input in one go.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+            index = end + 1
+            return text
+        }
         var utf8: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]
