@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
     if (connect(ws, (struct sockaddr *)&in, sizeof in) != 0) { perror("connect"); return 1; }
     char request[512];
     int rn = snprintf(request, sizeof request,
-                      "GET /stream?streams=btcusdt@trade/btcusdt@miniTicker HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\n"
+                      "GET /stream?streams=btcusdt@aggTrade/btcusdt@miniTicker HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\n"
                       "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
                       argv[1], argv[2]);
     if (write(ws, request, (size_t)rn) != rn) { perror("write"); return 1; }

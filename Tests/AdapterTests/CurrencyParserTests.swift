@@ -79,6 +79,6 @@ struct CurrencyParserTests {
         #expect(throws: FetchFailure.self) { try Venue.kraken.stream!.parser(VenueOptions(currency: "USD"))(try StreamParserTests.frame("kraken-ticker-jpy")) }
         #expect(Venue.kraken.stream!.greetings(VenueOptions(currency: "JPY")) == [#"{"method":"subscribe","params":{"channel":"ticker","symbol":["BTC/JPY"]}}"#])
         #expect(Venue.coinbase.stream!.greetings(VenueOptions(currency: "GBP")).first == #"{"type":"subscribe","product_ids":["BTC-GBP"],"channel":"ticker"}"#)
-        #expect(Venue.binance.streamURL(baseURL: "wss://x", VenueOptions(currency: "EUR")) == "wss://x/stream?streams=btceur@trade/btceur@miniTicker")
+        #expect(Venue.binance.streamURL(baseURL: "wss://x", VenueOptions(currency: "EUR")) == "wss://x/stream?streams=btceur@aggTrade/btceur@miniTicker")
     }
 }

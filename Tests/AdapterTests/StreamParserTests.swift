@@ -23,13 +23,17 @@ struct StreamParserTests {
                 == [.trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"),
                            TradeStamp(milliseconds: 1763797203511, tradeID: 5301234567))],
                 "a trade carries its trade time T and id t")
+        #expect(try BinanceStream.parse(Self.frame("binance-aggtrade"), expectedSymbol: "BTCUSDT")
+                == [.trade(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"),
+                           TradeStamp(milliseconds: 1763797203511, tradeID: 3581234567))],
+                "the aggregate trade the daemon subscribes to carries its trade time T and aggregate id a")
         #expect(try BinanceStream.parse(Self.frame("binance-mini-ticker"), expectedSymbol: "BTCUSDT") == [
             .tickerClose(SourceQuote(price: price("85866.18"), symbol: "BTCUSDT", quoteAsset: "USDT"), TradeStamp(milliseconds: 1763797204000)),
             .dayRange(DayRange(open: price("86910"), high: price("87250.43"), low: price("84573"))),
         ])
         #expect(try BinanceStream.parse(Self.frame("binance-server-shutdown"), expectedSymbol: "BTCUSDT") == [.closingSoon])
         #expect(try BinanceStream.parse(Array(#"{"stream":"x","data":{"e":"serverShutdown","E":1}}"#.utf8), expectedSymbol: "BTCUSDT") == [.closingSoon])
-        #expect(BinanceStream.path(symbol: "BTCUSDC") == "/stream?streams=btcusdc@trade/btcusdc@miniTicker")
+        #expect(BinanceStream.path(symbol: "BTCUSDC") == "/stream?streams=btcusdc@aggTrade/btcusdc@miniTicker")
     }
 
     @Test func binanceRefusesOtherSymbolsAndReportsItsErrors() throws {

@@ -1,14 +1,16 @@
 import JSONText
 import PriceCore
 
-/// Binance's combined market streams: `/stream?streams=btcusdt@trade/btcusdt@miniTicker`, each
-/// event wrapped as `{"stream":"btcusdt@trade","data":{"e":"trade","s":"BTCUSDT","p":"85866.18",…}}`.
+/// Binance's combined market streams: `/stream?streams=btcusdt@aggTrade/btcusdt@miniTicker`, each
+/// event wrapped as `{"stream":"btcusdt@aggTrade","data":{"e":"aggTrade","s":"BTCUSDT","p":"85866.18",…}}`.
+/// `aggTrade` rather than `trade`: one message per taker order instead of one per fill, and
+/// every price change still arrives (the fills of one order at one price are one message).
 /// The server pings every 20 s (the client library answers), drops every connection at 24 h,
 /// and announces shutdowns with a `serverShutdown` event.
 public enum BinanceStream {
     public static func path(symbol: String) -> String {
         let stream = symbol.lowercased()
-        return "/stream?streams=\(stream)@trade/\(stream)@miniTicker"
+        return "/stream?streams=\(stream)@aggTrade/\(stream)@miniTicker"
     }
 
     /// The configured base URL (`BTCPRICED_BINANCE_STREAM_URL`) with the stream path.
@@ -28,11 +30,13 @@ public enum BinanceStream {
         switch event["e"]?.stringValue {
         case "serverShutdown":
             return [.closingSoon]
-        case "trade":
+        case let kind? where kind == "aggTrade" || kind == "trade":
             let quote = SourceQuote(price: try ResponseChecks.price(event["p"], field: "p"),
                                     symbol: try symbol(of: event, expected: expectedSymbol),
                                     quoteAsset: BinanceAPI.quoteAsset(symbol: expectedSymbol))
-            return [.trade(quote, TradeStamp(milliseconds: StreamMessage.integer(event["T"]), tradeID: StreamMessage.integer(event["t"])))]
+            // An aggregate's id `a` grows like a trade's `t`; either orders the messages.
+            let id = StreamMessage.integer(kind == "aggTrade" ? event["a"] : event["t"])
+            return [.trade(quote, TradeStamp(milliseconds: StreamMessage.integer(event["T"]), tradeID: id))]
         case "24hrMiniTicker":
             let symbol = try symbol(of: event, expected: expectedSymbol)
             let prices = try StreamMessage.prices((event["c"], "c"), (event["o"], "o"), (event["h"], "h"), (event["l"], "l"))

@@ -7,7 +7,7 @@ enum StreamPayloads {
         switch market {
         case .binance:
             // Trade ids grow across connections, as Binance's do.
-            return #"{"stream":"\#(binanceSymbol.lowercased())@trade","data":{"e":"trade","E":\#(now),"s":"\#(binanceSymbol)","t":\#(now * 1000 + Int64(sequence % 1000)),"p":"\#(price)","q":"0.00052000","T":\#(now),"m":false,"M":true}}"#
+            return #"{"stream":"\#(binanceSymbol.lowercased())@aggTrade","data":{"e":"aggTrade","E":\#(now),"s":"\#(binanceSymbol)","a":\#(now * 1000 + Int64(sequence % 1000)),"p":"\#(price)","q":"0.00052000","f":\#(now * 1000),"l":\#(now * 1000 + 1),"T":\#(now),"m":false,"M":true}}"#
         case .coinbase:
             return #"{"channel":"ticker","client_id":"","timestamp":"\#(now)","sequence_num":\#(sequence),"events":[{"type":"update","tickers":[{"type":"ticker","product_id":"\#(symbol ?? "BTC-USD")","price":"\#(price)","volume_24_h":"9421.6","low_24_h":"\#(Market.dayRange(last: price).low)","high_24_h":"\#(Market.dayRange(last: price).high)","price_percent_chg_24_h":"-1.2"}]}]}"#
         default:
