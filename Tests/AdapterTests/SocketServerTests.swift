@@ -5,6 +5,7 @@ import NIOPosix
 import SocketServer
 import Synchronization
 import Testing
+import TestClocks
 import WireProtocol
 
 /// A status provider the test controls.
@@ -132,6 +133,31 @@ struct SocketServerTests {
         #expect(line?.contains("no complete request line") == true)
         #expect(try client.readLine() == nil)
         client.closeConnection()
+        await running.server.shutdown()
+    }
+
+    /// The deadline is the injected clock's: the loop looks at its deadlines whenever it wakes,
+    /// here for another client's request.
+    @Test(.timeLimit(.minutes(1))) func theRequestDeadlineRunsOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let running = try await RunningServer(limits: ServerLimits(requestTimeout: .seconds(5)), clock: clock)
+        var silent = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
+        try silent.send("sta")
+        try await waitFor { running.server.openConnections == 1 }
+        func ping() throws {
+            var other = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
+            try other.send("ping\n")
+            #expect(try other.readLine() == "pong")
+            other.closeConnection()
+        }
+        clock.advance(by: .milliseconds(4999))
+        try ping()
+        try await waitFor { running.server.openConnections == 1 }
+        clock.advance(by: .milliseconds(1))
+        try ping()
+        let line = try silent.readLine()
+        #expect(line?.contains("no complete request line within 5s") == true, "got \(line ?? "nothing")")
+        silent.closeConnection()
         await running.server.shutdown()
     }
 

@@ -31,7 +31,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .watching:
             // Registered and sent its first line in one step on this loop, so no update can
             // fall between the snapshot and the stream.
-            if !context.watchers.add(channel, firstLine: context.status.statusReply()) {
+            if !context.watchers.add(channel, firstLine: RequestResponder.streamStart(status: context.status)) {
                 finish(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
             }
         case .finishing(let rest):
@@ -57,20 +57,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         let channel = channelContext.channel
         channelContext.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
             channel.close(promise: nil)
-        }
-    }
-
-    /// The one line that answers any request but `watch`.
-    static func reply(to request: Result<Request, ErrorReply>, from context: ServerContext) -> String {
-        switch request {
-        case .failure(let error): error.line
-        case .success(.ping): PingReply.line
-        case .success(.version): VersionReply(version: context.version).line
-        case .success(.status), .success(.watch): context.status.statusReply()
-        case .success(.price): context.status.priceReply()
-        case .success(.sources): context.status.sourcesReport()
-        case .success(.history(let query)): context.status.historyReply(query)
-        case .success(.metrics): context.status.metricsReply()
         }
     }
 }

@@ -20,20 +20,21 @@ final class FrontDoor: @unchecked Sendable {
 
     /// What NIO takes over.
     enum HandOff {
-        case watch
+        /// A `watch` stream.
+        case stream
         case finishReply(ByteBuffer)
     }
 
     /// A connection still sending its request (or turned away and draining), owned by the loop.
     private struct Pending {
         var request: [UInt8] = []
-        var deadline: UInt64
+        var deadline: Duration
         /// Nil for a connection turned away, which holds no place.
         var seat: ConnectionBudget.Seat?
     }
 
     private var pending: [CInt: Pending] = [:]
-    private var acceptResumesAt: UInt64?
+    private var acceptResumesAt: Duration?
 
     /// Takes the listening descriptor (made non-blocking here); starts serving at once.
     init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
@@ -50,8 +51,8 @@ final class FrontDoor: @unchecked Sendable {
             close(poller)
             throw FrontDoorError("create an eventfd")
         }
-        watch(wake)
-        watch(listener)
+        pollInput(wake)
+        pollInput(listener)
         thread.start()
         thread.submit { [self] _ in
             run()
@@ -96,7 +97,7 @@ final class FrontDoor: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: rest the listener a moment instead of spinning on it.
                     epoll_ctl(poller, EPOLL_CTL_DEL, listener, nil)
-                    acceptResumesAt = now() + 100_000_000
+                    acceptResumesAt = now() + .milliseconds(100)
                 default: break
                 }
                 return
@@ -107,8 +108,8 @@ final class FrontDoor: @unchecked Sendable {
             case .failure(let refusal):
                 turnAway(client, refusal)
             case .success(let seat):
-                pending[client] = Pending(deadline: now() + UInt64(max(0, context.limits.requestTimeout.wholeMilliseconds)) * 1_000_000, seat: seat)
-                watch(client)
+                pending[client] = Pending(deadline: now() + context.limits.requestTimeout, seat: seat)
+                pollInput(client)
                 readable(client)
             }
         }
@@ -121,8 +122,8 @@ final class FrontDoor: @unchecked Sendable {
         let line = ErrorReply.busy(refusal.message).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
-        pending[client] = Pending(deadline: now() + 250_000_000, seat: nil)
-        watch(client)
+        pending[client] = Pending(deadline: now() + .milliseconds(250), seat: nil)
+        pollInput(client)
     }
 
     private func readable(_ client: CInt) {
@@ -159,17 +160,18 @@ final class FrontDoor: @unchecked Sendable {
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         let request = Request.parse(line)
         context.metrics.count(try? request.get())
-        if case .success(.watch) = request {
+        switch RequestResponder.answer(request, status: context.status, version: context.version) {
+        case .reply(let line):
+            reply(client, line, seat: seat)
+        case .startStream:
             var seat = seat
             if let refusal = context.budget.startWatching(&seat) {
                 context.metrics.reject(refusal)
                 reply(client, ErrorReply.busy(refusal.message).line, seat: seat)
             } else {
-                handOff(client, .watch, seat)
+                handOff(client, .stream, seat)
             }
-            return
         }
-        reply(client, ConnectionHandler.reply(to: request, from: context), seat: seat)
     }
 
     private func reply(_ client: CInt, _ line: String, seat: ConnectionBudget.Seat) {
@@ -188,7 +190,7 @@ final class FrontDoor: @unchecked Sendable {
         let instant = now()
         if let resume = acceptResumesAt, instant >= resume {
             acceptResumesAt = nil
-            watch(listener)
+            pollInput(listener)
         }
         for (client, state) in pending where state.deadline <= instant {
             guard let seat = state.seat else {
@@ -207,7 +209,7 @@ final class FrontDoor: @unchecked Sendable {
         let deadlines = pending.values.map(\.deadline) + [acceptResumesAt].compactMap { $0 }
         guard let next = deadlines.min() else { return -1 }
         let instant = now()
-        return next <= instant ? 0 : Int32(clamping: (next - instant) / 1_000_000 + 1)
+        return next <= instant ? 0 : Int32(clamping: (next - instant).wholeMilliseconds + 1)
     }
 
     /// Closes after reading what the client sent beyond its request (bounded): closing a Unix
@@ -235,18 +237,17 @@ final class FrontDoor: @unchecked Sendable {
         close(poller)
     }
 
-    private func watch(_ descriptor: CInt) {
+    /// Adds a descriptor to the epoll set, for input and hang-up.
+    private func pollInput(_ descriptor: CInt) {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
         event.data.fd = descriptor
         epoll_ctl(poller, EPOLL_CTL_ADD, descriptor, &event)
     }
 
-    private func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    /// The server's injected clock: request deadlines are tested on a ManualClock. The loop
+    /// notices a deadline the clock passed when it next wakes (an event, or its own timeout).
+    private func now() -> Duration { context.now() }
 }
 
 struct FrontDoorError: Error, CustomStringConvertible {

@@ -43,7 +43,7 @@ public final class QuoteServer: Sendable {
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
         let handOff: @Sendable (CInt, FrontDoor.HandOff, ConnectionBudget.Seat) -> Void = { descriptor, handOff, seat in
             let arrival: ConnectionHandler.Arrival = switch handOff {
-            case .watch: .watching
+            case .stream: .watching
             case .finishReply(let rest): .finishing(rest)
             }
             ClientBootstrap(group: group)

@@ -8,7 +8,7 @@ import NIOWebSocket
 /// One connection to a venue's stream over WebSocket (`WebSocketConnection` on SwiftNIO): connect, subscribe,
 /// and hand on what each message says until the connection ends, which it reports as a
 /// `StreamLink.Ending`. `wss://` always verifies the certificate (NIOSSL's client defaults).
-public struct VenueStream: Sendable {
+public struct VenueStream: PriceStream {
     public let venue: Venue
     /// The configured base URL; the venue's stream path is appended to it.
     public let url: String

@@ -62,7 +62,7 @@ final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Ins
 /// one in use. The fetch loop, the board and `btcctl sources` see the one in use.
 final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     struct Candidate: Sendable {
-        let connection: VenueStream
+        let connection: any PriceStream
         let state: StreamState<Instant>
     }
 

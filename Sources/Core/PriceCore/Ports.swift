@@ -47,3 +47,13 @@ public protocol HostPace: Sendable {
     /// instances together; a call allowed is recorded as made.
     func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool
 }
+
+/// A venue's stream of prices, one connection at a time. The daemon's supervisor decides when
+/// to connect, when a connection stalled and when to try again; this only runs a connection.
+public protocol PriceStream: Sendable {
+    /// Runs one connection until it ends and says how. `opened` is called once the venue took
+    /// the connection, `received` with what each message says, in order. Cancelling the task
+    /// closes the connection at once.
+    func run<Instant>(opened: @escaping @Sendable () -> Void,
+                      received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending
+}

@@ -1,0 +1,30 @@
+import WireProtocol
+
+/// The one place a request is routed: what a parsed request line asks of the server, answered
+/// from the daemon's status. Pure (no descriptors, no clock), so the epoll front door and the
+/// NIO path answer alike, and a test needs no socket.
+enum RequestResponder {
+    enum Answer: Sendable, Equatable {
+        /// The whole reply; the connection closes after it.
+        case reply(String)
+        /// A `watch` stream: the connection stays open and gets `streamStart` first.
+        case startStream
+    }
+
+    static func answer(_ request: Result<Request, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
+        switch request {
+        case .failure(let error): .reply(error.line)
+        case .success(.watch): .startStream
+        case .success(.ping): .reply(PingReply.line)
+        case .success(.version): .reply(VersionReply(version: version).line)
+        case .success(.status): .reply(status.statusReply())
+        case .success(.price): .reply(status.priceReply())
+        case .success(.sources): .reply(status.sourcesReport())
+        case .success(.history(let query)): .reply(status.historyReply(query))
+        case .success(.metrics): .reply(status.metricsReply())
+        }
+    }
+
+    /// A `watch` stream's first line: the status as the stream starts.
+    static func streamStart(status: any StatusProvider) -> String { status.statusReply() }
+}
