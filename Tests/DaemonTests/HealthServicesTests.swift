@@ -29,7 +29,7 @@ struct HealthServicesTests {
         let directory = NSTemporaryDirectory() + "btcpriced-health-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try await QuoteServer.start(listener: .path(directory + "/btcpriced.sock"), status: board, version: "test",
+        let server = try await QuoteServer.start(listener: .path(directory + "/btcpriced.sock"), status: try makeReplies(board), version: "test",
                                                  clock: clock, group: MultiThreadedEventLoopGroup.singleton)
         let notifier = RecordingNotifier()
         let logs = InMemoryLogHandler()

@@ -37,15 +37,16 @@ struct DaemonMetricsTests {
 
     @Test func theScrapeReadsTheExactPriceTheStateAndTheBuildFromTheBoard() throws {
         let (board, clock, _) = try makeBoard(staleAfter: "10s")
-        #expect(board.metricsReply().contains("btcpriced_stale 1\n"), "no quote yet counts as stale")
-        #expect(!board.metricsReply().contains("btcpriced_price{"))
+        let replies = try makeReplies(board)
+        #expect(replies.metricsReply().contains("btcpriced_stale 1\n"), "no quote yet counts as stale")
+        #expect(!replies.metricsReply().contains("btcpriced_price{"))
         _ = board.record(CycleReport(quote: quote("114459.80000001"), failureSummary: nil, nextCycleIn: .seconds(1)))
-        let fresh = board.metricsReply()
+        let fresh = replies.metricsReply()
         #expect(fresh.contains(#"btcpriced_price{source="binance",quote_asset="USDT",currency="USD",symbol="BTCUSDT"} 114459.80000001"#), "\(fresh)")
         #expect(fresh.contains("btcpriced_stale 0\n") && fresh.contains("btcpriced_last_update_timestamp_seconds 1763740800.000\n"))
         #expect(fresh.contains(#"btcpriced_build_info{version=""#))
         clock.advance(by: .seconds(11))
-        #expect(board.metricsReply().contains("btcpriced_stale 1\n"))
+        #expect(replies.metricsReply().contains("btcpriced_stale 1\n"))
     }
 
     @Test func streamConnectionsAndReconnectsAreCounted() {

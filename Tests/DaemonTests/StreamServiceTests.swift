@@ -47,9 +47,10 @@ struct StreamServiceTests {
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), logger: logger)
-        await restraints.restore(into: board.directory.ledger, now: clock.now, wallTime: wallClock.now())
-        _ = lineup.resumeRefusals(from: board.directory.ledger, at: clock.now)
-        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), restraints: restraints,
+        let ledger = SourceLedger<ManualClock.Instant>()
+        await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
+        _ = lineup.resumeRefusals(from: ledger, at: clock.now)
+        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), ledger: ledger, restraints: restraints,
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
     }

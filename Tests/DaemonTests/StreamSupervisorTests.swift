@@ -86,7 +86,7 @@ struct StreamSupervisorTests {
         board.attach { lineup.isHealthy(at: $0) }
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
-        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger),
+        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), ledger: SourceLedger(),
                                     restraints: RestraintKeeper(store: .init(directory: directory), logger: logger),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })

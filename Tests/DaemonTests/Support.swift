@@ -1,6 +1,7 @@
 @testable import Daemon
 import DaemonConfig
 import Logging
+import MetricsExport
 import PriceCore
 import Synchronization
 import TestClocks
@@ -13,7 +14,12 @@ func makeBoard(staleAfter: String = "10s") throws -> (PriceBoard<ManualClock>, M
 
 func makeBoard<C: Clock>(clock: C, wallClock: any WallClock, staleAfter: String = "10s") throws -> PriceBoard<C> {
     let settings = try SettingsLoader.load(.init(environment: ["BTCPRICED_STALE_AFTER": staleAfter]))
-    return PriceBoard(directory: SourceDirectory(plan: try SourcePlan(settings)), clock: clock, wallClock: wallClock)
+    return PriceBoard(currency: settings.currency.code, policy: try SourcePlan(settings).stalenessPolicy, clock: clock, wallClock: wallClock)
+}
+
+/// The socket's answers over `board`, with the default source chain.
+func makeReplies<C: Clock>(_ board: PriceBoard<C>, metrics: PrometheusExporter = PrometheusExporter()) throws -> SocketReplies<C> {
+    SocketReplies(board: board, directory: SourceDirectory(plan: try SourcePlan(try SettingsLoader.load(.init(environment: [:])))), metrics: metrics)
 }
 
 /// The one door on `board`, its publisher sending to `broadcast`, saving into a recording store.

@@ -110,7 +110,7 @@ struct DaemonRuntime {
         // Stopped in reverse order: the metrics writers after the daemon that feeds them.
         var services: [any Service] = []
         do {
-            if let metricsListener = try await startMetricsListener(board: daemon.board, group: group) {
+            if let metricsListener = try await startMetricsListener(replies: daemon.replies, group: group) {
                 services.append(MetricsHTTPService(server: metricsListener))
             }
         } catch {
@@ -118,7 +118,7 @@ struct DaemonRuntime {
             return await stop(ExitStatus.config)
         }
         if let path = settings.metricsTextfile {
-            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, board: daemon.board, clock: EventLoopClock(loop), logger: logger))
+            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, replies: daemon.replies, clock: EventLoopClock(loop), logger: logger))
         }
         let reloader = Reloader(options: options, environment: environment, current: settings, daemon: daemon, logLevel: logLevel,
                                 notifier: notifier, logger: logger)
@@ -148,10 +148,10 @@ struct DaemonRuntime {
 
     /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any. A port in use is a
     /// configuration error: the operator picked it.
-    private func startMetricsListener(board: LiveBoard, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
+    private func startMetricsListener(replies: SocketReplies<EventLoopClock>, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
         guard let address = settings.metricsListen else { return nil }
         do {
-            let listener = try await MetricsHTTPServer.start(host: address.host, port: address.port, group: group) { board.metricsReply() }
+            let listener = try await MetricsHTTPServer.start(host: address.host, port: address.port, group: group) { replies.metricsReply() }
             if !address.isLoopback {
                 logger.notice("serving metrics on \(address), which is not a loopback address: anyone who can reach this host on that port can read them")
             }

@@ -54,6 +54,10 @@ struct DaemonStartError: Error, CustomStringConvertible {
 struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let board: PriceBoard<C>
     let intake: PriceIntake<C>
+    /// The configured chain and the ledger of every venue's health, rests and budget.
+    let directory: SourceDirectory<C.Instant>
+    /// The socket's answers (the board's, the sources report, the metrics).
+    let replies: SocketReplies<C>
     private let parts: DaemonParts<C>
     /// The socket server, once `run` has started it: where the publisher's lines go.
     private let server = ServerSlot()
@@ -69,8 +73,11 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         self.parts = parts
         let logger = parts.logger
         let directory = SourceDirectory<C.Instant>(plan: parts.plan)
-        let board = PriceBoard(directory: directory, clock: parts.clock, wallClock: parts.wallClock, metrics: parts.metrics)
+        let board = PriceBoard(currency: parts.plan.settings.currency.code, policy: parts.plan.stalenessPolicy,
+                               clock: parts.clock, wallClock: parts.wallClock)
         self.board = board
+        self.directory = directory
+        replies = SocketReplies(board: board, directory: directory, metrics: parts.metrics)
         let store = FileQuoteStore(directory: parts.stateDirectory, origins: { directory.current.origins },
                                    quoteAssets: { directory.current.quoteAssets })
         do {
@@ -109,7 +116,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     /// A reload's plan: the staleness policy applies at once, the fetch loop restarts with the
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     func apply(_ plan: SourcePlan) {
-        board.directory.current = plan
+        directory.current = plan
         intake.boardChanged(board.use(plan.stalenessPolicy))
         reloadContinuation.yield(plan)
     }
@@ -119,7 +126,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let server: QuoteServer
         defer { self.server.attach(nil) }
         do {
-            server = try await QuoteServer.start(listener: parts.listener, status: board, version: parts.version, limits: parts.serverLimits,
+            server = try await QuoteServer.start(listener: parts.listener, status: replies, version: parts.version, limits: parts.serverLimits,
                                                  clock: parts.clock, logger: parts.logger, group: parts.group)
         } catch {
             throw DaemonStartError(description: "cannot serve the socket: \(error)", exitStatus: ExitStatus.cannotCreate)
@@ -134,7 +141,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             FreshnessMonitor(intake: intake, health: health, logger: parts.logger),
         ]
         if let streams = parts.streams {
-            services.append(StreamService(lineup: streams, intake: intake, restraints: restraints, clock: parts.clock,
+            services.append(StreamService(lineup: streams, intake: intake, ledger: directory.ledger, restraints: restraints, clock: parts.clock,
                                           jitter: parts.jitter, logger: parts.logger))
         }
         services.append(WatchdogService(health: health))
@@ -149,7 +156,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     }
 
     private func fetchService() -> FetchService<C> {
-        let parts = self.parts, ledger = board.directory.ledger
+        let parts = self.parts, ledger = directory.ledger
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C> = { plan in
             var loop = FetchLoop(
@@ -161,7 +168,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             loop.hostPace = parts.hostPace
             return loop
         }
-        var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, intake: intake,
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, intake: intake, ledger: ledger,
                                  restraints: restraints, health: health, logger: parts.logger, cycleHandled: parts.cycleHandled)
         fetch.executor = parts.executor
         return fetch

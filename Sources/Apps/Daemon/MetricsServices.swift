@@ -8,17 +8,17 @@ import ServiceLifecycle
 struct MetricsTextfileService<C: Clock>: Service where C.Duration == Duration {
     let path: String
     let interval: Duration
-    let board: PriceBoard<C>
+    let replies: SocketReplies<C>
     let clock: C
     let logger: Logger
 
     func run() async throws {
-        let path = self.path, interval = self.interval, board = self.board, clock = self.clock, logger = self.logger
+        let path = self.path, interval = self.interval, replies = self.replies, clock = self.clock, logger = self.logger
         await cancelWhenGracefulShutdown {
             var outage = OutageLog(logger: logger)
             while true {
                 do {
-                    try AtomicTextFile.replace(path, with: board.metricsReply())
+                    try AtomicTextFile.replace(path, with: replies.metricsReply())
                     outage.succeeded("writing the metrics textfile \(path) works again")
                 } catch {
                     outage.failed(error, "cannot write the metrics textfile: \(error); node_exporter will not see btcpriced until this works (is the directory there, and allowed by ReadWritePaths= in a drop-in?)")

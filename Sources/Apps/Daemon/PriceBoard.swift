@@ -1,11 +1,6 @@
-import EventLoopScheduling
-import MetricsExport
 import PriceCore
-import SocketServer
 import Synchronization
 import WireProtocol
-
-typealias LiveBoard = PriceBoard<EventLoopClock>
 
 /// How far in the future a restored quote's stamp may be before its age counts as unknown.
 let restoredFutureTolerance = Duration.seconds(60)
@@ -14,7 +9,7 @@ let restoredFutureTolerance = Duration.seconds(60)
 /// more; the snapshot (and its rendered lines) is made from them when something first asks
 /// for it: a request, the publisher, systemd. So a stream's trade costs a few stores, not a
 /// rendering. Socket connections read on event-loop threads: one short critical section.
-final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == Duration {
+final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     typealias Current = Snapshot<C.Instant>
 
     /// The inputs a snapshot is made from.
@@ -56,15 +51,14 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     private let streamIsHealthy = Mutex<(@Sendable (C.Instant) -> Bool)?>(nil)
     let clock: C
     let wallClock: any WallClock
-    let directory: SourceDirectory<C.Instant>
-    let metrics: PrometheusExporter
+    /// The configured currency: the history's, and the status's before any quote.
+    let currency: String
 
-    init(directory: SourceDirectory<C.Instant>, clock: C, wallClock: any WallClock, metrics: PrometheusExporter = PrometheusExporter()) {
-        self.directory = directory
-        self.metrics = metrics
+    init(currency: String, policy: StalenessPolicy, clock: C, wallClock: any WallClock) {
+        self.currency = currency
         self.clock = clock
         self.wallClock = wallClock
-        let inputs = Inputs(policy: directory.current.stalenessPolicy, currency: directory.current.settings.currency.code)
+        let inputs = Inputs(policy: policy, currency: currency)
         self.state = Mutex(State(inputs: inputs, stateKey: Self.stateKey(of: inputs, at: clock.now, wallTime: wallClock.now())))
     }
 
@@ -185,7 +179,7 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
         let window = ChangeWindow(query.range)
         let now = wallClock.now()
         let points = state.withLock { $0.history.points(over: window, count: query.points, now: now) }
-        return HistoryReply(range: query.range, currency: directory.current.settings.currency.code, points: points.map {
+        return HistoryReply(range: query.range, currency: currency, points: points.map {
             HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)
         }).line
     }
@@ -234,23 +228,4 @@ final class PriceBoard<C: Clock>: StatusProvider, Sendable where C.Duration == D
     func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
 
     func priceReply() -> String { current.priceLine }
-
-    func sourcesReport() -> String {
-        var report = directory.report(at: clock.now)
-        // While trades stream, the streaming venue's last price is its newest trade, not its
-        // last REST answer.
-        let snapshot = current
-        if snapshot.stateKey.transport == .stream, let quote = snapshot.quote,
-           let row = report.entries.firstIndex(where: { $0.name == quote.source.rawValue }) {
-            report.entries[row].lastPrice = quote.price.description
-            report.entries[row].lastPriceAt = quote.timestamp.rfc3339
-        }
-        return report.line
-    }
-
-    func metricsReply() -> String {
-        let snapshot = current
-        return metrics.exposition(adding: SnapshotMetrics.families(quote: snapshot.quote, state: snapshot.freshness(now: clock.now, wallTime: wallClock.now()).state,
-                                                                   currency: directory.current.settings.currency.code))
-    }
 }

@@ -13,6 +13,7 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     let initialPlan: SourcePlan
     let reloads: AsyncStream<SourcePlan>
     let intake: PriceIntake<C>
+    let ledger: SourceLedger<C.Instant>
     let restraints: RestraintKeeper
     let health: DaemonHealth<C>
     let logger: Logger
@@ -26,14 +27,14 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
         let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
-        let restraints = self.restraints
+        let restraints = self.restraints, ledger = self.ledger
         let handle: @Sendable (CycleReport, Duration) async -> Void = { report, maximumBackoff in
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.quote != nil
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, logger: logger) }
             intake.accept(report)
-            await restraints.offer(from: board.directory.ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            await restraints.offer(from: ledger, now: board.clock.now, wallTime: board.wallClock.now())
             cycleHandled(report)
         }
         await cancelWhenGracefulShutdown {

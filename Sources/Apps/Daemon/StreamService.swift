@@ -105,6 +105,7 @@ final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where In
 struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let lineup: StreamLineup<C.Instant>
     let intake: PriceIntake<C>
+    let ledger: SourceLedger<C.Instant>
     /// Keeps a refusal in sources.json, so it outlives a restart.
     let restraints: RestraintKeeper
     let clock: C
@@ -140,7 +141,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             state.ended(ending.description)
             state.update { $0.ended(ending, at: clock.now, jitter: jitter.unitInterval()) }
             if case .refused = ending {
-                let board = intake.board, ledger = board.directory.ledger
+                let board = intake.board
                 if case .refused(let until) = state.update({ $0.phase }) { ledger.refuseStream(state.venue, until: until) }
                 await restraints.offer(from: ledger, now: clock.now, wallTime: board.wallClock.now())
                 let next = lineup.choose(at: clock.now).state.venue.rawValue
