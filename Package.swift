@@ -121,11 +121,23 @@ let package = Package(
             path: "Sources/Adapters/Systemd"
         ),
 
+        // The daemon's logic: the board, the one door, the publisher, the keepers and health.
+        // No NIO, no HTTP client, no adapter: what it needs of the outside is a port of the core.
+        .target(
+            name: "DaemonKit",
+            dependencies: [
+                "PriceCore", "WireProtocol",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Apps/DaemonKit"
+        ),
         // Composition roots. The daemon's wiring lives in a library so tests can run it in-process.
         .target(
             name: "Daemon",
             dependencies: [
-                "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
                 "EventLoopScheduling",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -182,7 +194,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
+            "Daemon", "DaemonKit", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
             "Streams", "FakeExchange", "ClientKit",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import ClientKit
 @testable import Daemon
+import DaemonKit
 import DaemonConfig
 import FileStore
 import Foundation

@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonKit
 import FileStore
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonKit
 import Logging
 import MetricsExport
 import PriceCore
@@ -23,7 +24,7 @@ struct DaemonMetricsTests {
     @Test func aFailedWriteIsCountedAndEveryWriteTimed() async throws {
         let exporter = PrometheusExporter()
         let store = RecordingStore(failures: 1)
-        let persister = QuotePersister(store: store, minimumInterval: .zero, logger: Logger(label: "test"), metrics: exporter.factory)
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"), metrics: exporter.factory)
         let running = Task { await persister.run() }
         persister.offer(quote("1", at: 1000))
         try await eventually { store.started == 1 }

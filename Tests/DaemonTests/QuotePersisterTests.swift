@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonKit
 import Dispatch
 import InMemoryLogging
 import Logging
@@ -61,7 +62,7 @@ struct QuotePersisterTests {
 
     @Test func whileAWriteIsInFlightTheNewestQuoteReplacesOlderOnes() async throws {
         let store = RecordingStore(gated: true)
-        let persister = QuotePersister(store: store, minimumInterval: .zero, logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
         let running = Task { await persister.run() }
         persister.offer(quote(at: 1))
         try await eventually { store.started == 1 }
@@ -77,7 +78,7 @@ struct QuotePersisterTests {
 
     @Test func theRateLimitHoldsQuotesBackAndTheLastIsWrittenAtTheEnd() async throws {
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, minimumInterval: .seconds(60), logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .seconds(60), logger: Logger(label: "test"))
         let running = Task { await persister.run() }
         persister.offer(quote(at: 0))
         try await eventually { store.saved.count == 1 }
@@ -93,7 +94,7 @@ struct QuotePersisterTests {
 
     @Test func gracefulShutdownWritesTheHeldBackQuote() async throws {
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, minimumInterval: .seconds(3600), logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .seconds(3600), logger: Logger(label: "test"))
         try await testGracefulShutdown { trigger in
             let group = ServiceGroup(services: [PersistService(persister: persister)], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -112,7 +113,7 @@ struct QuotePersisterTests {
         let logs = InMemoryLogHandler()
         let reports = Mutex<[String?]>([])
         let store = RecordingStore(failures: 3)
-        let persister = QuotePersister(store: store, minimumInterval: .zero, logger: Logger(label: "test") { _ in logs }) { problem in
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test") { _ in logs }) { problem in
             reports.withLock { $0.append(problem) }
         }
         let running = Task { await persister.run() }

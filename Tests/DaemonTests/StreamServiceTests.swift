@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonKit
 import Exchanges
 import FakeExchange
 import FileStore

@@ -1,5 +1,7 @@
 @testable import Daemon
+import DaemonKit
 import DaemonConfig
+import Foundation
 import Logging
 import MetricsExport
 import PriceCore
@@ -27,7 +29,7 @@ func makeIntake(_ board: PriceBoard<ManualClock>, health: DaemonHealth<ManualClo
                 logger: Logger = Logger(label: "btcpriced"), broadcast: @escaping @Sendable (String) -> Void = { _ in }) -> PriceIntake<ManualClock> {
     PriceIntake(board: board, publisher: WatchPublisher(board: board, interval: interval, broadcast: broadcast),
                 health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
-                persister: QuotePersister(store: RecordingStore(), minimumInterval: .zero, logger: logger), logger: logger)
+                persister: QuotePersister(store: RecordingStore(), work: ThreadWork(), minimumInterval: .zero, logger: logger), logger: logger)
 }
 
 func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -> Quote {
@@ -35,3 +37,12 @@ func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -> Quote
           timestamp: Timestamp(millisecondsSinceEpoch: milliseconds))
 }
 
+
+/// Blocking work on a thread of its own, as the daemon runs it on a pool: a gated store may block.
+struct ThreadWork: BlockingWork {
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

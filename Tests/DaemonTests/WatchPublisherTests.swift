@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonKit
 import PriceCore
 import Synchronization
 import TestClocks

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DaemonKit
 import AsyncHTTPClient
 import DaemonConfig
 import EventLoopScheduling

@@ -1,3 +1,4 @@
+import DaemonKit
 import FileStore
 import Logging
 import MetricsExport
@@ -36,6 +37,8 @@ struct DaemonParts<C: Clock>: Sendable where C.Duration == Duration, C.Instant: 
     var hostPace: (any HostPace)?
     var jitter: any JitterSource = SystemJitter()
     var metrics = PrometheusExporter()
+    /// Where blocking file writes run.
+    var work: any BlockingWork = ThreadPoolWork()
     /// Where the services run (the daemon's event loop in production).
     var executor: (any TaskExecutor)?
     /// Hears every fetch cycle after the daemon has handled it (tests step the clock on it).
@@ -93,7 +96,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         let server = self.server
         let publisher = WatchPublisher(board: board, interval: parts.publishInterval) { server.broadcast($0) }
         let health = self.health
-        persister = QuotePersister(store: store, minimumInterval: parts.persistInterval, logger: logger) { problem in
+        persister = QuotePersister(store: store, work: parts.work, minimumInterval: parts.persistInterval, logger: logger) { problem in
             if board.persistence(failing: problem) {
                 publisher.publish()
                 health.reportStatus(board.statusSummary())

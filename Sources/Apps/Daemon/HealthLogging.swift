@@ -1,3 +1,4 @@
+import DaemonKit
 import DaemonConfig
 import Exchanges
 import Logging

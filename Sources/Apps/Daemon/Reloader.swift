@@ -1,3 +1,4 @@
+import DaemonKit
 import DaemonConfig
 import EventLoopScheduling
 import Logging

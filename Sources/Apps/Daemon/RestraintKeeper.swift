@@ -1,3 +1,4 @@
+import DaemonKit
 import FileStore
 import Logging
 import NIOPosix

@@ -1,3 +1,4 @@
+import DaemonKit
 import MetricsExport
 import PriceCore
 import WireProtocol

@@ -1,3 +1,4 @@
+import DaemonKit
 import PriceCore
 import Synchronization
 import WireProtocol

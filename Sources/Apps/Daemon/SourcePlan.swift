@@ -1,3 +1,4 @@
+import DaemonKit
 import AsyncHTTPClient
 import DaemonConfig
 import ExchangeHTTP

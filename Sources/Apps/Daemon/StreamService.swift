@@ -1,3 +1,4 @@
+import DaemonKit
 import CoreMetrics
 import EventLoopScheduling
 import Logging
@@ -195,7 +196,7 @@ struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                         if becameLive { state.opened() }
                         if notice { sink.yield(.replace) }
                         onLive()
-                        intake.accept(events, from: state)
+                        intake.accept(events, from: state.venue) { event in state.order.withLock { $0.admits(event) } }
                     })
                 sink.yield(.ended(id, ending))
             }

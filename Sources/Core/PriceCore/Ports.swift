@@ -57,3 +57,8 @@ public protocol PriceStream: Sendable {
     func run<Instant>(opened: @escaping @Sendable () -> Void,
                       received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending
 }
+
+/// Where blocking file IO runs, off the threads that serve (a thread pool in production).
+public protocol BlockingWork: Sendable {
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
+}

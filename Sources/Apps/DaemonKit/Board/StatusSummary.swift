@@ -3,14 +3,14 @@ import WireProtocol
 
 /// The one-line STATUS= text for `systemctl status`, e.g.
 /// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
-enum StatusSummary {
+public enum StatusSummary {
     /// The kind alone, without rendering the text: what a trade on the hot path needs.
-    static func kind(quote: Quote?, freshness: Freshness, failures: String?) -> StatusKind {
+    public static func kind(quote: Quote?, freshness: Freshness, failures: String?) -> StatusKind {
         guard quote != nil else { return failures == nil ? .waiting : .failing }
         return freshness.ageMilliseconds == nil || freshness.state == .stale ? .stale : .fresh
     }
 
-    static func status(quote: Quote?, freshness: Freshness, failures: String?) -> DaemonStatus {
+    public static func status(quote: Quote?, freshness: Freshness, failures: String?) -> DaemonStatus {
         guard let quote else {
             return DaemonStatus(kind: failures == nil ? .waiting : .failing, text: "waiting for first quote" + (failures.map { "; \($0)" } ?? ""))
         }
@@ -25,7 +25,7 @@ enum StatusSummary {
     }
 
     /// At least two decimals, never fewer than the price has: `114459.8` → `114459.80`.
-    static func twoDecimals(_ price: Price) -> String {
+    public static func twoDecimals(_ price: Price) -> String {
         let text = price.description
         guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
         let decimals = text.distance(from: dot, to: text.endIndex) - 1

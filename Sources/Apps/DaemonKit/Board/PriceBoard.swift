@@ -3,14 +3,14 @@ import Synchronization
 import WireProtocol
 
 /// How far in the future a restored quote's stamp may be before its age counts as unknown.
-let restoredFutureTolerance = Duration.seconds(60)
+public let restoredFutureTolerance = Duration.seconds(60)
 
 /// The daemon's current knowledge. A change updates the inputs and the state key, nothing
 /// more; the snapshot (and its rendered lines) is made from them when something first asks
 /// for it: a request, the publisher, systemd. So a stream's trade costs a few stores, not a
 /// rendering. Socket connections read on event-loop threads: one short critical section.
-final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
-    typealias Current = Snapshot<C.Instant>
+public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
+    public typealias Current = Snapshot<C.Instant>
 
     /// The inputs a snapshot is made from.
     private struct Inputs: Sendable, Equatable {
@@ -49,12 +49,12 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     private let state: Mutex<State>
     /// Whether a stream carries the quotes now, once a stream is wired in.
     private let streamIsHealthy = Mutex<(@Sendable (C.Instant) -> Bool)?>(nil)
-    let clock: C
-    let wallClock: any WallClock
+    public let clock: C
+    public let wallClock: any WallClock
     /// The configured currency: the history's, and the status's before any quote.
-    let currency: String
+    public let currency: String
 
-    init(currency: String, policy: StalenessPolicy, clock: C, wallClock: any WallClock) {
+    public init(currency: String, policy: StalenessPolicy, clock: C, wallClock: any WallClock) {
         self.currency = currency
         self.clock = clock
         self.wallClock = wallClock
@@ -63,7 +63,7 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The current snapshot, made now if the inputs changed since the last one.
-    var current: Current {
+    public var current: Current {
         state.withLock { state in
             if let current = state.current { return current }
             let made = snapshot(of: &state, at: clock.now, wallTime: wallClock.now())
@@ -73,10 +73,10 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// What watchers tell changes of state by, as of the last change.
-    var stateKey: WatchStateKey { state.withLock { $0.stateKey } }
+    public var stateKey: WatchStateKey { state.withLock { $0.stateKey } }
 
     /// The quote the board serves now.
-    var quote: Quote? { state.withLock { $0.inputs.quote } }
+    public var quote: Quote? { state.withLock { $0.inputs.quote } }
 
     /// Applies a change; returns whether it changed anything. A newly received quote also goes
     /// into the history, stamped with the wall clock.
@@ -114,7 +114,7 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
                              transport: inputs.transport, problems: inputs.problems)
     }
 
-    func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
+    public func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
         streamIsHealthy.withLock { $0 = streamHealth }
     }
 
@@ -122,7 +122,7 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// streamed one while the stream is healthy: the poll began before the stream came up, and
     /// the trades since are newer.
     @discardableResult
-    func record(_ report: CycleReport) -> Bool {
+    public func record(_ report: CycleReport) -> Bool {
         let receivedAt = clock.now
         let streaming = streamIsHealthy.withLock { $0 }?(receivedAt) ?? false
         return update { inputs in
@@ -140,7 +140,7 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// A streamed price; its age starts `ageOnArrival` before now (the venue's trade time).
     /// Returns whether it changed anything (every trade changes the age).
     @discardableResult
-    func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Bool {
+    public func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Bool {
         let receivedAt = clock.now.advanced(by: .zero - ageOnArrival)
         return update { inputs in
             inputs.quote = quote
@@ -152,14 +152,14 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// A streaming venue's own 24 h figures.
     @discardableResult
-    func record(day: DayRange, from source: SourceName) -> Bool {
+    public func record(day: DayRange, from source: SourceName) -> Bool {
         update { $0.venueDay = VenueDay(source: source, range: day) }
     }
 
     /// The history saved by the previous run. Bars stamped after `now` (a clock that was
     /// wrong then) are dropped, or they would block recording until the clock caught up;
     /// returns how many.
-    func restore(_ history: PriceHistory) -> Int {
+    public func restore(_ history: PriceHistory) -> Int {
         let nowMinute = MinuteBar.minute(of: wallClock.now())
         let kept = history.bars.filter { $0.minute <= nowMinute }
         state.withLock { state in
@@ -171,11 +171,11 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The history, if it changed since `version`, and the version it has now.
-    func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {
+    public func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {
         state.withLock { $0.historyVersion == version ? nil : ($0.history, $0.historyVersion) }
     }
 
-    func historyReply(_ query: HistoryQuery) -> String {
+    public func historyReply(_ query: HistoryQuery) -> String {
         let window = ChangeWindow(query.range)
         let now = wallClock.now()
         let points = state.withLock { $0.history.points(over: window, count: query.points, now: now) }
@@ -185,7 +185,7 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     @discardableResult
-    func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
+    public func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
         update {
             $0.quote = quote
             $0.ageKnown = ageKnown
@@ -194,20 +194,20 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Set by the persister when saving starts or stops failing.
     @discardableResult
-    func persistence(failing problem: String?) -> Bool {
+    public func persistence(failing problem: String?) -> Bool {
         update { $0.persistenceProblem = problem }
     }
 
     /// Changes on reload.
     @discardableResult
-    func use(_ policy: StalenessPolicy) -> Bool {
+    public func use(_ policy: StalenessPolicy) -> Bool {
         update { $0.policy = policy }
     }
 
     /// Takes the state as of now when time alone changed it (the quote turned stale): the next
     /// snapshot is made afresh. Returns whether the state changed.
     @discardableResult
-    func refreshState() -> Bool {
+    public func refreshState() -> Bool {
         let now = clock.now, wallTime = wallClock.now()
         return state.withLock { state in
             let key = Self.stateKey(of: state.inputs, at: now, wallTime: wallTime)
@@ -218,14 +218,14 @@ final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    func freshness() -> Freshness { current.freshness(now: clock.now, wallTime: wallClock.now()) }
+    public func freshness() -> Freshness { current.freshness(now: clock.now, wallTime: wallClock.now()) }
 
-    func timeUntilStale() -> Duration? { current.timeUntilStale(now: clock.now, wallTime: wallClock.now()) }
+    public func timeUntilStale() -> Duration? { current.timeUntilStale(now: clock.now, wallTime: wallClock.now()) }
 
     /// STATUS= as of now (the age ticks while stale).
-    func statusSummary() -> DaemonStatus { current.status(now: clock.now, wallTime: wallClock.now()) }
+    public func statusSummary() -> DaemonStatus { current.status(now: clock.now, wallTime: wallClock.now()) }
 
-    func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
+    public func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
 
-    func priceReply() -> String { current.priceLine }
+    public func priceReply() -> String { current.priceLine }
 }

@@ -1,18 +1,15 @@
 import PriceCore
 import Synchronization
-import Systemd
 
 /// Where the daemon's health goes: systemd's notify socket in production, a recorder in tests.
-protocol HealthNotifier: Sendable {
+public protocol HealthNotifier: Sendable {
     func status(_ text: String)
     func watchdog()
 }
 
-extension SystemdNotifier: HealthNotifier {}
-
 /// What systemd hears about the daemon's health: STATUS= lines (at most about one a second,
 /// and only when they change) and watchdog pings gated on fetch-loop progress, on an injected clock.
-final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+public final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
         var gate: WatchdogGate<C.Instant>?
         var throttle = StatusThrottle<C.Instant>()
@@ -20,48 +17,48 @@ final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Ins
 
     private let notifier: any HealthNotifier
     private let state: Mutex<State>
-    let clock: C
+    public let clock: C
 
-    init(notifier: any HealthNotifier, watchdogInterval: Duration?, clock: C) {
+    public init(notifier: any HealthNotifier, watchdogInterval: Duration?, clock: C) {
         self.notifier = notifier
         self.clock = clock
         self.state = Mutex(State(gate: watchdogInterval.map { WatchdogGate(interval: $0, startedAt: clock.now) }))
     }
 
-    var watchdogPingPeriod: Duration? { state.withLock { $0.gate?.pingPeriod } }
+    public var watchdogPingPeriod: Duration? { state.withLock { $0.gate?.pingPeriod } }
 
     /// The longest the fetch loop may sleep and still keep the watchdog fed.
-    var longestIdle: Duration? { state.withLock { $0.gate?.longestIdle } }
+    public var longestIdle: Duration? { state.withLock { $0.gate?.longestIdle } }
 
-    func cycleCompleted() {
+    public func cycleCompleted() {
         let now = clock.now
         state.withLock { $0.gate?.cycleCompleted(at: now) }
     }
 
-    func pingWatchdogIfHealthy() {
+    public func pingWatchdogIfHealthy() {
         let now = clock.now
         if state.withLock({ $0.gate?.mayPing(at: now) ?? false }) { notifier.watchdog() }
     }
 
     /// Renders the status only when one of `kind` could be sent now: a trade on the hot path
     /// pays for a lock, not for the text.
-    func reportStatus(kind: StatusKind, _ status: () -> DaemonStatus) {
+    public func reportStatus(kind: StatusKind, _ status: () -> DaemonStatus) {
         let now = clock.now
         guard state.withLock({ $0.throttle.mayAdmit(kind, at: now) }) else { return }
         reportStatus(status())
     }
 
-    func reportStatus(_ status: DaemonStatus) {
+    public func reportStatus(_ status: DaemonStatus) {
         let now = clock.now
         if state.withLock({ $0.throttle.admit(status, at: now) }) { notifier.status(status.text) }
     }
 }
 
 /// Stable MESSAGE_ID values (journalctl MESSAGE_ID=…) for the events operators filter on.
-enum MessageID {
-    static let sourceFailing = "3c1b0a9e5f6d4e2a8b7c9d0e1f2a3b4c"
-    static let sourceRecovered = "7d2e4f6a8b0c4d1e9f3a5b7c9d1e3f5a"
-    static let stale = "a4b6c8d0e2f44a6c8e0a2c4e6a8c0e2a"
-    static let firstQuote = "5e7f9a1b3c5d4e6f8a0b2c4d6e8f0a1b"
-    static let reloaded = "c2d4e6f8a0b24c6e8a0c2e4a6c8e0a2c"
+public enum MessageID {
+    public static let sourceFailing = "3c1b0a9e5f6d4e2a8b7c9d0e1f2a3b4c"
+    public static let sourceRecovered = "7d2e4f6a8b0c4d1e9f3a5b7c9d1e3f5a"
+    public static let stale = "a4b6c8d0e2f44a6c8e0a2c4e6a8c0e2a"
+    public static let firstQuote = "5e7f9a1b3c5d4e6f8a0b2c4d6e8f0a1b"
+    public static let reloaded = "c2d4e6f8a0b24c6e8a0c2e4a6c8e0a2c"
 }

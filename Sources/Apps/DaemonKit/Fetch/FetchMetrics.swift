@@ -3,15 +3,15 @@ import PriceCore
 import Synchronization
 
 /// What the fetch loop's cycles say about each source: whether it is up, and why it failed.
-struct FetchMetrics: Sendable {
-    let factory: any MetricsFactory
+public struct FetchMetrics: Sendable {
+    public let factory: any MetricsFactory
 
-    init(factory: any MetricsFactory = MetricsSystem.factory) {
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
     }
 
     /// A paced source keeps its last state: it was not asked.
-    func record(_ attempts: [SourceAttempt]) {
+    public func record(_ attempts: [SourceAttempt]) {
         for attempt in attempts {
             switch attempt {
             case .succeeded(let source, _):

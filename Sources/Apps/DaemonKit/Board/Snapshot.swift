@@ -4,27 +4,27 @@ import WireProtocol
 /// What the daemon knows at one moment: made once per change (a fetch outcome, a freshness
 /// transition, a reload, a disk problem) and rendered once. Socket requests splice only the
 /// age into `rendered`; `watch` subscribers get `statusLine`; systemd gets `status`.
-final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    let quote: Quote?
+public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public let quote: Quote?
     /// Failing sources, then a failing disk: what `last_error` and STATUS= report.
-    let problems: String?
+    public let problems: String?
     /// False for a restored quote stamped in the future: its age is unknown, so it is stale.
-    let ageKnown: Bool
-    let age: QuoteAge<Instant>
+    public let ageKnown: Bool
+    public let age: QuoteAge<Instant>
     /// How old this quote may get before it is stale.
-    let staleLimit: Duration
+    public let staleLimit: Duration
     /// STATUS= as of the moment the snapshot was made.
-    let status: DaemonStatus
-    let rendered: RenderedStatus
+    public let status: DaemonStatus
+    public let rendered: RenderedStatus
     /// The status line as of the moment the snapshot was made.
-    let statusLine: String
+    public let statusLine: String
     /// The `price` reply: the price, or the nodata error.
-    let priceLine: String
+    public let priceLine: String
     /// What makes a change of state for watchers; never held back.
-    let stateKey: WatchStateKey
+    public let stateKey: WatchStateKey
 
     /// `currency` labels a status with no quote yet.
-    init(quote: Quote?, currency: String = "USD", transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    public init(quote: Quote?, currency: String = "USD", transport: Transport = .poll, problems: String?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
          trend: StatusMessage.Trend = .unknown, madeAt now: Instant, wallTime: Timestamp) {
         self.quote = quote
         self.problems = problems
@@ -53,27 +53,27 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
         stateKey = WatchStateKey(quote: quote, kind: status.kind, transport: transport, problems: problems)
     }
 
-    func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
+    public func freshness(now: Instant, wallTime: Timestamp) -> Freshness {
         Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
     }
 
-    static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    public static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
                                   now: Instant, wallTime: Timestamp) -> Freshness {
         ageKnown ? age.freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
     }
 
     /// STATUS= as of `now` (the age ticks while stale).
-    func status(now: Instant, wallTime: Timestamp) -> DaemonStatus {
+    public func status(now: Instant, wallTime: Timestamp) -> DaemonStatus {
         StatusSummary.status(quote: quote, freshness: freshness(now: now, wallTime: wallTime), failures: problems)
     }
 
     /// The status line as of `now`: only the age and state are rendered here.
-    func statusLine(now: Instant, wallTime: Timestamp) -> String {
+    public func statusLine(now: Instant, wallTime: Timestamp) -> String {
         let freshness = freshness(now: now, wallTime: wallTime)
         return rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
     }
 
-    func timeUntilStale(now: Instant, wallTime: Timestamp) -> Duration? {
+    public func timeUntilStale(now: Instant, wallTime: Timestamp) -> Duration? {
         guard ageKnown else { return nil }
         return age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit)
     }
@@ -81,14 +81,14 @@ final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Duration 
 
 /// The STATUS kind, the source and how the quote came, and the problems. Price, age and trend
 /// are not part of it.
-struct WatchStateKey: Sendable, Hashable {
-    let kind: StatusKind
-    let source: SourceName?
-    let contributors: [SourceName]
-    let transport: Transport?
-    let problems: String?
+public struct WatchStateKey: Sendable, Hashable {
+    public let kind: StatusKind
+    public let source: SourceName?
+    public let contributors: [SourceName]
+    public let transport: Transport?
+    public let problems: String?
 
-    init(quote: Quote?, kind: StatusKind, transport: Transport, problems: String?) {
+    public init(quote: Quote?, kind: StatusKind, transport: Transport, problems: String?) {
         self.kind = kind
         source = quote?.source
         contributors = quote?.contributors ?? []
@@ -98,12 +98,12 @@ struct WatchStateKey: Sendable, Hashable {
 }
 
 /// How the current quote arrived.
-enum Transport: String, Sendable, Hashable {
+public enum Transport: String, Sendable, Hashable {
     case stream, poll
 }
 
 extension StatusMessage.State {
-    init(_ state: FreshnessState) {
+    public init(_ state: FreshnessState) {
         switch state {
         case .fresh: self = .fresh
         case .stale: self = .stale

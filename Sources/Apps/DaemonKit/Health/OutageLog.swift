@@ -2,15 +2,15 @@ import Logging
 
 /// The rule every keeper follows when it writes to disk: one error line when an operation starts
 /// failing and one line when it works again, however often it is retried in between.
-struct OutageLog: Sendable {
+public struct OutageLog: Sendable {
     private let logger: Logger
     private(set) var isFailing = false
 
-    init(logger: Logger) { self.logger = logger }
+    public init(logger: Logger) { self.logger = logger }
 
     /// Logs `message` if this failure starts an outage; returns whether it did.
     @discardableResult
-    mutating func failed(_ error: any Error, _ message: @autoclosure () -> String) -> Bool {
+    public mutating func failed(_ error: any Error, _ message: @autoclosure () -> String) -> Bool {
         guard !isFailing else { return false }
         isFailing = true
         logger.error("\(message())", metadata: ["error": "\(error)"])
@@ -19,7 +19,7 @@ struct OutageLog: Sendable {
 
     /// Logs `message` if this success ends an outage; returns whether it did.
     @discardableResult
-    mutating func succeeded(_ message: @autoclosure () -> String) -> Bool {
+    public mutating func succeeded(_ message: @autoclosure () -> String) -> Bool {
         guard isFailing else { return false }
         isFailing = false
         logger.info("\(message())")

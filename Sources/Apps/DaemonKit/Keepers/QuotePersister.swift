@@ -1,6 +1,5 @@
 import CoreMetrics
 import Logging
-import NIOPosix
 import PriceCore
 import Synchronization
 
@@ -9,8 +8,9 @@ import Synchronization
 /// (or a streamed trade) inside the interval costs no thread a wakeup. One writer means at most
 /// one write at a time; while it writes, newer offers replace the waiting one. Writes run off
 /// the cooperative pool (fsync can block), and a broken disk is reported once, not every second.
-final class QuotePersister: Sendable {
+public final class QuotePersister: Sendable {
     private let store: any QuoteStore
+    private let work: any BlockingWork
     private let minimumInterval: Duration
     private let logger: Logger
     private let report: @Sendable (String?) -> Void
@@ -29,8 +29,10 @@ final class QuotePersister: Sendable {
     }
 
     /// `report` hears the problem when saving starts failing, and nil when it works again.
-    init(store: any QuoteStore, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory,
-         report: @escaping @Sendable (String?) -> Void = { _ in }) {
+    /// `work` runs the writes (fsync blocks).
+    public init(store: any QuoteStore, work: any BlockingWork, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory,
+                report: @escaping @Sendable (String?) -> Void = { _ in }) {
+        self.work = work
         duration = CoreMetrics.Timer(label: "btcpriced_persist_duration_seconds", factory: metrics)
         failures = Counter(label: "btcpriced_persist_failures_total", factory: metrics)
         self.store = store
@@ -41,7 +43,7 @@ final class QuotePersister: Sendable {
     }
 
     /// Returns at once; the write happens behind.
-    func offer(_ quote: Quote) {
+    public func offer(_ quote: Quote) {
         let interval = minimumInterval.wholeMilliseconds
         let wake = slot.withLock { slot in
             slot.waiting = quote
@@ -54,12 +56,12 @@ final class QuotePersister: Sendable {
     }
 
     /// No more offers: `run` writes what is left and returns.
-    func finish() {
+    public func finish() {
         continuation.finish()
     }
 
     /// Writes offered quotes until `finish`, then whatever the rate limit held back.
-    func run() async {
+    public func run() async {
         var outage = OutageLog(logger: logger)
         for await _ in wakeups {
             let taken = slot.withLock { slot in
@@ -84,7 +86,7 @@ final class QuotePersister: Sendable {
         let store = self.store
         let started = ContinuousClock.now
         do {
-            try await NIOThreadPool.singleton.runIfActive { try store.save(quote) }
+            try await work.run { try store.save(quote) }
             duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds)
             if outage.succeeded("saving quotes works again") { report(nil) }
             return true

@@ -6,15 +6,15 @@ import Synchronization
 /// the venue's time, applies the venue's order rule, updates the board, tells the publisher
 /// (the only writer to watchers), systemd's status and the persister. Nothing on this path
 /// renders: the board makes its snapshot when someone asks.
-final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
-    let board: PriceBoard<C>
-    let publisher: WatchPublisher<C>
+public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+    public let board: PriceBoard<C>
+    public let publisher: WatchPublisher<C>
     private let health: DaemonHealth<C>
     private let persister: QuotePersister
     private let logger: Logger
     private let firstQuoteLogged: Mutex<Bool>
 
-    init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister, logger: Logger) {
+    public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister, logger: Logger) {
         self.board = board
         self.publisher = publisher
         self.health = health
@@ -24,26 +24,26 @@ final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Inst
     }
 
     /// A fetch cycle's outcome: its quote (stamped by the fetch loop) and its failures.
-    func accept(_ report: CycleReport) {
+    public func accept(_ report: CycleReport) {
         if board.record(report) { changed() }
         // A polled quote that the board kept out (a healthy stream's trades are newer) is not saved either.
         if let quote = report.quote, board.quote == quote { accepted(quote) }
     }
 
-    /// A stream's message, in order of arrival. Late or reordered messages, and a ticker's
-    /// close behind a newer trade, never move the price back.
-    func accept(_ events: [StreamEvent], from stream: StreamState<C.Instant>) {
+    /// A stream's message, in order of arrival. `admits` is the venue's order rule: late or
+    /// reordered messages, and a ticker's close behind a newer trade, never move the price back.
+    public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) {
         for event in events {
             switch event {
             case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
-                guard stream.order.withLock({ $0.admits(event) }) else { continue }
+                guard admits(event) else { continue }
                 let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
-                let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: stream.venue,
+                let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue,
                                   timestamp: timestamp)
                 if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() }
                 accepted(quote)
             case .dayRange(let day):
-                if board.record(day: day, from: stream.venue) { publisher.publish() }
+                if board.record(day: day, from: venue) { publisher.publish() }
             case .alive, .closingSoon:
                 continue
             }
@@ -53,14 +53,14 @@ final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Inst
     /// Time alone changed the state (the quote turned stale): watchers and systemd hear it.
     /// Returns whether it changed.
     @discardableResult
-    func timePassed() -> Bool {
+    public func timePassed() -> Bool {
         guard board.refreshState() else { return false }
         changed()
         return true
     }
 
     /// Anything else that changes what watchers see: a failing disk, a reload's policy.
-    func boardChanged(_ didChange: Bool) {
+    public func boardChanged(_ didChange: Bool) {
         if didChange { changed() }
     }
 

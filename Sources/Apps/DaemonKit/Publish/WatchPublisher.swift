@@ -5,7 +5,7 @@ import Synchronization
 /// one line per publish interval, always the newest, made from the board only when it is sent;
 /// a change of state, source or transport goes out at once. Lines are handed on under its lock,
 /// so one can never overtake another.
-final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
         var lastSentAt: C.Instant?
         var lastKey: WatchStateKey?
@@ -19,7 +19,7 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
     private let state = Mutex(State())
 
     /// `broadcast` hands a line to every watcher (the socket server's).
-    init(board: PriceBoard<C>, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
+    public init(board: PriceBoard<C>, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
         self.board = board
         self.broadcast = broadcast
         self.interval = interval
@@ -28,7 +28,7 @@ final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.I
     private var clock: C { board.clock }
 
     /// The board changed.
-    func publish() {
+    public func publish() {
         let now = clock.now
         let key = board.stateKey
         let flushAt: C.Instant? = state.withLock { state in
