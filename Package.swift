@@ -181,6 +181,12 @@ let package = Package(
         ),
 
         .target(name: "TestClocks", dependencies: ["PriceCore"], path: "Sources/Testing/TestClocks"),
+        // Recording stand-ins for DaemonKit's ports and a board on manual clocks, for tests.
+        .target(
+            name: "DaemonKitTesting",
+            dependencies: ["DaemonKit", "PriceCore", "TestClocks", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Testing/DaemonKitTesting"
+        ),
 
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
@@ -193,8 +199,15 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
+        // DaemonKit through its public API only: no @testable, no sockets, no wall time.
+        .testTarget(name: "DaemonKitTests", dependencies: [
+            "DaemonKit", "DaemonKitTesting", "PriceCore", "WireProtocol", "TestClocks",
+            .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "DaemonKit", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
+            "Daemon", "DaemonKit", "DaemonKitTesting", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",
             "Streams", "FakeExchange", "ClientKit",
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import ClientKit
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import DaemonConfig
 import FileStore
 import Foundation

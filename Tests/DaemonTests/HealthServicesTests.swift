@@ -1,6 +1,7 @@
 import ClientKit
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import Foundation
 import InMemoryLogging
 import Logging
@@ -11,22 +12,12 @@ import Synchronization
 import Testing
 import TestClocks
 
-/// What systemd would hear, kept instead of sent.
-final class RecordingNotifier: HealthNotifier {
-    let statuses = Mutex<[String]>([])
-    let pings = Mutex(0)
-    func status(_ text: String) { statuses.withLock { $0.append(text) } }
-    func watchdog() { pings.withLock { $0 += 1 } }
-    var statusCount: Int { statuses.withLock { $0.count } }
-    var pingCount: Int { pings.withLock { $0 } }
-}
-
 /// The freshness monitor and the watchdog in-process on a ManualClock, with a recording
 /// notifier in place of systemd's socket: what used to need wall-time windows in a spawned daemon.
 @Suite("Freshness monitor and watchdog in-process on a ManualClock")
 struct HealthServicesTests {
     @Test func aQuoteGoingStaleIsOneWarningOneBroadcastAndStatusAtMostOnceASecond() async throws {
-        let (board, clock, _) = try makeBoard(staleAfter: "10s")
+        let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
         let directory = NSTemporaryDirectory() + "btcpriced-health-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

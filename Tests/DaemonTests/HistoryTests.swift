@@ -1,5 +1,6 @@
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import FileStore
 import Foundation
 import Logging
@@ -24,7 +25,7 @@ struct HistoryTests {
     }
 
     @Test func theStatusGainsChangesAsTheHistoryFills() throws {
-        let (board, clock, wallClock) = try makeBoard()
+        let (board, clock, wallClock) = makeBoard()
         step(board, clock, wallClock, "100000", minutes: 60)
         let hour = try #require(poll(board, "101270"))
         #expect(hour.statusLine.contains(#""change_1h":"1.27","change_24h":null,"change_7d":null,"open_24h":null"#))
@@ -35,7 +36,7 @@ struct HistoryTests {
     }
 
     @Test func aStreamingVenuesDayFiguresServeUntilTheHistoryCoversADay() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         _ = board.record(streamed: quote("110000"))
         #expect(board.record(day: DayRange(open: try Price(parsing: "100000"), high: try Price(parsing: "111000"), low: try Price(parsing: "99000")), from: .binance))
         let snapshot = board.current
@@ -46,14 +47,14 @@ struct HistoryTests {
     }
 
     @Test func theHistoryVerbAnswersTheDownsampledCloses() throws {
-        let (board, clock, wallClock) = try makeBoard()
+        let (board, clock, wallClock) = makeBoard()
         for price in ["1", "2", "3", "4"] { step(board, clock, wallClock, price, minutes: 15) }
         #expect(board.historyReply(HistoryQuery(range: .hour, points: 4))
                 == #"{"range":"1h","currency":"USD","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]]}"# + "\n")
     }
 
     @Test func aRestoredHistoryDropsMinutesFromTheFuture() throws {
-        let (board, _, wallClock) = try makeBoard()
+        let (board, _, wallClock) = makeBoard()
         let now = MinuteBar.minute(of: wallClock.now())
         let bars = [now - 2, now, now + 5].map { MinuteBar(minute: $0, open: 1, high: 1, low: 1, close: 1) }
         #expect(board.restore(PriceHistory(bars: bars)) == 1)
@@ -61,7 +62,7 @@ struct HistoryTests {
     }
 
     @Test func savesAppendNewBarsAndRewriteTheFileAtStartAndAfterADayOfLines() async throws {
-        let (board, clock, wallClock) = try makeBoard()
+        let (board, clock, wallClock) = makeBoard()
         let directory = NSTemporaryDirectory() + "btcpriced-history-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -92,7 +93,7 @@ struct HistoryTests {
     }
 
     @Test func theServiceSavesAtMostEveryTenMinutesOnlyWhenChangedAndAtShutdown() async throws {
-        let (board, clock, wallClock) = try makeBoard()
+        let (board, clock, wallClock) = makeBoard()
         let directory = NSTemporaryDirectory() + "btcpriced-history-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,5 +1,6 @@
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import Logging
 import MetricsExport
 import PriceCore
@@ -37,7 +38,7 @@ struct DaemonMetricsTests {
     }
 
     @Test func theScrapeReadsTheExactPriceTheStateAndTheBuildFromTheBoard() throws {
-        let (board, clock, _) = try makeBoard(staleAfter: "10s")
+        let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
         let replies = try makeReplies(board)
         #expect(replies.metricsReply().contains("btcpriced_stale 1\n"), "no quote yet counts as stale")
         #expect(!replies.metricsReply().contains("btcpriced_price{"))

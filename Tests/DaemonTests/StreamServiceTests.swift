@@ -1,5 +1,6 @@
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import Exchanges
 import FakeExchange
 import FileStore
@@ -40,7 +41,7 @@ struct StreamServiceTests {
     func start(_ venues: [Venue], on exchange: FakeExchange, policy: Policy,
                stateDirectory: String? = nil) async throws -> Running {
         let stateDirectory = try stateDirectory ?? Self.makeStateDirectory()
-        let (board, clock, wallClock) = try makeBoard()
+        let (board, clock, wallClock) = makeBoard()
         let lineup = try #require(StreamLineup(venues.map { venue in
             .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
                   state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: clock.now)))

@@ -1,5 +1,6 @@
 @testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import FileStore
 import Foundation
 import InMemoryLogging
@@ -78,7 +79,7 @@ struct StreamSupervisorTests {
     }
 
     func start(_ streams: [(SourceName, ScriptedPriceStream)], policy: Policy = Policy()) async throws -> Running {
-        let (board, clock, _) = try makeBoard(staleAfter: "60s")
+        let (board, clock, _) = makeBoard(staleAfter: .seconds(60))
         let directory = NSTemporaryDirectory() + "btcpriced-supervisor-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let lineup = try #require(StreamLineup(streams.map { name, stream in

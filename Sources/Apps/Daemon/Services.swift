@@ -55,23 +55,6 @@ struct FetchService<C: Clock>: Service where C.Duration == Duration {
     }
 }
 
-/// Writes quotes behind the fetch loop. Listed before FetchService, so it is shut down after
-/// it (a ServiceGroup stops services in reverse order, one at a time) and writes the last quote.
-/// Only its own shutdown ends it: a service that returns while another is being stopped counts
-/// as a failure.
-struct PersistService: Service {
-    let persister: QuotePersister
-
-    func run() async throws {
-        let persister = self.persister
-        await withGracefulShutdownHandler {
-            await persister.run()
-        } onGracefulShutdown: {
-            persister.finish()
-        }
-    }
-}
-
 /// Tells watchers and systemd when the quote turns stale, without polling: it sleeps until
 /// the moment the current quote crosses `staleAfter`.
 struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {

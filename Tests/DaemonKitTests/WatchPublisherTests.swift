@@ -1,5 +1,5 @@
-@testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import PriceCore
 import Synchronization
 import TestClocks
@@ -22,7 +22,7 @@ struct WatchPublisherTests {
     }
 
     @Test func tradesWithinAnIntervalAreHeldAndOnlyTheNewestIsSent() async throws {
-        let (board, clock, _) = try makeBoard()
+        let (board, clock, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
         board.record(streamed: quote("100.1")); publisher.publish()
@@ -57,9 +57,9 @@ struct WatchPublisherTests {
     }
 
     @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
-        let (_, clock, wallClock) = try makeBoard()
+        let (_, clock, wallClock) = makeBoard()
         let stopped = StoppedClock(clock)
-        let board = try makeBoard(clock: stopped, wallClock: wallClock)
+        let board = makeBoard(clock: stopped, wallClock: wallClock)
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
         board.record(streamed: quote("100.1")); publisher.publish()
@@ -72,7 +72,7 @@ struct WatchPublisherTests {
     }
 
     @Test func aChangeOfTransportOrStateIsNeverHeldBack() async throws {
-        let (board, clock, _) = try makeBoard()
+        let (board, clock, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
         board.record(streamed: quote("100.1")); publisher.publish()
@@ -83,7 +83,7 @@ struct WatchPublisherTests {
     }
 
     @Test func zeroSendsEveryUpdate() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .zero) { lines.append($0) }
         for price in ["1.1", "1.2", "1.3"] { board.record(streamed: quote(price)); publisher.publish() }

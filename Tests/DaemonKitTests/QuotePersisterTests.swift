@@ -1,5 +1,5 @@
-@testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import Dispatch
 import InMemoryLogging
 import Logging
@@ -8,50 +8,6 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Synchronization
 import Testing
-
-/// A store that records what it is asked to write, can hold a write until released, and can
-/// fail on demand: enough to watch the persister's ordering and error reporting.
-final class RecordingStore: QuoteStore {
-    struct Record { var started = 0; var inFlight = 0; var mostInFlight = 0; var saved: [Quote] = []; var failuresLeft = 0 }
-    let record = Mutex(Record())
-    private let gate = DispatchSemaphore(value: 0)
-    private let gated: Bool
-
-    init(gated: Bool = false, failures: Int = 0) {
-        self.gated = gated
-        record.withLock { $0.failuresLeft = failures }
-    }
-
-    struct DiskFull: Error, CustomStringConvertible { var description: String { "No space left on device" } }
-
-    func load() throws -> StoredQuote { .none }
-
-    func save(_ quote: Quote) throws {
-        let failing = record.withLock { record in
-            record.started += 1
-            record.inFlight += 1
-            record.mostInFlight = max(record.mostInFlight, record.inFlight)
-            defer { record.failuresLeft -= 1 }
-            return record.failuresLeft > 0
-        }
-        if gated { gate.wait() }
-        try record.withLock { record in
-            record.inFlight -= 1
-            if failing { throw DiskFull() }
-            record.saved.append(quote)
-        }
-    }
-
-    func release() { gate.signal() }
-    var saved: [Int64] { record.withLock { $0.saved.map(\.timestamp.millisecondsSinceEpoch) } }
-    var started: Int { record.withLock { $0.started } }
-}
-
-/// Waits for something another task does; bounded, so a broken persister fails instead of hanging.
-func eventually(_ condition: () -> Bool) async throws {
-    for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(condition())
-}
 
 @Suite("Quote persister: behind the fetch loop, newest wins, one write at a time")
 struct QuotePersisterTests {

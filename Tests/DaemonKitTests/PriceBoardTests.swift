@@ -1,5 +1,5 @@
-@testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import PriceCore
 import Testing
 import TestClocks
@@ -7,7 +7,7 @@ import TestClocks
 @Suite("Price board: one snapshot per change, rendered once")
 struct PriceBoardTests {
     @Test func aRepeatedFailureMakesNoNewSnapshotButAQuoteDoes() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))))
         let failing = board.current
         #expect(!board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))),
@@ -21,7 +21,7 @@ struct PriceBoardTests {
     }
 
     @Test func requestsSpliceTheAgeOnTheInjectedClock() throws {
-        let (board, clock, wallClock) = try makeBoard(staleAfter: "10s")
+        let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(10))
         _ = board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1)))
         let made = board.current
         clock.advance(by: .milliseconds(3250))
@@ -40,7 +40,7 @@ struct PriceBoardTests {
     }
 
     @Test func tradesMakeNoSnapshotUntilOneIsAskedFor() throws {
-        let (board, clock, _) = try makeBoard()
+        let (board, clock, _) = makeBoard()
         board.record(streamed: quote("100.1"))
         let first = board.current
         #expect(board.current === first, "asking twice makes one snapshot")
@@ -55,7 +55,7 @@ struct PriceBoardTests {
     }
 
     @Test func aFailingDiskShowsInLastErrorAndStatus() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         _ = board.record(CycleReport(quote: quote("1.5"), failureSummary: "kraken: HTTP 500", nextCycleIn: .seconds(1)))
         board.persistence(failing: "No space left on device")
         #expect(board.current.problems == "kraken: HTTP 500; saving: No space left on device")
@@ -65,14 +65,14 @@ struct PriceBoardTests {
     }
 
     @Test func aQuoteOfUnknownAgeIsStaleWithANullAge() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         board.restore(quote("1.5"), ageKnown: false)
         #expect(board.statusReply().contains(#""age":null,"state":"stale""#))
         #expect(board.statusSummary().text.hasPrefix("STALE, age unknown"))
     }
 
     @Test func withoutAQuoteThePriceReplyIsTheNodataError() throws {
-        let (board, _, _) = try makeBoard()
+        let (board, _, _) = makeBoard()
         #expect(board.priceReply().hasPrefix(#"{"error":"nodata""#))
         #expect(board.current.status == DaemonStatus(kind: .waiting, text: "waiting for first quote"))
     }

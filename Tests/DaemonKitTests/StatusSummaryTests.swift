@@ -1,5 +1,5 @@
-@testable import Daemon
 import DaemonKit
+import DaemonKitTesting
 import PriceCore
 import Testing
 import WireProtocol

@@ -1,0 +1,13 @@
+import DaemonKit
+import Synchronization
+
+/// What systemd would hear, kept instead of sent.
+public final class RecordingNotifier: HealthNotifier {
+    public init() {}
+    public let statuses = Mutex<[String]>([])
+    public let pings = Mutex(0)
+    public func status(_ text: String) { statuses.withLock { $0.append(text) } }
+    public func watchdog() { pings.withLock { $0 += 1 } }
+    public var statusCount: Int { statuses.withLock { $0.count } }
+    public var pingCount: Int { pings.withLock { $0 } }
+}
