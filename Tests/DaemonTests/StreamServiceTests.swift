@@ -48,7 +48,7 @@ struct StreamServiceTests {
         }))
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
-        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), logger: logger)
+        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: ThreadWork(), logger: logger)
         let ledger = SourceLedger<ManualClock.Instant>()
         await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
         _ = lineup.resumeRefusals(from: ledger, at: clock.now)

@@ -57,7 +57,7 @@ public enum RestraintDocument {
 }
 
 /// Keeps `sources.json` beside `quote.json`, written the same atomic, durable way.
-public struct FileRestraintStore: Sendable {
+public struct FileRestraintStore: RestraintStore {
     public static let fileName = "sources.json"
     static let tempPrefix = ".sources.json.tmp."
 

@@ -103,7 +103,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             }
         }
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister, logger: logger)
-        restraints = RestraintKeeper(store: FileRestraintStore(directory: parts.stateDirectory), logger: logger)
+        restraints = RestraintKeeper(store: FileRestraintStore(directory: parts.stateDirectory), work: parts.work, logger: logger)
         await restraints.restore(into: directory.ledger, now: parts.clock.now, wallTime: parts.wallClock.now())
         if let streams = parts.streams {
             directory.attach { streams.report(at: $0) }

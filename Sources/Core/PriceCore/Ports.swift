@@ -62,3 +62,12 @@ public protocol PriceStream: Sendable {
 public protocol BlockingWork: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
 }
+
+/// Where every venue's rest and budget survive restarts, so a restart loop never asks early.
+public protocol RestraintStore: Sendable {
+    /// Where it keeps them, for messages.
+    var path: String { get }
+    /// Empty when nothing was kept; throws when what was kept is unreadable.
+    func load() throws -> [SourceName: SourceRestraint]
+    func save(_ restraints: [SourceName: SourceRestraint]) throws
+}

@@ -1,14 +1,13 @@
 import DaemonKit
-import FileStore
 import Logging
-import NIOPosix
 import PriceCore
 import Synchronization
 
 /// Writes `sources.json` whenever a venue's cool-down or a budgeted call changes it, so a
 /// restart (or a restart loop) resumes every rest and budget instead of asking at once.
-actor RestraintKeeper {
-    private let store: FileRestraintStore
+public actor RestraintKeeper {
+    private let store: any RestraintStore
+    private let work: any BlockingWork
     private let logger: Logger
     private var written: [SourceName: SourceRestraint]?
     /// The ledger's restraint version last looked at; -1 forces a look. Read outside the actor,
@@ -16,14 +15,15 @@ actor RestraintKeeper {
     private nonisolated let seenVersion = Atomic<Int>(-1)
     private var outage: OutageLog
 
-    init(store: FileRestraintStore, logger: Logger) {
+    public init(store: any RestraintStore, work: any BlockingWork, logger: Logger) {
         self.store = store
+        self.work = work
         self.logger = logger
         outage = OutageLog(logger: logger)
     }
 
     /// Reads what the previous run left into the ledger; a bad file is ignored (it is rewritten).
-    func restore<Instant>(into ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) {
+    public func restore<Instant>(into ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) {
         do {
             let restraints = try store.load()
             written = restraints
@@ -37,7 +37,7 @@ actor RestraintKeeper {
         }
     }
 
-    nonisolated func offer<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
+    public nonisolated func offer<Instant>(from ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) async {
         guard ledger.restraintVersion != seenVersion.load(ordering: .relaxed) else { return }
         await save(from: ledger, now: now, wallTime: wallTime)
     }
@@ -50,7 +50,7 @@ actor RestraintKeeper {
         guard restraints != written else { return }
         let store = self.store
         do {
-            try await NIOThreadPool.singleton.runIfActive { try store.save(restraints) }
+            try await work.run { try store.save(restraints) }
             written = restraints
             outage.succeeded("saving \(store.path) works again")
         } catch {

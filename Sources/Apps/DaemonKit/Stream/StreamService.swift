@@ -1,120 +1,36 @@
-import DaemonKit
 import CoreMetrics
-import EventLoopScheduling
 import Logging
 import PriceCore
 import ServiceLifecycle
-import Streams
 import Synchronization
 import WireProtocol
-
-/// The stream's link, shared with the fetch loop, which rests while the stream is healthy.
-final class StreamState<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
-    let venue: SourceName
-    private let link: Mutex<StreamLink<Instant>>
-    /// For `btcctl sources`: connections opened, and why the last one ended.
-    private let history = Mutex((connections: 0, lastEnding: String?.none))
-    private let connected: Gauge
-    private let reconnects: Counter
-
-    init(venue: SourceName, link: StreamLink<Instant>, metrics: any MetricsFactory = MetricsSystem.factory) {
-        self.venue = venue
-        self.link = Mutex(link)
-        connected = Gauge(label: "btcpriced_stream_connected", dimensions: [("source", venue.rawValue)], factory: metrics)
-        reconnects = Counter(label: "btcpriced_stream_reconnects_total", dimensions: [("source", venue.rawValue)], factory: metrics)
-        connected.record(0)
-    }
-
-    /// The venue's order rule, kept across its connections (a rotation's replacement too).
-    let order = Mutex(StreamOrder())
-
-    func isHealthy(at now: Instant) -> Bool { link.withLock { $0.isHealthy(at: now) } }
-    func update<T>(_ body: (inout StreamLink<Instant>) -> T) -> T { link.withLock { body(&$0) } }
-
-    func opened() {
-        let count = history.withLock { history in
-            history.connections += 1
-            return history.connections
-        }
-        connected.record(1)
-        if count > 1 { reconnects.increment() }
-    }
-
-    func ended(_ reason: String) {
-        history.withLock { $0.lastEnding = reason }
-        connected.record(0)
-    }
-
-    func report(at now: Instant) -> SourcesReport.Stream {
-        let state = link.withLock { link -> String in
-            switch link.phase {
-            case .live: link.hasStalled(at: now) ? "stalled" : link.isPriceSilent(at: now) ? "quiet" : "live"
-            case .connecting: "connecting"
-            case .waiting: "retrying"
-            case .refused: "refused"
-            }
-        }
-        let (connections, lastEnding) = history.withLock { ($0.connections, $0.lastEnding) }
-        return SourcesReport.Stream(name: venue.rawValue, state: state, connections: connections, lastError: lastEnding)
-    }
-}
-
-/// The venues BTCPRICED_STREAM allows, in the chain's order, each with its own link, and the
-/// one in use. The fetch loop, the board and `btcctl sources` see the one in use.
-final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
-    struct Candidate: Sendable {
-        let connection: any PriceStream
-        let state: StreamState<Instant>
-    }
-
-    let candidates: [Candidate]
-    private let inUse = Mutex(0)
-
-    /// nil when no venue in the chain can stream.
-    init?(_ candidates: [Candidate]) {
-        guard !candidates.isEmpty else { return nil }
-        self.candidates = candidates
-    }
-
-    var current: Candidate { candidates[inUse.withLock { $0 }] }
-
-    /// Picks the venue to connect to next (`StreamLink.preferred`) and makes it the one in use.
-    func choose(at now: Instant) -> Candidate {
-        let index = StreamLink.preferred(candidates.map { $0.state.update { $0 } }, at: now) ?? 0
-        inUse.withLock { $0 = index }
-        return candidates[index]
-    }
-
-    func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
-    func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
-
-    /// Venues that refused their stream before a restart stay refused for the rest of their
-    /// hour, so a restart loop never asks a geo-blocking venue again; returns them.
-    func resumeRefusals(from ledger: SourceLedger<Instant>, at now: Instant) -> [(venue: SourceName, until: Instant)] {
-        candidates.compactMap { candidate in
-            guard let until = ledger.streamRefusal(candidate.state.venue, at: now) else { return nil }
-            candidate.state.update { $0.refusedBefore(until: until) }
-            return (candidate.state.venue, until)
-        }
-    }
-}
 
 /// Keeps a stream connected: every message goes through the intake, on the loop that read it;
 /// stalls and drops hand over to REST polling, which the fetch loop resumes on its next tick;
 /// a refused venue hands the stream to the next one in the lineup. Logs one line per change of
 /// the stream's state.
-struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
-    let lineup: StreamLineup<C.Instant>
-    let intake: PriceIntake<C>
-    let ledger: SourceLedger<C.Instant>
+public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
+    public let lineup: StreamLineup<C.Instant>
+    public let intake: PriceIntake<C>
+    public let ledger: SourceLedger<C.Instant>
     /// Keeps a refusal in sources.json, so it outlives a restart.
-    let restraints: RestraintKeeper
-    let clock: C
-    let jitter: any JitterSource
-    let logger: Logger
+    public let restraints: RestraintKeeper
+    public let clock: C
+    public let jitter: any JitterSource
+    public let logger: Logger
 
-    @_specialize(where C == EventLoopClock)
-    func run() async throws {
+    public init(lineup: StreamLineup<C.Instant>, intake: PriceIntake<C>, ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper,
+                clock: C, jitter: any JitterSource, logger: Logger) {
+        self.lineup = lineup
+        self.intake = intake
+        self.ledger = ledger
+        self.restraints = restraints
+        self.clock = clock
+        self.jitter = jitter
+        self.logger = logger
+    }
+
+    public func run() async throws {
         await cancelWhenGracefulShutdown { await keepConnected() }
     }
 

@@ -1,50 +1,11 @@
-@testable import Daemon
 import DaemonKit
 import DaemonKitTesting
-import FileStore
-import Foundation
 import InMemoryLogging
 import Logging
 import PriceCore
 import Synchronization
 import Testing
 import TestClocks
-
-/// A price stream that follows a script, one entry per connection: no socket, no exchange.
-final class ScriptedPriceStream: PriceStream {
-    enum Connection: Sendable {
-        /// Declines the connection with this HTTP status.
-        case refuse(Int)
-        /// Opens, delivers these messages, then stays open and silent until it is given up.
-        case open([[StreamEvent]])
-    }
-
-    private let script: Mutex<[Connection]>
-    private let started = Mutex(0)
-
-    init(_ script: [Connection]) { self.script = Mutex(script) }
-
-    /// Connections asked for so far.
-    var connections: Int { started.withLock { $0 } }
-
-    func run<Instant>(opened: @escaping @Sendable () -> Void,
-                      received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
-        started.withLock { $0 += 1 }
-        let next = script.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        switch next {
-        case nil:
-            return .failed("the script has no more connections")
-        case .refuse(let status):
-            return .refused(status: status)
-        case .open(let messages):
-            opened()
-            for message in messages { received(message) }
-            // Silent until cancelled, as a venue that stopped sending.
-            for await _ in AsyncStream<Never>(Never.self, { _ in }) {}
-            return .closed("cancelled")
-        }
-    }
-}
 
 /// The stream supervisor (connect, stall, hand over to REST, back off, reconnect, refuse) driven
 /// by a scripted stream on a ManualClock.
@@ -80,8 +41,6 @@ struct StreamSupervisorTests {
 
     func start(_ streams: [(SourceName, ScriptedPriceStream)], policy: Policy = Policy()) async throws -> Running {
         let (board, clock, _) = makeBoard(staleAfter: .seconds(60))
-        let directory = NSTemporaryDirectory() + "btcpriced-supervisor-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let lineup = try #require(StreamLineup(streams.map { name, stream in
             .init(connection: stream, state: StreamState(venue: name, link: StreamLink(policy: policy, now: clock.now)))
         }))
@@ -89,7 +48,7 @@ struct StreamSupervisorTests {
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
         let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), ledger: SourceLedger(),
-                                    restraints: RestraintKeeper(store: .init(directory: directory), logger: logger),
+                                    restraints: RestraintKeeper(store: MemoryRestraintStore(), work: ThreadWork(), logger: logger),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
     }
