@@ -158,7 +158,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         try await withTaskExecutorPreference(parts.executor) { try await group.run() }
     }
 
-    private func fetchService() -> FetchService<C> {
+    private func fetchService() -> FetchService<C, SourcePlan> {
         let parts = self.parts, ledger = directory.ledger
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (SourcePlan) -> FetchLoop<C> = { plan in
@@ -172,7 +172,8 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             return loop
         }
         var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, intake: intake, ledger: ledger,
-                                 restraints: restraints, health: health, logger: parts.logger, cycleHandled: parts.cycleHandled)
+                                 restraints: restraints, health: health, hints: VenueHints.operatorHints, logger: parts.logger)
+        fetch.cycleHandled = parts.cycleHandled
         fetch.executor = parts.executor
         return fetch
     }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import DaemonKit
 
 /// File descriptors: the soft limit is raised to the hard one at start, as systemd recommends
 /// for daemons that need many (systemd.exec(5), LimitNOFILE=), and the socket's connection cap

@@ -1,4 +1,3 @@
-import DaemonKit
 import MetricsExport
 import PriceCore
 import WireProtocol

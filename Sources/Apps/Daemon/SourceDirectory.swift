@@ -1,4 +1,3 @@
-import DaemonKit
 import PriceCore
 import Synchronization
 import WireProtocol

@@ -1,4 +1,3 @@
-import DaemonKit
 import AsyncHTTPClient
 import DaemonConfig
 import ExchangeHTTP

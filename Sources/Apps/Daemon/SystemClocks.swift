@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import DaemonKit
 import PriceCore
 
 struct SystemWallClock: WallClock {

@@ -1,0 +1,66 @@
+import Logging
+import PriceCore
+import ServiceLifecycle
+
+/// Runs fetch cycles until graceful shutdown, restarting the loop when a reload brings new
+/// settings. Generic over its clock, so tests run it on a ManualClock.
+public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration == Duration, C.Instant: Sendable {
+    let makeLoop: @Sendable (Plan) -> FetchLoop<C>
+    let initialPlan: Plan
+    let reloads: AsyncStream<Plan>
+    let intake: PriceIntake<C>
+    let ledger: SourceLedger<C.Instant>
+    let restraints: RestraintKeeper
+    let health: DaemonHealth<C>
+    let logger: Logger
+    let hints: OperatorHints
+    /// Hears every cycle after the service has handled it (tests wait on it).
+    public var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
+    public var metrics = FetchMetrics()
+    /// Where the loop runs: the daemon's event loop, which also carries its HTTP connections, so
+    /// a cycle wakes one thread instead of handing each step between threads.
+    public var executor: (any TaskExecutor)?
+
+    /// `makeLoop` makes the fetch loop for a plan: the first, then each one `reloads` brings.
+    public init(makeLoop: @escaping @Sendable (Plan) -> FetchLoop<C>, initialPlan: Plan, reloads: AsyncStream<Plan>, intake: PriceIntake<C>,
+                ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper, health: DaemonHealth<C>, hints: OperatorHints, logger: Logger) {
+        self.makeLoop = makeLoop
+        self.initialPlan = initialPlan
+        self.reloads = reloads
+        self.intake = intake
+        self.ledger = ledger
+        self.restraints = restraints
+        self.health = health
+        self.hints = hints
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let cycleHandled = self.cycleHandled, metrics = self.metrics
+        let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
+        let restraints = self.restraints, ledger = self.ledger, hints = self.hints
+        let handle: @Sendable (CycleReport, Duration) async -> Void = { report, maximumBackoff in
+            health.cycleCompleted()
+            metrics.record(report.attempts)
+            let hasQuote = board.quote != nil
+            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, hints: hints, logger: logger) }
+            intake.accept(report)
+            await restraints.offer(from: ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            cycleHandled(report)
+        }
+        await cancelWhenGracefulShutdown {
+            var plan = initialPlan
+            var updates = reloads.makeAsyncIterator()
+            while !Task.isCancelled {
+                let loop = makeLoop(plan)
+                let maximumBackoff = loop.schedule.maximumBackoff
+                let running = Task(executorPreference: executor) { await loop.run { await handle($0, maximumBackoff) } }
+                let next = await updates.next()
+                running.cancel()
+                await running.value
+                guard let next else { break }
+                plan = next
+            }
+        }
+    }
+}
