@@ -67,7 +67,7 @@ struct HistoryTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = FileHistoryStore(directory: directory)
-        let saver = HistorySaver(store: store, logger: Logger(label: "test"))
+        let saver = HistorySaver(store: store, work: ThreadWork(), logger: Logger(label: "test"))
         func inode() throws -> Int? { try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int }
         func lines() throws -> Int { try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n").count }
         step(board, clock, wallClock, "100", minutes: 1)
@@ -98,7 +98,7 @@ struct HistoryTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = FileHistoryStore(directory: directory)
-        let saver = HistorySaver(store: store, logger: Logger(label: "test"))
+        let saver = HistorySaver(store: store, work: ThreadWork(), logger: Logger(label: "test"))
         func savedBars() -> Int? { if case .history(let history)? = try? store.load() { history.bars.count } else { nil } }
         try await testGracefulShutdown { trigger in
             let group = ServiceGroup(services: [HistoryService(board: board, saver: saver, clock: clock)], logger: Logger(label: "test"))

@@ -5,18 +5,9 @@ import Darwin
 #endif
 import PriceCore
 
-public enum StoredHistory: Sendable, Equatable {
-    case none
-    case history(PriceHistory)
-    /// Unreadable; moved aside so the next save does not destroy the evidence.
-    case quarantined(reason: String, movedTo: String)
-    /// Kept in another currency (the instance's BTCPRICED_CURRENCY changed); moved aside whole.
-    case otherCurrency(String, movedTo: String)
-}
-
 /// Keeps `history.txt` (see HistoryDocument) in the state directory: new bars are appended, and
 /// the whole file is replaced atomically and durably, like `quote.json`, now and then.
-public struct FileHistoryStore: Sendable {
+public struct FileHistoryStore: HistoryStore {
     public static let fileName = "history.txt"
     static let tempPrefix = ".history.txt.tmp."
     /// Twice the longest plausible week; larger files are not ours.

@@ -90,7 +90,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             throw DaemonStartError(description: "cannot use the state directory: \(error)", exitStatus: ExitStatus.cannotCreate)
         }
         SavedQuote.restore(from: store, into: board, at: parts.wallClock.now(), logger: logger)
-        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), logger: logger)
+        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), work: parts.work, logger: logger)
         await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
         let server = self.server

@@ -71,3 +71,26 @@ public protocol RestraintStore: Sendable {
     func load() throws -> [SourceName: SourceRestraint]
     func save(_ restraints: [SourceName: SourceRestraint]) throws
 }
+
+/// Where the minute history survives restarts.
+public protocol HistoryStore: Sendable {
+    /// Where it keeps it, for messages.
+    var path: String { get }
+    /// The currency it is kept in.
+    var currency: String { get }
+    func load() throws -> StoredHistory
+    /// Replaces what is kept with `history`.
+    func save(_ history: PriceHistory) throws
+    /// Adds `bars` after what is kept, the first being the last kept minute again; false when
+    /// that cannot be done and the history must be saved whole.
+    func append(_ bars: ArraySlice<MinuteBar>) throws -> Bool
+}
+
+public enum StoredHistory: Sendable, Equatable {
+    case none
+    case history(PriceHistory)
+    /// Unreadable; moved aside so the next save does not destroy the evidence.
+    case quarantined(reason: String, movedTo: String)
+    /// Kept in another currency (the instance's BTCPRICED_CURRENCY changed); moved aside whole.
+    case otherCurrency(String, movedTo: String)
+}

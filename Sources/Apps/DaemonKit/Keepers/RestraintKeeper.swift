@@ -1,4 +1,3 @@
-import DaemonKit
 import Logging
 import PriceCore
 import Synchronization

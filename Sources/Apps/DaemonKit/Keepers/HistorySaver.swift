@@ -1,46 +1,17 @@
-import DaemonKit
-import FileStore
 import Logging
-import NIOPosix
 import PriceCore
-import ServiceLifecycle
-
-/// Saves the minute history at most once a `period`, only when it changed, and once more at
-/// shutdown. Listed before the services that feed the board, so it stops after them.
-///
-/// Ten minutes: each save is an append and an fdatasync (~12 KB to the device with ext4's
-/// journal), about 1.7 MB a day, plus a whole-file rewrite (≤ 520 KB) about once a day; a crash
-/// loses at most ten minutes of bars, a clean stop none. Once a minute would be ~17 MB a day.
-struct HistoryService<C: Clock>: Service where C.Duration == Duration {
-    static var defaultPeriod: Duration { .seconds(600) }
-
-    let board: PriceBoard<C>
-    let saver: HistorySaver
-    let clock: C
-    var period = defaultPeriod
-
-    func run() async throws {
-        let board = self.board, saver = self.saver, clock = self.clock, period = self.period
-        await cancelWhenGracefulShutdown {
-            while true {
-                do { try await clock.sleep(for: period) } catch { return }
-                await saver.save(from: board)
-            }
-        }
-        await saver.save(from: board)
-    }
-}
 
 /// Restores and writes `history.txt`; a broken disk is reported once, not every save.
 ///
 /// Saves append the bars from the last minute on disk on (that minute again, as it may have
 /// changed since); the file is rewritten whole at the first save after start, after a failed
 /// save, and once about a day of lines has been appended, which also drops pruned bars.
-actor HistorySaver {
+public actor HistorySaver {
     /// Appended lines before the file is rewritten whole: about a day's.
-    static let linesBeforeRewrite = 1440
+    public static let linesBeforeRewrite = 1440
 
-    let store: FileHistoryStore
+    public let store: any HistoryStore
+    private let work: any BlockingWork
     private let logger: Logger
     private var savedVersion = 0
     private var outage: OutageLog
@@ -48,14 +19,15 @@ actor HistorySaver {
     private var lastMinuteOnDisk: Int64?
     private var appendedLines = 0
 
-    init(store: FileHistoryStore, logger: Logger) {
+    public init(store: any HistoryStore, work: any BlockingWork, logger: Logger) {
         self.store = store
+        self.work = work
         self.logger = logger
         outage = OutageLog(logger: logger)
     }
 
     /// A bad file gives an empty history, never a failure to serve.
-    func restore<C>(into board: PriceBoard<C>) {
+    public func restore<C>(into board: PriceBoard<C>) {
         do {
             switch try store.load() {
             case .none:
@@ -76,7 +48,7 @@ actor HistorySaver {
         }
     }
 
-    func save<C>(from board: PriceBoard<C>) async {
+    public func save<C>(from board: PriceBoard<C>) async {
         guard let (history, version) = board.history(changedSince: savedVersion) else { return }
         let store = self.store
         let newBars: ArraySlice<MinuteBar>? = lastMinuteOnDisk.flatMap { last in
@@ -86,7 +58,7 @@ actor HistorySaver {
         }
         lastMinuteOnDisk = nil  // until this save is known to have worked
         do {
-            let appended: Int? = try await NIOThreadPool.singleton.runIfActive {
+            let appended: Int? = try await work.run {
                 if let newBars, try store.append(newBars) { return newBars.count }
                 try store.save(history)
                 return nil
