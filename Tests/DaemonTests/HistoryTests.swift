@@ -1,4 +1,3 @@
-@testable import Daemon
 import DaemonKit
 import DaemonKitTesting
 import FileStore

@@ -1,49 +1,39 @@
-import ClientKit
-@testable import Daemon
 import DaemonKit
 import DaemonKitTesting
-import Foundation
 import InMemoryLogging
 import Logging
-import NIOPosix
 import PriceCore
-import SocketServer
 import Synchronization
 import Testing
 import TestClocks
 
-/// The freshness monitor and the watchdog in-process on a ManualClock, with a recording
-/// notifier in place of systemd's socket: what used to need wall-time windows in a spawned daemon.
-@Suite("Freshness monitor and watchdog in-process on a ManualClock")
+/// The freshness monitor and the watchdog on a ManualClock, with a recording notifier in place
+/// of systemd's socket and the publisher's lines recorded in place of the socket's watchers.
+@Suite("Freshness monitor and watchdog on a ManualClock")
 struct HealthServicesTests {
     @Test func aQuoteGoingStaleIsOneWarningOneBroadcastAndStatusAtMostOnceASecond() async throws {
         let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
-        let directory = NSTemporaryDirectory() + "btcpriced-health-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try await QuoteServer.start(listener: .path(directory + "/btcpriced.sock"), status: try makeReplies(board), version: "test",
-                                                 clock: clock, group: MultiThreadedEventLoopGroup.singleton)
         let notifier = RecordingNotifier()
         let logs = InMemoryLogHandler()
         let health = DaemonHealth(notifier: notifier, watchdogInterval: nil, clock: clock)
         let logger = Logger(label: "btcpriced") { _ in logs }
-        let monitor = FreshnessMonitor(intake: makeIntake(board, health: health, logger: logger) { server.broadcast($0) }, health: health, logger: logger)
-        _ = board.record(CycleReport(quote: quote("100"), failureSummary: nil, nextCycleIn: .seconds(1)))
-        var watcher = try UnixSocketClient(path: directory + "/btcpriced.sock", timeoutMilliseconds: 5000)
-        try watcher.send("watch\n")
-        #expect(try watcher.readLine()?.contains(#""state":"fresh""#) == true)
-        try await eventually { server.watcherCount == 1 }
+        let lines = Mutex<[String]>([])
+        let intake = makeIntake(board, health: health, logger: logger) { line in lines.withLock { $0.append(line) } }
+        let monitor = FreshnessMonitor(intake: intake, health: health, logger: logger)
+        intake.accept(CycleReport(quote: quote("100"), failureSummary: nil, nextCycleIn: .seconds(1)))
+        #expect(lines.withLock { $0.count } == 1, "the quote itself went out")
         let task = Task { try await monitor.run() }
         defer { task.cancel() }
         #expect(await clock.waitForSleepers(1))
 
         clock.advance(by: .seconds(9))
         #expect(await clock.waitForSleepers(1))
-        #expect(notifier.statusCount == 0, "nothing to say while fresh")
+        #expect(notifier.statusCount == 1 && lines.withLock { $0.count } == 1, "nothing more to say while fresh")
         clock.advance(by: .milliseconds(1001))  // just past the limit
         #expect(await clock.waitForSleepers(1))
-        #expect(try watcher.readLine()?.contains(#""state":"stale""#) == true, "watchers hear of it at once")
-        #expect(notifier.statuses.withLock { $0 }.first?.hasPrefix("STALE") == true)
+        let sent = lines.withLock { $0 }
+        #expect(sent.count == 2 && sent.last?.contains(#""state":"stale""#) == true, "watchers hear of it at once: \(sent)")
+        #expect(notifier.statuses.withLock { $0 }.last?.hasPrefix("STALE") == true)
         for _ in 0..<600 {
             clock.advance(by: .milliseconds(100))
             #expect(await clock.waitForSleepers(1))
@@ -52,7 +42,7 @@ struct HealthServicesTests {
         #expect(updates >= 55 && updates <= 62, "\(updates) STATUS= lines in a minute of staleness: the age, about once a second")
         let warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
         #expect(warnings == ["the quote is stale: older than 10s"], "one line for the change, not one per check")
-        await server.shutdown()
+        #expect(lines.withLock { $0.count } == 2, "and one line to watchers")
     }
 
     @Test func theWatchdogIsFedWhileCyclesCompleteAndStarvedWhenTheyStop() async throws {
