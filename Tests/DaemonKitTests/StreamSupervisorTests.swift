@@ -73,6 +73,25 @@ struct StreamSupervisorTests {
         #expect(running.infos.filter { $0.contains("stream") } == ["streaming trades from binance; polling rests", "binance stream is back; polling rests"])
     }
 
+    @Test(.timeLimit(.minutes(1))) func aRotationOpensTheReplacementFirstAndRetiresTheOldOnceItCarriesAPrice() async throws {
+        let now = Int64(1_763_740_800_000)
+        let stream = ScriptedPriceStream([.open([Self.trade("100.5", at: now)]), .open([Self.trade("101.5", at: now + 60_000)])])
+        var policy = Policy()
+        policy.rotateAfter = .seconds(60)
+        policy.stallAfter = .seconds(3600)
+        policy.priceSilenceAfter = .seconds(3600)
+        let running = try await start([(.binance, stream)], policy: policy)
+        defer { running.task.cancel() }
+        try await eventually { running.board.quote?.price.description == "100.5" }
+        await running.advance(seconds: 59)
+        #expect(running.lineup.current.state.update { $0.replacementSince } == nil && stream.connections == 1, "not before the rotation age")
+        await running.advance(seconds: 1)
+        try await eventually { running.board.quote?.price.description == "101.5" }
+        #expect(stream.connections == 2 && running.state == "live")
+        #expect(running.lineup.report(at: running.clock.now).connections == 2)
+        #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
+    }
+
     @Test(.timeLimit(.minutes(1))) func aRefusingVenueRestsAnHourAndTheNextStreamsMeanwhile() async throws {
         let now = Int64(1_763_740_800_000)
         let binance = ScriptedPriceStream([.refuse(451)])
