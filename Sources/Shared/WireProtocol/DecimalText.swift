@@ -1,13 +1,16 @@
+import JSONText
+
 /// Rounding and abbreviating exact decimal text, for the wire, bars and prompts. Works on the
 /// digits themselves: no Double, no Foundation.
 public enum DecimalText {
-    /// Splits `114459.8` into ("114459", "8"); nil for anything that is not plain decimal text.
+    /// Splits `114459.8` into ("114459", "8"); nil for anything that is not plain, unsigned
+    /// decimal text (the shared DecimalLiteral grammar, without a sign or an exponent).
     public static func parts(_ text: String) -> (integer: Substring, fraction: Substring)? {
-        let pieces = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let integer = pieces.first, !integer.isEmpty, integer.allSatisfy(\.isASCIIDigit) else { return nil }
-        let fraction = pieces.count == 2 ? pieces[1] : ""
-        guard fraction.allSatisfy(\.isASCIIDigit) else { return nil }
-        return (integer, fraction)
+        guard case .success(let literal) = DecimalLiteral.scan(whole: text), !literal.isNegative, literal.exponentDigits == 0 else { return nil }
+        let utf8 = text.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        return (text[index(literal.integer.lowerBound)..<index(literal.integer.upperBound)],
+                text[index(literal.fraction.lowerBound)..<index(literal.fraction.upperBound)])
     }
 
     /// Rounds half up to `places` decimals: `114459.85`, 1 → `114459.9`; 0 → `114460`.

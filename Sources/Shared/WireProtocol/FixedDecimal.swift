@@ -1,3 +1,5 @@
+import JSONText
+
 /// Decimal text as an exact fixed-point number (18 places in an Int128): enough to compare
 /// prices with thresholds, to scale a sparkline and to work out a percent change, exactly and
 /// without Double or Foundation.
@@ -9,26 +11,21 @@ public struct FixedDecimal: Comparable, Sendable {
 
     public init(units: Int128) { self.units = units }
 
-    /// `114459.8`, `-1.27`, `80000`: at most 18 places and 18 integer digits; nil otherwise.
+    /// `114459.8`, `-1.27`, `80000`: decimal text (the shared DecimalLiteral grammar, without
+    /// an exponent) with at most 18 places and 18 integer digits; nil otherwise.
     public init?(_ text: some StringProtocol) {
-        var bytes = Substring(text).utf8[...]
-        let negative = bytes.first == UInt8(ascii: "-")
-        if negative { bytes = bytes.dropFirst() }
-        var value: Int128 = 0, integerDigits = 0, places = 0, seenPoint = false
-        for byte in bytes {
-            if byte == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-                continue
-            }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            if seenPoint { places += 1 } else { integerDigits += 1 }
-            guard integerDigits <= 18, places <= Self.places else { return nil }
-            value = value * 10 + Int128(byte - UInt8(ascii: "0"))
+        var text = String(text)
+        let units: Int128? = text.withUTF8 { bytes in
+            guard case .success(let literal) = DecimalLiteral.scan(bytes, at: 0), literal.end == bytes.count, literal.exponentDigits == 0,
+                  literal.integer.count <= 18, literal.fraction.count <= Self.places else { return nil }
+            var value: Int128 = 0
+            for offset in literal.integer { value = value * 10 + Int128(bytes[offset] &- 48) }
+            for offset in literal.fraction { value = value * 10 + Int128(bytes[offset] &- 48) }
+            for _ in literal.fraction.count..<Self.places { value *= 10 }
+            return literal.isNegative ? -value : value
         }
-        // Like DecimalText.parts: digits before the point are required; an empty fraction is not.
-        guard integerDigits > 0 else { return nil }
-        for _ in places..<Self.places { value *= 10 }
-        units = negative ? -value : value
+        guard let units else { return nil }
+        self.units = units
     }
 
     public static func < (lhs: FixedDecimal, rhs: FixedDecimal) -> Bool { lhs.units < rhs.units }

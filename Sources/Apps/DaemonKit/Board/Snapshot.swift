@@ -15,7 +15,7 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
     public let staleLimit: Duration
     /// STATUS= as of the moment the snapshot was made.
     public let status: DaemonStatus
-    public let rendered: RenderedStatus
+    let rendered: RenderedStatus
     /// The status line as of the moment the snapshot was made.
     public let statusLine: String
     /// The `price` reply: the price, or the nodata error.
@@ -57,7 +57,7 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
         Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
     }
 
-    public static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
+    static func freshness(of quote: Quote?, ageKnown: Bool, age: QuoteAge<Instant>, staleLimit: Duration,
                                   now: Instant, wallTime: Timestamp) -> Freshness {
         ageKnown ? age.freshness(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : .unknownAge
     }

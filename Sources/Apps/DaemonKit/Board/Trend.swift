@@ -3,12 +3,12 @@ import PriceCore
 import WireProtocol
 
 /// The status object's change and 24 h figures, rendered once per snapshot.
-public enum Trend {
+enum Trend {
     /// Changes come from the daemon's own minute history. The 24 h open, high and low do too
     /// once the history covers a day; until then, from the quoting venue's own rolling 24 h
     /// figures when it states them (the 24 h change needs the venue's open). `text` renders a
     /// figure (the board remembers the few that stay the same from trade to trade).
-    public static func figures(latest quote: Quote?, history: PriceHistory, completedDay: CompletedDay? = nil, venueDay: VenueDay?,
+    static func figures(latest quote: Quote?, history: PriceHistory, completedDay: CompletedDay? = nil, venueDay: VenueDay?,
                         now: Timestamp, text: (Decimal) -> String = { $0.description }) -> StatusMessage.Trend {
         guard let quote else { return .unknown }
         let latest = quote.price
@@ -34,10 +34,10 @@ public enum Trend {
 
 /// Decimal's text for the few figures (references, the day's open, high and low) that stay the
 /// same over many trades: Decimal's own conversion costs microseconds each time.
-public struct DecimalTexts: Sendable {
+struct DecimalTexts: Sendable {
     private var recent: [(value: Decimal, text: String)] = []
 
-    public mutating func text(_ value: Decimal) -> String {
+    mutating func text(_ value: Decimal) -> String {
         if let known = recent.first(where: { $0.value == value }) { return known.text }
         let text = value.description
         if recent.count == 8 { recent.removeFirst() }
@@ -47,13 +47,13 @@ public struct DecimalTexts: Sendable {
 }
 
 /// 24 h figures as a venue stated them; only used while that venue gives the quote.
-public struct VenueDay: Sendable, Hashable {
-    public let source: SourceName
-    public let range: DayRange
+struct VenueDay: Sendable, Hashable {
+    let source: SourceName
+    let range: DayRange
 }
 
 extension ChangeWindow {
-    public init(_ range: HistoryRange) {
+    init(_ range: HistoryRange) {
         switch range {
         case .hour: self = .hour
         case .day: self = .day

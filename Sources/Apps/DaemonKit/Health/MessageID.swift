@@ -1,0 +1,8 @@
+/// Stable MESSAGE_ID values (journalctl MESSAGE_ID=…) for the events operators filter on.
+public enum MessageID {
+    public static let sourceFailing = "3c1b0a9e5f6d4e2a8b7c9d0e1f2a3b4c"
+    public static let sourceRecovered = "7d2e4f6a8b0c4d1e9f3a5b7c9d1e3f5a"
+    public static let stale = "a4b6c8d0e2f44a6c8e0a2c4e6a8c0e2a"
+    public static let firstQuote = "5e7f9a1b3c5d4e6f8a0b2c4d6e8f0a1b"
+    public static let reloaded = "c2d4e6f8a0b24c6e8a0c2e4a6c8e0a2c"
+}
