@@ -21,13 +21,13 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Parses a JSON number literal (`68901.23`, `1.5e3`) exactly, in one pass of the shared
     /// scanner: a streamed trade pays for this on every message, and Decimal's own parsing is slow.
     public init(parsing text: some StringProtocol) throws(PriceError) {
-        var literal = String(text)
-        let parsed: Result<(Decimal, String), PriceError> = literal.withUTF8 { bytes in
+        let text = String(text)
+        var contiguous = text
+        let parsed: Result<(Decimal, String), PriceError> = contiguous.withUTF8 { bytes in
             guard case .success(let scanned) = DecimalLiteral.scan(bytes, at: 0), scanned.end == bytes.count,
                   scanned.exponentDigits <= 4 else {
-                return .failure(.notANumber(String(decoding: bytes, as: UTF8.self)))
+                return .failure(.notANumber(text))
             }
-            let text = String(decoding: bytes, as: UTF8.self)
             guard scanned.significantDigits <= Price.maximumSignificantDigits else { return .failure(.tooPrecise(text)) }
             guard scanned.significantDigits > 0, !scanned.isNegative else { return .failure(.notPositive(text)) }
             // 10^(order-1) <= value < 10^order: the bounds are 10^12 and 10^-8.

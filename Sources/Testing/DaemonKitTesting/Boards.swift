@@ -22,8 +22,9 @@ public func makeIntake(_ board: PriceBoard<ManualClock>, health: DaemonHealth<Ma
                 persister: QuotePersister(store: RecordingStore(), work: ThreadWork(), minimumInterval: .zero, logger: logger), logger: logger)
 }
 
-/// A binance BTCUSDT quote at `price`.
+/// A binance BTCUSDT quote at `price`, a literal the test writes: one that is not a price is a
+/// bug in the test, so it stops the test run rather than being handled.
 public func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -> Quote {
-    Quote(price: try! Price(parsing: price), currency: "USDT", symbol: "BTCUSDT", source: SourceName("binance"),
+    Quote(price: try! Price(parsing: price), currency: "USDT", symbol: "BTCUSDT", source: .binance,
           timestamp: Timestamp(millisecondsSinceEpoch: milliseconds))
 }

@@ -21,8 +21,6 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
         var policy: StalenessPolicy
-        /// The configured currency, which labels the status before any quote.
-        var currency: String
         /// A venue's own 24 h figures, used until the history covers a day.
         var venueDay: VenueDay?
 
@@ -58,7 +56,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         self.currency = currency
         self.clock = clock
         self.wallClock = wallClock
-        let inputs = Inputs(policy: policy, currency: currency)
+        let inputs = Inputs(policy: policy)
         self.state = Mutex(State(inputs: inputs, stateKey: Self.stateKey(of: inputs, at: clock.now, wallTime: wallClock.now())))
     }
 
@@ -103,7 +101,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
         let trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
                                   venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
-        return Snapshot(quote: inputs.quote, currency: inputs.currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
+        return Snapshot(quote: inputs.quote, currency: currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
                         age: inputs.age, staleLimit: inputs.policy.limit(for: inputs.quote), trend: trend, madeAt: now, wallTime: wallTime)
     }
 
