@@ -92,3 +92,44 @@ struct StreamParserTests {
         #expect(outcome { () throws(FetchFailure) in try CoinbaseStream.parse(huge) } == .failure(.bodyTooLarge(limit: 64 * 1024)))
     }
 }
+
+/// Binance's quick path reads a trade without a JSON tree; whatever it takes, it must read as
+/// the full parser does, and whatever is odd it must leave to the full parser.
+@Suite("Binance's quick trade path agrees with the full parser")
+struct BinanceQuickTradeTests {
+    static let parser = BinanceStream.parser(expectedSymbol: "BTCUSDT")
+
+    func outcome(_ frame: [UInt8]) -> Result<[StreamEvent], FetchFailure> {
+        do throws(FetchFailure) { return .success(try Self.parser(frame)) } catch { return .failure(error) }
+    }
+
+    func fullOutcome(_ frame: [UInt8]) -> Result<[StreamEvent], FetchFailure> {
+        do throws(FetchFailure) { return .success(try BinanceStream.parse(frame, expectedSymbol: "BTCUSDT")) } catch { return .failure(error) }
+    }
+
+    @Test func takesTradesAndAggregates() throws {
+        for name in ["binance-aggtrade", "binance-trade"] {
+            let frame = try StreamParserTests.frame(name)
+            let quick = try #require(BinanceStream.quickTrade(frame, expectedSymbol: "BTCUSDT", quoteAsset: "USDT"), "\(name) took the slow path")
+            #expect([quick] == (try BinanceStream.parse(frame, expectedSymbol: "BTCUSDT")), "\(name): quick \(quick)")
+        }
+    }
+
+    @Test("odd messages read as the full parser reads them", arguments: [
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT","a":-7,"p":"1.50","T":99999999999999999999}}"#,
+        #"{"stream":"s","data":{"e":"trade","s":"BTCUSDT","a":5,"t":6,"p":"1.5e3","T":1.5}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT","p":85866.18,"T":1}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDC","p":"1","T":1}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT","p":"-1","T":1}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT","p":"1","p":"2"}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT"}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTC\u0055SDT","p":"1"}}"#,
+        #"{"stream":"s","code":2,"msg":"no","data":{"e":"aggTrade","s":"BTCUSDT","p":"1"}}"#,
+        #"{"stream":"s","data":{"e":"24hrMiniTicker","s":"BTCUSDT","c":"1","o":"1","h":"1","l":"1","E":1}}"#,
+        #"{"stream":"s","data":{"e":"aggTrade","s":"BTCUSDT","p":"1"}} trailing"#,
+    ])
+    func oddMessages(text: String) {
+        let frame = Array(text.utf8)
+        #expect(outcome(frame) == fullOutcome(frame), "\(text)")
+    }
+}

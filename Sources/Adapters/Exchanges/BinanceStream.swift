@@ -18,6 +18,15 @@ public enum BinanceStream {
         base.trimmingTrailingSlash + path(symbol: symbol)
     }
 
+    /// The parser for one connection, with the symbol's quote asset worked out once.
+    public static func parser(expectedSymbol: String) -> @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent] {
+        let quoteAsset = BinanceAPI.quoteAsset(symbol: expectedSymbol)
+        return { frame throws(FetchFailure) in
+            if let trade = quickTrade(frame, expectedSymbol: expectedSymbol, quoteAsset: quoteAsset) { return [trade] }
+            return try parse(frame, expectedSymbol: expectedSymbol)
+        }
+    }
+
     public static func parse(_ frame: [UInt8], expectedSymbol: String) throws(FetchFailure) -> [StreamEvent] {
         let json = try StreamMessage.json(frame)
         // Events come wrapped in a combined stream, but a shutdown notice may come bare or, as on
@@ -49,6 +58,60 @@ public enum BinanceStream {
         case nil:
             throw .missingField("e")
         }
+    }
+
+    /// A well-formed trade for `expectedSymbol`, read without building a JSON tree: nearly every
+    /// message is one. Nil for anything else (another event, an error, a field out of the
+    /// ordinary, text the scan does not check), which `parse` then reads in full and judges.
+    public static func quickTrade(_ frame: [UInt8], expectedSymbol: String, quoteAsset: String) -> StreamEvent? {
+        guard frame.count <= StreamMessage.largestFrame else { return nil }
+        return frame.withUnsafeBufferPointer { bytes -> StreamEvent? in
+            var kind: Range<Int>?, symbol: Range<Int>?, price: Range<Int>?, aggregateID: Range<Int>?, tradeID: Range<Int>?, time: Range<Int>?
+            let scanned = JSONMemberScan.scan(bytes) { member in
+                if member.depth == 0 {
+                    // Only the combined stream's wrapper; an error or a reply has other members.
+                    return JSONMemberScan.bytes(bytes, at: member.name, equal: "stream") && member.kind == .string
+                        || JSONMemberScan.bytes(bytes, at: member.name, equal: "data") && member.kind == .object
+                }
+                guard member.name.count == 1 else { return true }
+                switch (bytes[member.name.lowerBound], member.kind) {
+                case (UInt8(ascii: "e"), .string): kind = member.value
+                case (UInt8(ascii: "s"), .string): symbol = member.value
+                case (UInt8(ascii: "p"), .string): price = member.value
+                case (UInt8(ascii: "a"), .number): aggregateID = member.value
+                case (UInt8(ascii: "t"), .number): tradeID = member.value
+                case (UInt8(ascii: "T"), .number): time = member.value
+                case (UInt8(ascii: "e"), _), (UInt8(ascii: "s"), _), (UInt8(ascii: "p"), _): return false
+                default: break
+                }
+                return true
+            }
+            guard scanned, let kind, let symbol, let price else { return nil }
+            let isAggregate = JSONMemberScan.bytes(bytes, at: kind, equal: "aggTrade")
+            guard isAggregate || JSONMemberScan.bytes(bytes, at: kind, equal: "trade"), bytes[symbol].elementsEqual(expectedSymbol.utf8),
+                  let parsed = try? Price(parsing: String(decoding: bytes[price], as: UTF8.self)) else { return nil }
+            // An aggregate's id `a` grows like a trade's `t`; either orders the messages.
+            let id = isAggregate ? aggregateID : tradeID
+            let stamp = TradeStamp(milliseconds: time.flatMap { integer(bytes[$0]) }, tradeID: id.flatMap { integer(bytes[$0]) })
+            return .trade(SourceQuote(price: parsed, symbol: expectedSymbol, quoteAsset: quoteAsset), stamp)
+        }
+    }
+
+    /// A plain integer's digits as `Int64`, as `Int64(String)` reads them; nil otherwise.
+    private static func integer(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        var value: Int64 = 0
+        var rest = digits[...]
+        let negative = rest.first == UInt8(ascii: "-")
+        if negative { rest = rest.dropFirst() }
+        guard !rest.isEmpty else { return nil }
+        for byte in rest {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")) * (negative ? -1 : 1))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
     }
 
     private static func symbol(of event: JSONValue, expected: String) throws(FetchFailure) -> String {

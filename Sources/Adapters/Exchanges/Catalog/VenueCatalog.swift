@@ -30,8 +30,7 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_BINANCE_STREAM_URL", defaultURL: "wss://stream.binance.com:9443"),
             path: { BinanceStream.path(symbol: binanceSymbol($0)) },
             parser: { options in
-                let symbol = binanceSymbol(options)
-                return { frame throws(FetchFailure) in try BinanceStream.parse(frame, expectedSymbol: symbol) }
+                BinanceStream.parser(expectedSymbol: binanceSymbol(options))
             }))
 
     public static let coinbase = Venue(
