@@ -41,6 +41,31 @@ struct WatchPublisherTests {
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
+    /// Runs each job at once on the enqueuing thread, counting them.
+    final class CountingExecutor: TaskExecutor {
+        private let count = Mutex(0)
+        var jobs: Int { count.withLock { $0 } }
+        func enqueue(_ job: consuming ExecutorJob) {
+            count.withLock { $0 += 1 }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    @Test func aHeldLineIsFlushedOnTheGivenExecutor() async throws {
+        let (board, clock, _) = makeBoard()
+        let lines = Lines()
+        let executor = CountingExecutor()
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
+        board.record(streamed: quote("100.1")); publisher.publish()
+        clock.advance(by: .milliseconds(100))
+        board.record(streamed: quote("100.2")); publisher.publish()
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(150))
+        await waitFor(lines, count: 2)
+        #expect(lines.prices == ["100.1", "100.2"], "the held line went out at the end of the interval")
+        #expect(executor.jobs >= 2, "the flush ran on the watchers' executor: \(executor.jobs) jobs enqueued there")
+    }
+
     /// ManualClock's time, but every sleep fails at once, as EventLoopClock's do while the
     /// daemon's event loop shuts down.
     final class StoppedClock: Clock, Sendable {

@@ -94,7 +94,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
         let server = self.server
-        let publisher = WatchPublisher(board: board, interval: parts.publishInterval) { server.broadcast($0) }
+        let publisher = WatchPublisher(board: board, interval: parts.publishInterval, executor: parts.executor) { server.broadcast($0) }
         let health = self.health
         persister = QuotePersister(store: store, work: parts.work, minimumInterval: parts.persistInterval, logger: logger) { problem in
             if board.persistence(failing: problem) {

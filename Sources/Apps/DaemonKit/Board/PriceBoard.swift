@@ -12,13 +12,14 @@ public let restoredFutureTolerance = Duration.seconds(60)
 public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     public typealias Current = Snapshot<C.Instant>
 
-    /// The inputs a snapshot is made from.
+    /// The inputs a snapshot is made from. `age` comes first: it differs with every trade, so
+    /// the derived `==` stops there before comparing prices.
     private struct Inputs: Sendable, Equatable {
+        var age = QuoteAge<C.Instant>(receivedAt: nil)
         var quote: Quote?
         var transport = Transport.poll
         var failureSummary: String?
         var ageKnown = true
-        var age = QuoteAge<C.Instant>(receivedAt: nil)
         var persistenceProblem: String?
         var policy: StalenessPolicy
         /// A venue's own 24 h figures, used until the history covers a day.

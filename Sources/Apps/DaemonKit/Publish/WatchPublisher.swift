@@ -16,13 +16,17 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
     private let board: PriceBoard<C>
     private let broadcast: @Sendable (String) -> Void
     private let interval: Duration
+    /// Where a held line's flush runs: the watchers' event loop, so the timer, the flush and the
+    /// write take one wakeup instead of a hop to the global pool and back.
+    private let executor: (any TaskExecutor)?
     private let state = Mutex(State())
 
     /// `broadcast` hands a line to every watcher (the socket server's).
-    public init(board: PriceBoard<C>, interval: Duration, broadcast: @escaping @Sendable (String) -> Void) {
+    public init(board: PriceBoard<C>, interval: Duration, executor: (any TaskExecutor)? = nil, broadcast: @escaping @Sendable (String) -> Void) {
         self.board = board
         self.broadcast = broadcast
         self.interval = interval
+        self.executor = executor
     }
 
     private var clock: C { board.clock }
@@ -42,7 +46,7 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
             return due
         }
         guard let flushAt else { return }
-        Task { [self] in
+        Task(executorPreference: executor) { [self] in
             // A sleep that fails (the daemon's event loop is shutting down) flushes nothing:
             // the server it would write to is gone.
             do { try await clock.sleep(until: flushAt, tolerance: nil) } catch { return }
