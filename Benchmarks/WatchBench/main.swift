@@ -59,9 +59,12 @@ func roomForOneUser(_ limits: ServerLimits) -> ServerLimits {
     return limits
 }
 
+/// One loop, as the daemon runs its server (DaemonRuntime): not NIO's singleton, one per core.
+let daemonLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
 if arguments.count == 5, arguments[1] == "serve", let seconds = Int(arguments[2]), let interval = Int(arguments[3]) {
     let server = try await QuoteServer.start(listener: .path(arguments[4] + "/watch-fanout.sock"), status: SampleStatus(line: statusLine(0)),
-                                             version: "bench", limits: roomForOneUser(ServerLimits()), group: MultiThreadedEventLoopGroup.singleton)
+                                             version: "bench", limits: roomForOneUser(ServerLimits()), group: daemonLoop)
     var serial = 0, samples: [Int] = []
     let start = ContinuousClock.now
     while ContinuousClock.now < start + .seconds(seconds) {

@@ -34,14 +34,11 @@ final class WatchHub: Sendable {
             if let size = limits.watchSendBuffer {
                 try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
             }
-            // What the kernel made of it (Linux doubles a size asked for), or its default.
-            let reported: SocketOptionValue? = try? channel.syncOptions?.getOption(.socketOption(.so_sndbuf))
-            let sendBuffer = reported.map { Int($0) } ?? 0
             // Our own descriptor for the socket, for `sendDirectly` (see there).
             let descriptor = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
                 fcntl($0, F_DUPFD_CLOEXEC, 0)
             }
-            let stream = WatchStream(channel, sendBuffer: sendBuffer, descriptor: descriptor.flatMap { $0 >= 0 ? $0 : nil })
+            let stream = WatchStream(channel, descriptor: descriptor.flatMap { $0 >= 0 ? $0 : nil })
             let count = watchers.withLock { watchers in
                 watchers.streams[ObjectIdentifier(channel)] = stream
                 watchers.byLoop = nil
@@ -117,7 +114,6 @@ final class WatchHub: Sendable {
         stream.kernelSampledAt = instant
         return stream.kernelQueuedBytes().map { kernelQueued in
             stream.kernelUnread = kernelQueued > 0
-            stream.writtenSinceSample = 0
             self.decide(buffer, for: stream, at: instant, share: share)
         }
     }
@@ -149,7 +145,6 @@ final class WatchHub: Sendable {
     /// write: what NIO still holds is read back afterwards, though only for a watcher that may be
     /// behind (see `mayHoldBytes`), as reading it is a generic option lookup.
     private func write(_ buffer: ByteBuffer, to stream: WatchStream) {
-        stream.wroteSinceSample(buffer.readableBytes)
         if stream.queuedBytes == 0, let sent = stream.sendDirectly(buffer) {
             guard sent < buffer.readableBytes else { return }
             let rest = buffer.getSlice(at: buffer.readerIndex + sent, length: buffer.readableBytes - sent)!
@@ -212,23 +207,12 @@ private final class WatchStream: @unchecked Sendable {
     var kernelUnread = false
     var kernelSampledAt: Duration?
 
-    /// The kernel's send buffer for this socket, in its own accounting units.
-    let sendBuffer: Int
-    /// What has been written since the kernel was last sampled, as the kernel counts it.
-    var writtenSinceSample = 0
-
-    /// NIO queues a line only when the kernel will not take it. The kernel cannot refuse while
-    /// the last sample found it empty, NIO held nothing, and less than half the send buffer has
-    /// been written since: until then NIO's count need not be read. Watchers that keep up at a
-    /// few lines a second never need it.
+    /// NIO holds a broadcast line only when `write` handed it one (the kernel refused part of
+    /// a line): until then NIO's count need not be read, and a watcher that keeps up never
+    /// needs it, however many lines a second it gets. A watcher the last sample found behind is
+    /// read too, as it is the one a limit may close.
     var mayHoldBytes: Bool {
-        kernelUnread || queuedBytes > 0 || writtenSinceSample > sendBuffer / 2
-    }
-
-    /// The kernel charges each write a socket buffer's overhead besides its bytes (a 600-byte
-    /// line costs it about 1.3 KB); counting 1 KB a write keeps the estimate on the safe side.
-    func wroteSinceSample(_ bytes: Int) {
-        writtenSinceSample += bytes + 1024
+        kernelUnread || queuedBytes > 0
     }
 
     /// A duplicate of the channel's descriptor, ours to close when the watcher leaves: asking NIO
@@ -236,9 +220,8 @@ private final class WatchStream: @unchecked Sendable {
     /// reused for another client while we hold it; the socket itself lives until both are closed.
     private var descriptor: CInt?
 
-    init(_ channel: any Channel, sendBuffer: Int, descriptor: CInt?) {
+    init(_ channel: any Channel, descriptor: CInt?) {
         self.channel = channel
-        self.sendBuffer = sendBuffer
         self.descriptor = descriptor
     }
 
