@@ -83,8 +83,8 @@ final class WatchHub: Sendable {
         let steps = byLoop.map { group in
             let loop = group[0].channel.eventLoop
             let serve: @Sendable () -> EventLoopFuture<Void> = {
-                let sampling = group.compactMap { self.deliver(buffer, to: $0, at: instant, share: share) }
-                return EventLoopFuture.andAllComplete(sampling, on: loop)
+                for stream in group { self.deliver(buffer, to: stream, at: instant, share: share) }
+                return loop.makeSucceededVoidFuture()
             }
             // A streamed trade is read on the watchers' loop: serve them now, not a task later,
             // unless an earlier line still waits in the loop's queue and would be overtaken.
@@ -100,22 +100,18 @@ final class WatchHub: Sendable {
 
     /// Runs on the watcher's event loop, so its stream state needs no lock. The kernel's unread
     /// bytes are sampled at most once a second per watcher (a syscall; the stall limit is in
-    /// tens of seconds); a future is returned only when a sample is taken.
-    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) -> EventLoopFuture<Void>? {
+    /// tens of seconds).
+    private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) {
         if stream.kernelSampledAt == nil {
             // Watchers that came together would otherwise all be sampled in the same broadcast,
             // once a second, delaying the last of them by a thousand syscalls: spread them out.
             stream.kernelSampledAt = instant - .milliseconds(Int64(UInt(bitPattern: ObjectIdentifier(stream).hashValue) % 1000))
         }
-        if let sampled = stream.kernelSampledAt, instant - sampled < .seconds(1) {
-            decide(buffer, for: stream, at: instant, share: share)
-            return nil
+        if let sampled = stream.kernelSampledAt, instant - sampled >= .seconds(1) {
+            stream.kernelSampledAt = instant
+            stream.kernelUnread = stream.kernelQueuedBytes() > 0
         }
-        stream.kernelSampledAt = instant
-        return stream.kernelQueuedBytes().map { kernelQueued in
-            stream.kernelUnread = kernelQueued > 0
-            self.decide(buffer, for: stream, at: instant, share: share)
-        }
+        decide(buffer, for: stream, at: instant, share: share)
     }
 
     private func decide(_ buffer: ByteBuffer, for stream: WatchStream, at instant: Duration, share: Int) {
@@ -248,11 +244,14 @@ private final class WatchStream: @unchecked Sendable {
     }
 
     /// Bytes the client has not read yet that sit in the kernel (SO_MEMINFO's write allocation,
-    /// in kernel accounting units): zero means the client has read everything we sent.
-    func kernelQueuedBytes() -> EventLoopFuture<Int> {
-        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(0) }
-        let meminfo: EventLoopFuture<KernelMemoryInfo> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
-        return meminfo.map { Int($0.writeAllocation) }.recover { _ in 0 }
+    /// in kernel accounting units): zero means the client has read everything we sent. Asked of
+    /// our own descriptor, as a plain system call: NIO's option lookup and its future cost more.
+    func kernelQueuedBytes() -> Int {
+        guard let descriptor else { return 0 }
+        var meminfo = KernelMemoryInfo()
+        var length = socklen_t(MemoryLayout<KernelMemoryInfo>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_MEMINFO, &meminfo, &length) == 0 else { return 0 }
+        return Int(meminfo.writeAllocation)
     }
 }
 
