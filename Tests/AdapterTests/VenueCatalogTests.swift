@@ -56,10 +56,29 @@ struct VenueCatalogTests {
             #expect(settings.streamURL(venue) == venue.stream?.url.defaultURL)
         }
         let streaming = Venue.catalog.filter { $0.stream != nil }.map(\.name.rawValue)
-        #expect(StreamChoice.choices == ["auto", "off"] + streaming)
+        #expect(StreamChoice.choices() == ["auto", "off"] + streaming)
         let moved = try SettingsLoader.load(.init(environment: ["BTCPRICED_BITSTAMP_URL": "http://127.0.0.1:9"]))
         #expect(moved.restURL(.bitstamp) == "http://127.0.0.1:9")
         #expect(moved.restURL(.kraken) == Venue.kraken.rest.url.defaultURL)
+    }
+
+    @Test func aNewEntryAloneIsConfigurable() throws {
+        let catalog = Venue.catalog + [Self.newcomer]
+        let file = "BTCPRICED_NEWCOMER_URL=http://127.0.0.1:9\nBTCPRICED_SOURCES=newcomer,kraken\n"
+        let settings = try SettingsLoader.load(.init(environment: ["BTCPRICED_STREAM": "NewComer"], file: ("/etc/btcpriced/btcpriced.conf", file),
+                                                     catalog: catalog))
+        #expect(settings.sources == ["newcomer", "kraken"], "BTCPRICED_SOURCES knows the new entry")
+        #expect(settings.restURL(Self.newcomer) == "http://127.0.0.1:9", "its URL setting comes from the config file")
+        #expect(settings.streamURL(Self.newcomer) == "wss://ws.newcomer.example", "its stream URL keeps the entry's default")
+        #expect(settings.stream == .only(Self.newcomer), "BTCPRICED_STREAM names it")
+        #expect(settings.stream.venues(among: settings.sources, in: settings.catalog) == [Self.newcomer])
+        #expect(StreamChoice.choices(in: catalog).last == "newcomer")
+        // Without the entry, the same file is refused at its key, as any unknown setting is.
+        let refused = #expect(throws: ConfigError.self) {
+            try SettingsLoader.load(.init(file: ("/etc/btcpriced/btcpriced.conf", file)))
+        }
+        #expect(refused?.description == "/etc/btcpriced/btcpriced.conf:1: unknown setting BTCPRICED_NEWCOMER_URL",
+                "got: \(refused?.description ?? "no error")")
     }
 
     @Test func aNewEntryAloneAsksItsVenueOverHTTP() async throws {

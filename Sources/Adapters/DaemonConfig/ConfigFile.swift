@@ -15,7 +15,8 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Parses the systemd EnvironmentFile syntax strictly: `KEY=value`, `#`/`;` comments, blank
 /// lines, values optionally in single or double quotes. Anything else is an error naming file:line.
 public enum ConfigFile {
-    public static func parse(_ text: String, path: String) throws(ConfigError) -> [ConfigAssignment] {
+    /// `names` are the settings a key may name (those of the venue catalog in use).
+    public static func parse(_ text: String, path: String, names: SettingNames = .standard) throws(ConfigError) -> [ConfigAssignment] {
         var assignments: [ConfigAssignment] = []
         var firstLine: [String: Int] = [:]
         // "\r\n" is one Character in Swift, so split on both.
@@ -37,8 +38,8 @@ public enum ConfigFile {
             guard key.hasPrefix(SettingKey.prefix) else {
                 throw ConfigError("\(where_): \(key.count > 64 ? key.prefix(64) + "…" : key) is not a btcpriced setting; every key starts with \(SettingKey.prefix)")
             }
-            guard SettingKey(rawValue: key) != nil else {
-                let hint = SettingKey.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? ""
+            guard names.key(key) != nil else {
+                let hint = names.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? ""
                 throw ConfigError("\(where_): unknown setting \(key.count > 64 ? key.prefix(64) + "…" : key)\(hint)")
             }
             if let first = firstLine[key] {

@@ -1,16 +1,17 @@
 import Exchanges
 
 /// A setting, by the name it has in both the config file and the environment. The venues' URL
-/// settings come from `Venue.catalog`; the rest are listed here.
+/// settings come from the catalog (`SettingNames`); the rest are listed here.
 public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
-    /// Nil for a name that is not a setting.
+    /// Nil for a name that is not a setting of the standard catalog.
     public init?(rawValue: String) {
-        guard Self.known.contains(rawValue) else { return nil }
-        self.rawValue = rawValue
+        guard let key = SettingNames.standard.key(rawValue) else { return nil }
+        self = key
     }
 
+    init(name: String) { rawValue = name }
     private init(_ name: String) { rawValue = name }
 
     public var description: String { rawValue }
@@ -47,28 +48,21 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The setting holding a venue's stream URL; nil for a venue without a stream.
     public static func streamURL(_ venue: Venue) -> SettingKey? { venue.stream.map { SettingKey($0.url.key) } }
 
-    private static let general: [SettingKey] = [
+    static let general: [SettingKey] = [
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
         cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
         consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
         userConnections, userWatchers,
     ]
 
-    /// Every setting: the general ones, then each venue's URLs.
-    public static let allCases: [SettingKey] = general + Venue.catalog.flatMap { venue in [restURL(venue)] + [streamURL(venue)].compactMap { $0 } }
-    private static let known = Set(allCases.map(\.rawValue))
+    /// Every setting of the standard catalog: the general ones, then each venue's URLs.
+    public static var allCases: [SettingKey] { SettingNames.standard.all }
 
     public static let prefix = "BTCPRICED_"
 
     /// The hierarchical key swift-configuration uses; its environment encoder maps it back to
     /// the upper-case name (`btcpriced.binance.url` ↔ `BTCPRICED_BINANCE_URL`).
     var configKey: [String] { rawValue.lowercased().split(separator: "_").map(String.init) }
-
-    /// The closest known key, for "did you mean" hints on typos.
-    static func suggestion(for unknown: String) -> SettingKey? {
-        allCases.min { editDistance($0.rawValue, unknown) < editDistance($1.rawValue, unknown) }
-            .flatMap { editDistance($0.rawValue, unknown) <= 4 ? $0 : nil }
-    }
 }
 
 func editDistance(_ a: String, _ b: String) -> Int {

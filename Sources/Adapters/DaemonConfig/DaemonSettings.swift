@@ -9,6 +9,8 @@ public enum LogLevel: String, CaseIterable, Sendable {
 
 /// The daemon's validated configuration.
 public struct DaemonSettings: Sendable, Equatable {
+    /// The venues the settings were read for (Venue.catalog but in tests).
+    public var catalog: [Venue]
     public var sources: [SourceName]
     /// What prices are asked in (ISO 4217); only venues with a BTC market in it are asked.
     public var currency: Currency
@@ -66,9 +68,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
     /// Defaults follow systemd's directories when it provides them.
-    static func defaultValue(for key: SettingKey, environment: [String: String]) -> String {
+    static func defaultValue(for key: SettingKey, environment: [String: String], names: SettingNames) -> String {
         switch key {
-        case .sources: Venue.catalog.map(\.name.rawValue).joined(separator: ",")
+        case .sources: names.catalog.map(\.name.rawValue).joined(separator: ",")
         case .currency: "USD"
         case .interval: "1s"
         case .timeout: Self.defaultTimeout(interval: nil).humanReadable
@@ -93,14 +95,12 @@ public struct DaemonSettings: Sendable, Equatable {
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"
-        default: Self.venueURLDefault(for: key) ?? ""
+        default: names.urlDefault(for: key) ?? ""
         }
     }
 
-    /// A venue URL setting's default, from the catalog.
-    private static func venueURLDefault(for key: SettingKey) -> String? {
-        Venue.catalog.lazy.flatMap { [$0.rest.url, $0.stream?.url].compactMap { $0 } }.first { $0.key == key.rawValue }?.defaultURL
-    }
+    /// The settings' catalog entry for `name`.
+    public func venue(named name: SourceName) -> Venue? { catalog.first { $0.name == name } }
 
     /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due.
     public static func defaultTimeout(interval: Duration?) -> Duration {
@@ -122,19 +122,21 @@ public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
     case auto, off
     case only(Venue)
 
-    /// `auto`, `off`, or a venue with a stream, case-insensitive.
-    public init?(_ text: String) {
+    /// `auto`, `off`, or a venue of `catalog` with a stream, case-insensitive.
+    public init?(_ text: String, catalog: [Venue] = Venue.catalog) {
         switch text.lowercased() {
         case "auto": self = .auto
         case "off": self = .off
         case let name:
-            guard let venue = Venue.named(SourceName(name)), venue.stream != nil else { return nil }
+            guard let venue = catalog.first(where: { $0.name == SourceName(name) }), venue.stream != nil else { return nil }
             self = .only(venue)
         }
     }
 
     /// Every value the setting takes.
-    public static var choices: [String] { ["auto", "off"] + Venue.catalog.filter { $0.stream != nil }.map(\.name.rawValue) }
+    public static func choices(in catalog: [Venue] = Venue.catalog) -> [String] {
+        ["auto", "off"] + catalog.filter { $0.stream != nil }.map(\.name.rawValue)
+    }
 
     public var description: String {
         switch self {
@@ -145,10 +147,10 @@ public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The venues that may stream, in order of preference, given the source chain.
-    public func venues(among sources: [SourceName]) -> [Venue] {
+    public func venues(among sources: [SourceName], in catalog: [Venue] = Venue.catalog) -> [Venue] {
         switch self {
         case .off: []
-        case .auto: sources.compactMap(Venue.named).filter { $0.stream != nil }
+        case .auto: sources.compactMap { name in catalog.first { $0.name == name } }.filter { $0.stream != nil }
         case .only(let venue): [venue]
         }
     }

@@ -10,16 +10,21 @@ public enum SettingsLoader {
         public var environment: [String: String]
         /// The config file's text and path, if it exists.
         public var file: (path: String, text: String)?
+        /// The venues to read settings for: Venue.catalog, or a test's own.
+        public var catalog: [Venue]
 
-        public init(flags: [SettingKey: String] = [:], environment: [String: String] = [:], file: (path: String, text: String)? = nil) {
+        public init(flags: [SettingKey: String] = [:], environment: [String: String] = [:], file: (path: String, text: String)? = nil,
+                    catalog: [Venue] = Venue.catalog) {
             self.flags = flags
             self.environment = environment
             self.file = file
+            self.catalog = catalog
         }
     }
 
     public static func load(_ input: Sources) throws(ConfigError) -> DaemonSettings {
-        let assignments = try input.file.map { file throws(ConfigError) in try ConfigFile.parse(file.text, path: file.path) } ?? []
+        let names = input.catalog == Venue.catalog ? SettingNames.standard : SettingNames(catalog: input.catalog)
+        let assignments = try input.file.map { file throws(ConfigError) in try ConfigFile.parse(file.text, path: file.path, names: names) } ?? []
         // Empty environment variables count as unset, as most tools treat them.
         let environment = input.environment.filter { $0.key.hasPrefix(SettingKey.prefix) && !$0.value.isEmpty }
         let reader = ConfigReader(providers: [
@@ -37,7 +42,7 @@ public enum SettingsLoader {
             return "default \(key.rawValue)"
         }
         func value<T>(_ key: SettingKey, _ parse: (String) -> Result<T, InvalidValue>) throws(ConfigError) -> T {
-            let text = reader.string(forKey: ConfigKey(key.configKey)) ?? DaemonSettings.defaultValue(for: key, environment: input.environment)
+            let text = reader.string(forKey: ConfigKey(key.configKey)) ?? DaemonSettings.defaultValue(for: key, environment: input.environment, names: names)
             switch parse(text) {
             case .success(let value): return value
             case .failure(let reason): throw ConfigError("\(origin(of: key)): \(reason.reason)")
@@ -59,7 +64,7 @@ public enum SettingsLoader {
         // One URL per venue that has the setting, keyed by venue name.
         func venueURLs(_ parse: (String) -> Result<String, InvalidValue>, key: (Venue) -> SettingKey?) throws(ConfigError) -> [SourceName: String] {
             var urls: [SourceName: String] = [:]
-            for venue in Venue.catalog {
+            for venue in input.catalog {
                 guard let key = key(venue) else { continue }
                 urls[venue.name] = try value(key, parse)
             }
@@ -71,7 +76,8 @@ public enum SettingsLoader {
         let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
             ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
         let settings = DaemonSettings(
-            sources: try value(.sources, ValueParsers.sources),
+            catalog: input.catalog,
+            sources: try value(.sources) { ValueParsers.sources($0, catalog: input.catalog) },
             currency: try value(.currency, ValueParsers.currency),
             interval: interval,
             timeout: timeout,
@@ -81,8 +87,8 @@ public enum SettingsLoader {
             restURLs: try venueURLs(ValueParsers.baseURL) { SettingKey.restURL($0) },
             binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
             stream: try value(.stream) { text in
-                StreamChoice(text).map { .success($0) }
-                    ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.choices.joined(separator: ", "))")
+                StreamChoice(text, catalog: input.catalog).map { .success($0) }
+                    ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.choices(in: input.catalog).joined(separator: ", "))")
             },
             streamURLs: try venueURLs(ValueParsers.streamURL) { SettingKey.streamURL($0) },
             publishInterval: try positive(.publishInterval, allowZero: true, atMost: .seconds(60)),
@@ -93,7 +99,7 @@ public enum SettingsLoader {
             cryptoCompareDailyCalls: try value(.cryptoCompareDailyCalls, ValueParsers.wholeNumber(in: 1...1_000_000)),
             mode: try value(.mode, ValueParsers.mode),
             maximumDeviation: try value(.maximumDeviation, ValueParsers.percentage),
-            consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...Venue.catalog.count)),
+            consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...input.catalog.count)),
             consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
             stateDirectory: try nonEmpty(.stateDirectory),
             limitsDirectory: try value(.limitsDirectory, ValueParsers.optionalDirectory),
@@ -128,7 +134,7 @@ public enum SettingsLoader {
     public static func unknownEnvironmentWarnings(_ environment: [String: String]) -> [String] {
         unknownEnvironmentKeys(environment).map { key in
             let shown = key.count > 64 ? key.prefix(64) + "…" : Substring(key)
-            let hint = SettingKey.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? "; see btcpriced.conf(5) for valid keys"
+            let hint = SettingNames.standard.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? "; see btcpriced.conf(5) for valid keys"
             return "ignoring unknown environment variable \(shown)\(hint)"
         }
     }

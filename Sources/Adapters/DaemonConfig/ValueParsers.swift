@@ -138,8 +138,8 @@ enum ValueParsers {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
-    static func sources(_ text: String) -> Result<[SourceName], InvalidValue> {
-        let known = Venue.catalog.map(\.name)
+    static func sources(_ text: String, catalog: [Venue] = Venue.catalog) -> Result<[SourceName], InvalidValue> {
+        let known = catalog.map(\.name)
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingBlanks).lowercased() }
         guard !names.isEmpty, !names.contains("") else {
             return .failure("\(quoted(text)) names no sources; use e.g. coinbase,kraken,bitstamp")

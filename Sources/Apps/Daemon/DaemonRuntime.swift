@@ -175,7 +175,7 @@ struct DaemonRuntime {
     /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
     private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
-        StreamLineup(settings.stream.venues(among: plan.active.map(\.name)).compactMap { venue in
+        StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, eventLoop: eventLoop) else { return nil }
             return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(now: .now)))

@@ -27,7 +27,7 @@ struct SourcePlan: Sendable {
         var active: [Venue] = [], skipped: [Skipped] = []
         let currency = settings.currency.code
         for name in settings.sources {
-            guard let venue = Venue.named(name) else { continue }
+            guard let venue = settings.venue(named: name) else { continue }
             if !venue.quotes(currency) {
                 skipped.append(Skipped(venue: venue, reason: "no BTC/\(currency) market (it quotes \(venue.currencies.joined(separator: ", ")))", unsupported: true))
             } else if venue.needsAPIKey, settings.cryptoCompareAPIKey == nil {
@@ -95,7 +95,7 @@ struct SourcePlan: Sendable {
             ? " (median of at least \(settings.consensusMinimum), outliers beyond \(settings.maximumDeviation * 100)% excluded)" : ""),
                      "sources, in order:"]
         for (index, name) in settings.sources.enumerated() {
-            guard let venue = Venue.named(name) else { continue }
+            guard let venue = settings.venue(named: name) else { continue }
             let state: String
             if let skip = skipped.first(where: { $0.venue == venue }) {
                 state = skip.unsupported ? "unsupported — \(skip.reason); never asked"
