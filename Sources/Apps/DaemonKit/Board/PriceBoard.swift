@@ -18,14 +18,18 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         var age = QuoteAge<C.Instant>(receivedAt: nil)
         var quote: Quote?
         var transport = Transport.poll
-        var failureSummary: String?
+        var failureSummary: String? { didSet { if failureSummary != oldValue { problems = Self.problems(failureSummary, persistenceProblem) } } }
         var ageKnown = true
-        var persistenceProblem: String?
+        var persistenceProblem: String? { didSet { if persistenceProblem != oldValue { problems = Self.problems(failureSummary, persistenceProblem) } } }
         var policy: StalenessPolicy
         /// A venue's own 24 h figures, used until the history covers a day.
         var venueDay: VenueDay?
+        /// Both problems in one text, made when either changes: every trade's state key reads it.
+        private(set) var problems: String?
 
-        var problems: String? {
+        init(policy: StalenessPolicy) { self.policy = policy }
+
+        private static func problems(_ failureSummary: String?, _ persistenceProblem: String?) -> String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
             return parts.isEmpty ? nil : parts.joined(separator: "; ")
         }
