@@ -11,6 +11,21 @@ import TestClocks
 /// of systemd's socket and the publisher's lines recorded in place of the socket's watchers.
 @Suite("Freshness monitor and watchdog on a ManualClock")
 struct HealthServicesTests {
+    @Test func withNoServiceManagerNoStatusIsMade() throws {
+        let clock = ManualClock()
+        let made = Mutex(0)
+        for active in [false, true] {
+            let notifier = RecordingNotifier(isActive: active)
+            let health = DaemonHealth(notifier: notifier, watchdogInterval: nil, clock: clock)
+            health.reportStatus(kind: .fresh) {
+                made.withLock { $0 += 1 }
+                return DaemonStatus(kind: .fresh, text: "100 USD via binance")
+            }
+            #expect(notifier.statusCount == (active ? 1 : 0), "listening: \(active), statuses sent: \(notifier.statusCount)")
+        }
+        #expect(made.withLock { $0 } == 1, "the text is made only for the notifier that listens")
+    }
+
     @Test func aQuoteGoingStaleIsOneWarningOneBroadcastAndStatusAtMostOnceASecond() async throws {
         let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
         let notifier = RecordingNotifier()

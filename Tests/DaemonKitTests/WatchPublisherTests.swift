@@ -66,6 +66,24 @@ struct WatchPublisherTests {
         #expect(executor.jobs >= 2, "the flush ran on the watchers' executor: \(executor.jobs) jobs enqueued there")
     }
 
+    @Test func withNoWatcherNoLineIsMade() async throws {
+        let (board, clock, _) = makeBoard()
+        let lines = Lines()
+        let watching = Mutex(false)
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: { watching.withLock { $0 } }) { lines.append($0) }
+        board.record(streamed: quote("100.1")); publisher.publish()
+        let untouched = board.current
+        clock.advance(by: .milliseconds(300))
+        board.record(streamed: quote("100.2")); publisher.publish()
+        #expect(lines.count == 0, "nobody watches: nothing is broadcast")
+        let afterTwoTrades = board.current
+        #expect(afterTwoTrades !== untouched && afterTwoTrades.quote?.price.description == "100.2", "the board still serves the newest trade on request")
+        watching.withLock { $0 = true }
+        clock.advance(by: .milliseconds(300))
+        board.record(streamed: quote("100.3")); publisher.publish()
+        #expect(lines.prices == ["100.3"], "once someone watches, lines go out again")
+    }
+
     /// ManualClock's time, but every sleep fails at once, as EventLoopClock's do while the
     /// daemon's event loop shuts down.
     final class StoppedClock: Clock, Sendable {

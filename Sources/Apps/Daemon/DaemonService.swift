@@ -94,7 +94,8 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
         let server = self.server
-        let publisher = WatchPublisher(board: board, interval: parts.publishInterval, executor: parts.executor) { server.broadcast($0) }
+        let publisher = WatchPublisher(board: board, interval: parts.publishInterval, executor: parts.executor,
+                                       audience: { server.watcherCount > 0 }) { server.broadcast($0) }
         let health = self.health
         persister = QuotePersister(store: store, work: parts.work, minimumInterval: parts.persistInterval, logger: logger) { problem in
             if board.persistence(failing: problem) {
@@ -212,4 +213,5 @@ private final class ServerSlot: Sendable {
 
     func attach(_ server: QuoteServer?) { self.server.withLock { $0 = server } }
     func broadcast(_ line: String) { server.withLock { $0 }?.broadcast(line) }
+    var watcherCount: Int { server.withLock { $0 }?.watcherCount ?? 0 }
 }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// What systemd would hear, kept instead of sent.
 public final class RecordingNotifier: HealthNotifier {
-    public init() {}
+    /// False stands for a daemon run without a service manager (no NOTIFY_SOCKET).
+    public let isActive: Bool
+    public init(isActive: Bool = true) { self.isActive = isActive }
     public let statuses = Mutex<[String]>([])
     public let pings = Mutex(0)
     public func status(_ text: String) { statuses.withLock { $0.append(text) } }

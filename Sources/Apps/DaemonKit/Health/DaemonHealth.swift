@@ -3,8 +3,14 @@ import Synchronization
 
 /// Where the daemon's health goes: systemd's notify socket in production, a recorder in tests.
 public protocol HealthNotifier: Sendable {
+    /// Whether a service manager listens at all; when none does, no status text is made.
+    var isActive: Bool { get }
     func status(_ text: String)
     func watchdog()
+}
+
+extension HealthNotifier {
+    public var isActive: Bool { true }
 }
 
 /// What systemd hears about the daemon's health: STATUS= lines (at most about one a second,
@@ -40,11 +46,11 @@ public final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration
         if state.withLock({ $0.gate?.mayPing(at: now) ?? false }) { notifier.watchdog() }
     }
 
-    /// Renders the status only when one of `kind` could be sent now: a trade on the hot path
-    /// pays for a lock, not for the text.
+    /// Renders the status only when one of `kind` could be sent now, and someone listens: a
+    /// trade on the hot path pays for a lock, not for the text, and so does a daemon run by hand.
     public func reportStatus(kind: StatusKind, _ status: () -> DaemonStatus) {
         let now = clock.now
-        guard state.withLock({ $0.throttle.mayAdmit(kind, at: now) }) else { return }
+        guard state.withLock({ $0.throttle.mayAdmit(kind, at: now) }), notifier.isActive else { return }
         reportStatus(status())
     }
 

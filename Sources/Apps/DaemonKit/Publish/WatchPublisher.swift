@@ -19,14 +19,19 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
     /// Where a held line's flush runs: the watchers' event loop, so the timer, the flush and the
     /// write take one wakeup instead of a hop to the global pool and back.
     private let executor: (any TaskExecutor)?
+    /// Whether anyone watches: with no watcher no line is made (a new one gets the current
+    /// line when it subscribes), so a daemon nobody watches renders nothing per update.
+    private let audience: @Sendable () -> Bool
     private let state = Mutex(State())
 
     /// `broadcast` hands a line to every watcher (the socket server's).
-    public init(board: PriceBoard<C>, interval: Duration, executor: (any TaskExecutor)? = nil, broadcast: @escaping @Sendable (String) -> Void) {
+    public init(board: PriceBoard<C>, interval: Duration, executor: (any TaskExecutor)? = nil,
+                audience: @escaping @Sendable () -> Bool = { true }, broadcast: @escaping @Sendable (String) -> Void) {
         self.board = board
         self.broadcast = broadcast
         self.interval = interval
         self.executor = executor
+        self.audience = audience
     }
 
     private var clock: C { board.clock }
@@ -66,6 +71,6 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
         state.lastSentAt = now
         state.lastKey = key
         state.held = false
-        broadcast(board.current.statusLine)
+        if audience() { broadcast(board.current.statusLine) }
     }
 }
