@@ -2,6 +2,7 @@ import Exchanges
 import PriceCore
 
 private let statuses = [200, 400, 401, 403, 404, 418, 429, 451, 500, 503]
+private let binanceParser = BinanceStream.parser(expectedSymbol: "BTCUSDT")
 
 /// Byte 0 picks the parser (a venue's REST answer or its stream), byte 1 the HTTP status; the
 /// rest is the body or the frame.
@@ -18,7 +19,12 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 2: prices = restPrices(try? KrakenAPI.parse(response))
     case 3: prices = restPrices(try? BitstampAPI.parse(response))
     case 4: prices = restPrices(try? CryptoCompareAPI.parse(response))
-    case 5: prices = streamPrices((try? BinanceStream.parse(body, expectedSymbol: "BTCUSDT")) ?? [])
+    case 5:
+        // The connection's parser (with its quick trade path) reads every frame as the full one does.
+        let full = Result { () throws(FetchFailure) in try BinanceStream.parse(body, expectedSymbol: "BTCUSDT") }
+        let quick = Result { () throws(FetchFailure) in try binanceParser(body) }
+        fuzzCheck(full == quick, "Binance's quick path read a frame differently: \(quick) vs \(full)")
+        prices = streamPrices((try? full.get()) ?? [])
     case 6: prices = streamPrices((try? CoinbaseStream.parse(body)) ?? [])
     case 7: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
     default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
