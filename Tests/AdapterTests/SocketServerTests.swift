@@ -239,7 +239,7 @@ func shutdownWrite(of client: UnixSocketClient) {
 }
 
 /// Polls a condition every few milliseconds, for state that changes on an event loop.
-func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(5)) async throws {
+func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(30)) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {

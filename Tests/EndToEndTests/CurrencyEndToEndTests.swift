@@ -80,7 +80,7 @@ struct CurrencyEndToEndTests {
         }
         defer { for daemon in daemons { daemon.stop(); daemon.removeFiles() } }
         for daemon in daemons { try await daemon.start() }
-        try await until("each instance has a quote and kraken seven calls", timeout: .seconds(30),
+        try await until("each instance has a quote and kraken seven calls",
                         context: { "kraken was asked \(exchange.requests(.kraken).map(\.uri)); logs:\n" + daemons.map(\.log).joined(separator: "\n---\n") }) {
             guard exchange.requestCount(.kraken) >= 7 else { return false }
             for daemon in daemons where try await daemon.ctl("price").status != 0 { return false }

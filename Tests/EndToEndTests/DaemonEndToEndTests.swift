@@ -88,7 +88,7 @@ struct DaemonEndToEndTests {
         #expect(served.stdout == "70123.45\n")
         // Generous: the age is computed per request, so only a starved machine takes seconds here.
         var last: CommandResult?
-        try await until("the quote turns stale", timeout: .seconds(15),
+        try await until("the quote turns stale",
                         context: { "last btcctl price: \(last.map { "\($0)" } ?? "none")\ndaemon log:\n\(second.log)" }) {
             last = try await second.ctl("price")
             return last?.status == 3

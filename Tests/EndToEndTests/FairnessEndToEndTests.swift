@@ -29,7 +29,7 @@ struct FairnessEndToEndTests {
         let user = asNobody ? ["/usr/bin/setpriv", "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] : []
         let process = try SpawnedProcess(user + command, environment: ["PATH": "/usr/bin:/bin"], output: output)
         var ready = ""
-        try await until("the \(mode) clients are in place", timeout: .seconds(30), context: { "clients: \(ready)\ndaemon:\n\(daemon.log)" }) {
+        try await until("the \(mode) clients are in place", context: { "clients: \(ready)\ndaemon:\n\(daemon.log)" }) {
             ready = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             return ready.contains("ready")
         }

@@ -114,8 +114,10 @@ final class DaemonProcess {
 
 /// Polls until the condition holds, failing the test (with a description, and `context` such as
 /// the daemon's log) after a time limit. The limit only bounds a broken run: timings are tested
-/// on injected clocks, and 5 s was seen to pass by a starved debug daemon on a loaded 2-core run.
-func until(_ what: String, timeout: Duration = .seconds(15), context: () -> String = { "" },
+/// on injected clocks. A fresh CI clone once stalled the whole test process for about 10 s, so
+/// three checks with 15 s failed at once while their daemons were fine: no check gets less than
+/// a minute.
+func until(_ what: String, timeout: Duration = .seconds(60), context: () -> String = { "" },
            _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
@@ -157,7 +159,7 @@ extension UnixSocketClient {
 
 extension SpawnedProcess {
     /// Waits for the exit without holding a cooperative thread; nil if it is still running.
-    func exitStatus(within timeout: Duration = .seconds(5)) async throws -> Int32? {
+    func exitStatus(within timeout: Duration = .seconds(30)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         return exitStatus

@@ -125,7 +125,7 @@ struct MetricsEndToEndTests {
                                            "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(textfiles)"],
                                           environment: [:], output: textfiles + "/../node-exporter-\(port).log")
         defer { exporter.stop() }
-        try await until("node_exporter serves btcpriced_price", timeout: .seconds(10)) {
+        try await until("node_exporter serves btcpriced_price") {
             (try? await curl("http://127.0.0.1:\(port)/metrics"))?.stdout.contains(relayedPriceLine) == true
         }
         let scraped = try await curl("http://127.0.0.1:\(port)/metrics").stdout
@@ -161,12 +161,12 @@ struct MetricsEndToEndTests {
         func query(_ expression: String) async throws -> String {
             try await curl("--get", "--data-urlencode", "query=\(expression)", "http://127.0.0.1:\(web)/api/v1/query").stdout
         }
-        try await until("Prometheus has scraped the price", timeout: .seconds(20)) {
+        try await until("Prometheus has scraped the price") {
             (try? await query("btcpriced_price"))?.contains(#""114459.8"]"#) == true
         }
         #expect(try await query("btcpriced_stale").contains(#""0"]"#))
         for market in Market.allCases { exchange.set(market, .status(503)) }
-        try await until("Prometheus sees btcpriced_stale turn 1", timeout: .seconds(20)) {
+        try await until("Prometheus sees btcpriced_stale turn 1") {
             (try? await query("btcpriced_stale"))?.contains(#""1"]"#) == true
         }
         await exchange.shutdown()

@@ -105,7 +105,7 @@ struct StreamingEndToEndTests {
         let before = exchange.requestCount(.binance)
         exchange.setStream(.binance, .silent)
         let silentAt = ContinuousClock.now
-        try await until("REST takes over", timeout: .seconds(15)) { try await status(daemon)["transport"] == .string("poll") }
+        try await until("REST takes over") { try await status(daemon)["transport"] == .string("poll") }
         // The stall limit's exact length is tested on injected time (StreamLinkTests); here only
         // that REST waited for it: an upper bound in wall time fails on a loaded machine.
         #expect(ContinuousClock.now - silentAt > .seconds(4), "REST took over before the 5 s stall limit")
@@ -163,7 +163,7 @@ struct StreamingEndToEndTests {
         try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
         let restCalls = exchange.requestCount(.binance)
         var transports: Set<JSONValue> = []
-        try await until("three rotations", timeout: .seconds(20)) {
+        try await until("three rotations") {
             transports.insert(try await status(daemon)["transport"] ?? .null)
             return exchange.streamConnectionCount(.binance) >= 4
         }
@@ -182,7 +182,7 @@ struct StreamingEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("a polled quote") { try await daemon.ctl("price").stdout == "114402.5\n" }
-        try await until("the attempt is given up", timeout: .seconds(15)) {
+        try await until("the attempt is given up") {
             try await daemon.ctl("sources").stdout.contains("stream: binance retrying (no answer within 10s of connecting)")
         }
         #expect(daemon.log.contains("binance stream is down (no answer within 10s of connecting); polling REST until it is back"))
