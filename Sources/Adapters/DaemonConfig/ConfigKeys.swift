@@ -11,8 +11,8 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
         self = key
     }
 
-    init(name: String) { rawValue = name }
-    private init(_ name: String) { rawValue = name }
+    /// Unchecked: for the names listed here and those `SettingNames` knows.
+    init(_ name: String) { rawValue = name }
 
     public var description: String { rawValue }
 

@@ -100,7 +100,7 @@ public struct DaemonSettings: Sendable, Equatable {
     }
 
     /// The settings' catalog entry for `name`.
-    public func venue(named name: SourceName) -> Venue? { catalog.first { $0.name == name } }
+    public func venue(named name: SourceName) -> Venue? { catalog.named(name) }
 
     /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due.
     public static func defaultTimeout(interval: Duration?) -> Duration {
@@ -128,7 +128,7 @@ public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
         case "auto": self = .auto
         case "off": self = .off
         case let name:
-            guard let venue = catalog.first(where: { $0.name == SourceName(name) }), venue.stream != nil else { return nil }
+            guard let venue = catalog.named(SourceName(name)), venue.stream != nil else { return nil }
             self = .only(venue)
         }
     }
@@ -150,7 +150,7 @@ public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
     public func venues(among sources: [SourceName], in catalog: [Venue] = Venue.catalog) -> [Venue] {
         switch self {
         case .off: []
-        case .auto: sources.compactMap { name in catalog.first { $0.name == name } }.filter { $0.stream != nil }
+        case .auto: sources.compactMap(catalog.named).filter { $0.stream != nil }
         case .only(let venue): [venue]
         }
     }

@@ -19,7 +19,7 @@ public struct SettingNames: Sendable {
 
     /// The setting called `name`; nil for a name that is not one.
     public func key(_ name: String) -> SettingKey? {
-        names.contains(name) ? SettingKey(name: name) : nil
+        names.contains(name) ? SettingKey(name) : nil
     }
 
     /// The closest known setting, for "did you mean" hints on typos.

@@ -92,26 +92,11 @@ public enum BinanceStream {
                   let parsed = try? Price(parsing: String(decoding: bytes[price], as: UTF8.self)) else { return nil }
             // An aggregate's id `a` grows like a trade's `t`; either orders the messages.
             let id = isAggregate ? aggregateID : tradeID
-            let stamp = TradeStamp(milliseconds: time.flatMap { integer(bytes[$0]) }, tradeID: id.flatMap { integer(bytes[$0]) })
+            // Read as the full parser reads them (StreamMessage.integer): Int64's own parsing.
+            let integer = { (range: Range<Int>) in Int64(String(decoding: bytes[range], as: UTF8.self)) }
+            let stamp = TradeStamp(milliseconds: time.flatMap(integer), tradeID: id.flatMap(integer))
             return .trade(SourceQuote(price: parsed, symbol: expectedSymbol, quoteAsset: quoteAsset), stamp)
         }
-    }
-
-    /// A plain integer's digits as `Int64`, as `Int64(String)` reads them; nil otherwise.
-    private static func integer(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
-        var value: Int64 = 0
-        var rest = digits[...]
-        let negative = rest.first == UInt8(ascii: "-")
-        if negative { rest = rest.dropFirst() }
-        guard !rest.isEmpty else { return nil }
-        for byte in rest {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")) * (negative ? -1 : 1))
-            guard !overflow, !carry else { return nil }
-            value = sum
-        }
-        return value
     }
 
     private static func symbol(of event: JSONValue, expected: String) throws(FetchFailure) -> String {

@@ -84,7 +84,7 @@ public enum JSONMemberScan {
         mutating func value(depth: Int, visit: (Member) -> Bool) -> Kind? {
             guard let byte = peek else { return nil }
             switch byte {
-            case UInt8(ascii: "{"): return object(depth: depth, visit: depth <= 1 ? visit : { _ in true }) ? .object : nil
+            case UInt8(ascii: "{"): return object(depth: depth, visit: visit) ? .object : nil
             case UInt8(ascii: "["): return array(depth: depth) ? .array : nil
             case UInt8(ascii: "\""): return string() != nil ? .string : nil
             case UInt8(ascii: "t"): return literal("true") ? .literal : nil

@@ -6,7 +6,7 @@ extension Venue {
     /// this table.
     public static let catalog: [Venue] = [binance, coinbase, kraken, bitstamp, cryptocompare]
 
-    public static func named(_ name: SourceName) -> Venue? { catalog.first { $0.name == name } }
+    public static func named(_ name: SourceName) -> Venue? { catalog.named(name) }
 
     /// Binance's market for the options' currency: the configured symbol for USD (`BTCUSDT`,
     /// labelled USDT), `BTC` + the code otherwise.
@@ -84,4 +84,9 @@ extension Venue {
             headers: { options in options.cryptoCompareAPIKey.map { ["authorization": CryptoCompareAPI.authorizationHeader(apiKey: $0)] } ?? [:] },
             parse: { response, options throws(FetchFailure) in try CryptoCompareAPI.parse(response, currency: options.currency) }),
         needsAPIKey: true)
+}
+
+extension [Venue] {
+    /// The entry called `name` in this catalog.
+    public func named(_ name: SourceName) -> Venue? { first { $0.name == name } }
 }
