@@ -153,4 +153,31 @@ struct CurrencyEndToEndTests {
         #expect(typo.status == 78, "\(typo)")
         #expect(typo.stderr.contains("did you mean GBP?"), "\(typo.stderr)")
     }
+
+    /// A named stream venue without the currency's market once streamed a market that does not
+    /// exist (btcgbp@aggTrade) while --check-config said OK; now both refuse it and name the
+    /// venues that stream the currency.
+    @Test func aNamedStreamVenueWithoutTheCurrencysMarketIsAConfigurationError() async throws {
+        let expected = "BTCPRICED_STREAM=binance: binance has no BTC/GBP market; coinbase and kraken stream BTC/GBP; set BTCPRICED_STREAM=auto or one of them"
+        let environment = ["BTCPRICED_CURRENCY": "GBP", "BTCPRICED_STREAM": "binance"]
+        let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--socket", NSTemporaryDirectory() + "c.sock",
+                                                           "--state-dir", NSTemporaryDirectory()], environment: environment)
+        #expect(check.status == 78, "\(check)")
+        #expect(check.stderr.contains(expected), "\(check.stderr)")
+        #expect(!check.stdout.contains("configuration OK"), "\(check.stdout)")
+
+        let directory = NSTemporaryDirectory() + "btcpriced-stream-gbp-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let start = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--state-dir", directory, "--socket", directory + "/s.sock"],
+                                         environment: environment, timeout: .seconds(30))
+        #expect(start.status == 78, "\(start)")
+        #expect(start.stderr.contains(expected), "\(start.stderr)")
+
+        for stream in ["auto", "kraken"] {
+            let usable = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--socket", NSTemporaryDirectory() + "c.sock",
+                                                                "--state-dir", NSTemporaryDirectory()],
+                                              environment: ["BTCPRICED_CURRENCY": "GBP", "BTCPRICED_STREAM": stream])
+            #expect(usable.status == 0, "BTCPRICED_STREAM=\(stream): \(usable)")
+        }
+    }
 }

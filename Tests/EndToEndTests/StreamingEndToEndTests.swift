@@ -78,6 +78,37 @@ struct StreamingEndToEndTests {
         #expect(repeated.isEmpty, "no line repeats the one before: \(repeated.prefix(3))")
     }
 
+    /// Resident memory of a process, in KiB.
+    func residentKiB(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+
+    /// A venue that sends pings as fast as it can and never reads the pongs once grew the
+    /// daemon by 507 MB in 6 s, a queued pong per ping. Only the newest ping is answered and at
+    /// most one pong is owed, so memory stays flat and the price is still served. Read on every
+    /// message (BTCPRICED_PUBLISH_INTERVAL=0), the daemon takes the flood as fast as it comes.
+    @Test func aPingFloodThatNeverReadsThePongsLeavesMemoryFlat() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 10))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance", "BTCPRICED_PUBLISH_INTERVAL": "0"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        let before = try residentKiB(daemon.process.processIdentifier)
+        // Trades stop, the link stalls and reconnects, and the next connection floods.
+        exchange.setStream(.binance, .pingFlood(price: "114470.5", seconds: 3))
+        try await until("the ping flood ran its time", context: { daemon.log }) { exchange.pingFloodsEnded(.binance) >= 1 }
+        let after = try residentKiB(daemon.process.processIdentifier)
+        let pings = exchange.streamPings(.binance).sent
+        exchange.setStream(.binance, .trades(prices: ["114470.5"], perSecond: 10))
+        #expect(pings >= 10_000, "a flood: \(pings) pings in 3 s")
+        #expect(after - before <= 8 * 1024, "resident memory grew by \(after - before) KiB over \(pings) pings (from \(before) to \(after) KiB)")
+        try await until("the price is served") { try await daemon.ctl("price").stdout == "114470.5\n" }
+        await exchange.shutdown()
+    }
+
     @Test func sigtermWhileTradesStreamExitsCleanly() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 20))
@@ -210,6 +241,36 @@ struct StreamingEndToEndTests {
         let json = try await status(daemon)
         #expect(json["state"] == .string("fresh") && json["transport"] == .string("poll"), "\(json)")
         #expect(exchange.streamConnectionCount(market) == 1, "heartbeats keep the one connection alive")
+        await exchange.shutdown()
+    }
+
+    /// With BTCPRICED_STALE_AFTER=5s, a stream whose prices stop while its heartbeats go on
+    /// once served a stale quote from 5 s: the silence limit was a fixed 5 s, so REST was asked
+    /// only once the quote was already stale. The limit now follows STALE_AFTER, and REST
+    /// refreshes the quote before it turns stale.
+    @Test func pricesStoppingOnABeatingStreamAreRefreshedByRestBeforeTheQuoteTurnsStale() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.coinbase, .trades(prices: ["114470.5"], perSecond: 10))
+        exchange.set(.coinbase, .price("114402.5"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
+            "BTCPRICED_STREAM": "coinbase", "BTCPRICED_SOURCES": "coinbase", "BTCPRICED_STALE_AFTER": "5s"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        var watch = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 30_000)
+        defer { watch.closeConnection() }
+        try watch.send("watch\n")
+        var lines: [String] = []
+        exchange.setStream(.coinbase, .heartbeatsOnly)
+        while let line = try await watch.nextLine() {
+            lines.append(line)
+            if line.contains(#""transport":"poll""#) { break }
+        }
+        #expect(lines.last?.contains(#""transport":"poll""#) == true, "REST took over: \(lines)")
+        let stale = lines.filter { $0.contains(#""stale":true"#) }
+        #expect(stale.isEmpty, "no stale line before REST refreshed the quote: \(stale)")
+        #expect(try await daemon.ctl("price").stdout == "114402.5\n")
+        #expect(try await daemon.ctl("sources").stdout.contains("stream: coinbase quiet"), "the connection stays, quiet")
         await exchange.shutdown()
     }
 

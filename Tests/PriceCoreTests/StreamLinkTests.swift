@@ -210,4 +210,23 @@ extension StreamLinkTests {
         #expect(StreamLink.preferred([binance, coinbase, kraken], at: at(20)) == 0, "all resting: the one whose rest ends first")
         #expect(StreamLink.preferred([StreamLink<Instant>](), at: start) == nil)
     }
+
+    /// REST must refresh a silent stream's quote before it turns stale: the limit leaves room
+    /// for the next fetch tick, the timeout, the read interval and a margin.
+    @Test func thePriceSilenceLimitFollowsStaleAfter() {
+        func limit(_ staleAfter: Duration) -> Duration {
+            PriceSilence.limit(staleAfter: staleAfter, interval: .seconds(1), timeout: .milliseconds(800), readInterval: .milliseconds(250))
+        }
+        #expect(limit(.seconds(10)) == .seconds(5), "the defaults keep 5 s")
+        #expect(limit(.seconds(5)) == .milliseconds(2450), "5 s - 1 s - 800 ms - 250 ms - 500 ms: \(limit(.seconds(5)))")
+        #expect(limit(.seconds(1)) == .seconds(1), "never below 1 s: \(limit(.seconds(1)))")
+        #expect(limit(.seconds(3600)) == .seconds(5))
+        for staleAfter in [Duration.milliseconds(3550), .seconds(5), .seconds(7), .seconds(10)] {
+            let refreshedBy = limit(staleAfter) + .seconds(1) + .milliseconds(800) + .milliseconds(250)
+            #expect(refreshedBy < staleAfter, "with STALE_AFTER=\(staleAfter), REST answers by \(refreshedBy)")
+        }
+        var link = StreamLink<ManualClock.Instant>(now: ManualClock().now)
+        link.use(priceSilenceAfter: limit(.seconds(5)))
+        #expect(link.policy.priceSilenceAfter == .milliseconds(2450), "a reload sets the link's limit")
+    }
 }

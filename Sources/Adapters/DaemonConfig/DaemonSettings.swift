@@ -146,6 +146,19 @@ public enum StreamChoice: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Why a named venue cannot stream `currency` (it has no such market), with the venues
+    /// that can; nil when the choice can stream it (`auto` picks among those that do).
+    public func problem(currency: String, catalog: [Venue] = Venue.catalog) -> String? {
+        guard case .only(let venue) = self, !venue.quotes(currency) else { return nil }
+        let streaming = catalog.filter { $0.stream != nil && $0.quotes(currency) }.map(\.name.rawValue)
+        let others: String = switch streaming.count {
+        case 0: "no venue btcpriced knows streams BTC/\(currency); set BTCPRICED_STREAM=off"
+        case 1: "\(streaming[0]) streams BTC/\(currency); set BTCPRICED_STREAM=auto or \(streaming[0])"
+        default: "\(streaming.dropLast().joined(separator: ", ")) and \(streaming.last!) stream BTC/\(currency); set BTCPRICED_STREAM=auto or one of them"
+        }
+        return "BTCPRICED_STREAM=\(venue.name): \(venue.name) has no BTC/\(currency) market; \(others)"
+    }
+
     /// The venues that may stream, in order of preference, given the source chain.
     public func venues(among sources: [SourceName], in catalog: [Venue] = Venue.catalog) -> [Venue] {
         switch self {

@@ -2,37 +2,51 @@ import NIOCore
 import NIOWebSocket
 
 /// Reads a venue's WebSocket frames on the event loop and hands each whole message to `message`
-/// there and then, with no task hop: answers pings, records the venue's close frame, and closes
-/// with a close frame of its own when a message is refused or the connection is given up.
-final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+/// there and then, with no task hop, and tells `endOfRead` when a read's messages are all
+/// handed over: answers pings, records the venue's close frame, and closes with a close frame
+/// of its own when a message is refused or the connection is given up.
+public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = WebSocketFrame
+    public typealias OutboundOut = WebSocketFrame
 
     /// Sent once the upgrade is done: the subscriptions.
     private let greetings: [String]
     /// Called on the loop for every whole text or binary message; a returned text is a problem
     /// that ends the connection.
     private let message: ([UInt8]) -> String?
+    private let endOfRead: () -> Void
     private let ending: WebSocketEnding
     private let maximumMessage: Int
     /// The parts of a fragmented message, bounded by `maximumMessage`.
     private var fragments: [UInt8]?
+    /// The newest ping not yet answered. Only the newest is answered (RFC 6455, 5.5.3), and
+    /// only one pong is ever queued: a venue that floods pings and never reads the pongs
+    /// cannot make us hold one per ping.
+    private var owedPong: ByteBuffer?
+    private var pongInFlight = false
 
-    init(greetings: [String], maximumMessage: Int, ending: WebSocketEnding, message: @escaping ([UInt8]) -> String?) {
+    /// A handler of its own, for a test: how the connection ended is not reported.
+    public convenience init(maximumMessage: Int, message: @escaping ([UInt8]) -> String?) {
+        self.init(greetings: [], maximumMessage: maximumMessage, ending: WebSocketEnding(), message: message)
+    }
+
+    init(greetings: [String], maximumMessage: Int, ending: WebSocketEnding, message: @escaping ([UInt8]) -> String?,
+         endOfRead: @escaping () -> Void = {}) {
         self.greetings = greetings
         self.maximumMessage = maximumMessage
         self.ending = ending
         self.message = message
+        self.endOfRead = endOfRead
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         for text in greetings {
             context.write(wrapOutboundOut(Self.frame(.text, context.channel.allocator.buffer(string: text))), promise: nil)
         }
         context.flush()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text, .binary:
@@ -48,7 +62,8 @@ final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
             fragments = frame.fin ? nil : parts
             if frame.fin { deliver(parts, context: context) }
         case .ping:
-            context.writeAndFlush(wrapOutboundOut(Self.frame(.pong, frame.unmaskedData)), promise: nil)
+            owedPong = frame.unmaskedData
+            answerPing(context: context)
         case .connectionClose:
             var data = frame.unmaskedData
             let code = data.readWebSocketErrorCode()
@@ -62,7 +77,30 @@ final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        endOfRead()
+        context.fireChannelReadComplete()
+    }
+
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+        answerPing(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Sends the owed pong once the last one has left and the socket takes more.
+    private func answerPing(context: ChannelHandlerContext) {
+        guard !pongInFlight, context.channel.isWritable, let data = owedPong else { return }
+        owedPong = nil
+        pongInFlight = true
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        sent.futureResult.assumeIsolated().whenComplete { [self] _ in
+            pongInFlight = false
+            answerPing(context: context)
+        }
+        context.writeAndFlush(wrapOutboundOut(Self.frame(.pong, data)), promise: sent)
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // NIO's WebSocketProtocolErrorHandler has already sent its close frame (1002 or 1009).
         switch error {
         case NIOWebSocketError.invalidFrameLength:

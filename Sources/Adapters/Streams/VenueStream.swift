@@ -15,17 +15,21 @@ public struct VenueStream: PriceStream {
     public let options: VenueOptions
     /// The loop the connection and its reader run on.
     public let eventLoop: any EventLoop
+    /// While messages keep coming, the connection is read at most once per this interval (the
+    /// publish interval), and only each read's newest price counts; zero reads every message.
+    public let readInterval: Duration
     private let connectURL: String
     private let greetings: [String]
     private let parse: @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
 
     /// Nil for a venue without a stream.
-    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(),
+    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero,
                  eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
         self.venue = venue
         self.url = url
         self.options = options
+        self.readInterval = readInterval
         self.eventLoop = eventLoop
         self.connectURL = connectURL
         greetings = endpoint.greetings(options)
@@ -33,7 +37,8 @@ public struct VenueStream: PriceStream {
     }
 
     /// Runs one connection to its end. `opened` is called once the upgrade succeeded, `received`
-    /// for every message, both on `eventLoop`. Cancelling the task closes the connection.
+    /// with the events of every message (with a `readInterval`, of every read's messages
+    /// together), both on `eventLoop`. Cancelling the task closes the connection.
     public func run<Instant>(opened: @escaping @Sendable () -> Void,
                              received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
         await withTaskExecutorPreference(EventLoopExecutor(eventLoop)) {
@@ -44,15 +49,21 @@ public struct VenueStream: PriceStream {
     private func connect<Instant>(opened: @escaping @Sendable () -> Void,
                                   received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending {
         guard let target = WebSocketConnection.Target(url: connectURL) else { return .failed("\(venue.name) stream: not a ws:// or wss:// URL") }
-        let reason = await WebSocketConnection.run(target, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
-                                                   opened: opened) { frame in
-            do throws(FetchFailure) {
-                received(try parse(frame))
-                return nil
-            } catch {
-                return "\(venue.name) sent a message that is not a ticker: \(error.description)"
-            }
-        }
+        let batch = readInterval > .zero ? ReadBatch() : nil
+        let reason = await WebSocketConnection.run(
+            target, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
+            readInterval: readInterval > .zero ? TimeAmount(readInterval) : nil, opened: opened,
+            message: { frame in
+                do throws(FetchFailure) {
+                    let events = try parse(frame)
+                    if let batch { batch.events += events } else { received(events) }
+                    return nil
+                } catch {
+                    batch?.deliver(to: received)
+                    return "\(venue.name) sent a message that is not a ticker: \(error.description)"
+                }
+            },
+            endOfRead: { batch?.deliver(to: received) })
         switch reason {
         case .closedByVenue(let code?): return .closed("closed by \(venue.name) (\(code))")
         case .closedByVenue(nil): return .closed("closed by \(venue.name)")
@@ -65,5 +76,17 @@ public struct VenueStream: PriceStream {
         case .givenUp: return .closed("cancelled")
         case .failed(let problem): return .failed("\(venue.name) stream: \(problem)")
         }
+    }
+}
+
+/// The events of one read's messages, handed on together at the read's end. Only touched on
+/// the connection's event loop (every frame handler callback runs there).
+private final class ReadBatch: @unchecked Sendable {
+    var events: [StreamEvent] = []
+
+    func deliver(to received: ([StreamEvent]) -> Void) {
+        guard !events.isEmpty else { return }
+        received(events)
+        events.removeAll(keepingCapacity: true)
     }
 }

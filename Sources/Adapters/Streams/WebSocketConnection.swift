@@ -70,9 +70,12 @@ enum WebSocketConnection {
     private static let tlsContext: Result<NIOSSLContext, any Error> = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
 
     /// Connects, upgrades, sends `greetings` and reads messages until the connection ends, or
-    /// the task is cancelled (then a close frame is sent and the socket closed).
-    static func run(_ target: Target, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
-                    opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?) async -> WebSocketEnding.Reason {
+    /// the task is cancelled (then a close frame is sent and the socket closed). With a
+    /// `readInterval`, the upgraded connection is read at most once per interval (`ReadPacer`);
+    /// `endOfRead` follows the messages of each read.
+    static func run(_ target: Target, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?,
+                    opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
+                    endOfRead: @escaping @Sendable () -> Void) async -> WebSocketEnding.Reason {
         let ending = WebSocketEnding()
         let channel: any Channel
         do {
@@ -80,8 +83,8 @@ enum WebSocketConnection {
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage,
-                                      ending: ending, opened: opened, message: message)
+                        try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage, readInterval: readInterval,
+                                      ending: ending, opened: opened, message: message, endOfRead: endOfRead)
                     }
                 }
                 .connect(host: target.host, port: target.port).get()
@@ -104,8 +107,9 @@ enum WebSocketConnection {
         return ending.reason ?? .closedByVenue(nil)
     }
 
-    private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, ending: WebSocketEnding,
-                                  opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?) throws {
+    private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?,
+                                  ending: WebSocketEnding, opened: @escaping @Sendable () -> Void,
+                                  message: @escaping @Sendable ([UInt8]) -> String?, endOfRead: @escaping @Sendable () -> Void) throws {
         if target.tls {
             let handler = try NIOSSLClientHandler(context: try tlsContext.get(), serverHostname: target.isIPAddress ? nil : target.host)
             try channel.pipeline.syncOperations.addHandler(handler)
@@ -115,7 +119,12 @@ enum WebSocketConnection {
             channel.eventLoop.makeCompletedFuture {
                 _ = channel.pipeline.syncOperations.removeHandler(name: UpgradeRequestHandler.name)
                 try channel.pipeline.syncOperations.addHandler(
-                    StreamFrameHandler(greetings: greetings, maximumMessage: maximumMessage, ending: ending, message: message))
+                    StreamFrameHandler(greetings: greetings, maximumMessage: maximumMessage, ending: ending, message: message, endOfRead: endOfRead))
+                if let readInterval, readInterval > .zero {
+                    // From here on the pacer asks for every read; the upgrade itself was read as usual.
+                    try channel.syncOptions?.setOption(.autoRead, value: false)
+                    try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval), position: .first)
+                }
                 opened()
             }
         }

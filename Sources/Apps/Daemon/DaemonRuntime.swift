@@ -180,8 +180,11 @@ struct DaemonRuntime {
     private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
-                  let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, eventLoop: eventLoop) else { return nil }
-            return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(now: .now)))
+                  let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, readInterval: settings.publishInterval,
+                                               eventLoop: eventLoop) else { return nil }
+            var policy = StreamLink<ContinuousClock.Instant>.Policy()
+            policy.priceSilenceAfter = plan.priceSilenceAfter
+            return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))
         })
     }
 

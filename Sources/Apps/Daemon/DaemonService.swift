@@ -122,6 +122,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     func apply(_ plan: SourcePlan) {
         directory.current = plan
         intake.boardChanged(board.use(plan.stalenessPolicy))
+        parts.streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
         reloadContinuation.yield(plan)
     }
 

@@ -43,6 +43,13 @@ actor Reloader {
                 logger.warning("BTCPRICED_CURRENCY changes (\(started.currency) to \(next.currency)) take effect at the next restart")
                 next.currency = started.currency
             }
+            // The stream runs as started: its keys wait for a restart (warned below), and one
+            // that could not stream the currency must not fail the rest of the reload.
+            if next.stream != started.stream || next.streamURLs != started.streamURLs || next.publishInterval != started.publishInterval {
+                let atRestart = next.stream.problem(currency: next.currency.code, catalog: next.catalog).map { "; at the next restart it would stop the daemon: \($0)" } ?? ""
+                logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart\(atRestart)")
+                (next.stream, next.streamURLs, next.publishInterval) = (started.stream, started.streamURLs, started.publishInterval)
+            }
             plan = try SourcePlan(next)
         } catch {
             logger.error("reload failed, keeping the previous configuration: \(error)", metadata: ["error": "\(error)"])
@@ -54,9 +61,6 @@ actor Reloader {
         if next.metricsListen != started.metricsListen || next.metricsTextfile != started.metricsTextfile
             || next.metricsTextfileInterval != started.metricsTextfileInterval {
             logger.warning("BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
-        }
-        if next.stream != started.stream || next.streamURLs != started.streamURLs || next.publishInterval != started.publishInterval {
-            logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart")
         }
         logLevel.current = Logger.Level(next.logLevel)
         if next.cryptoCompareAPIKey != current.cryptoCompareAPIKey || next.sources != current.sources {

@@ -26,6 +26,7 @@ struct SourcePlan: Sendable {
         self.settings = settings
         var active: [Venue] = [], skipped: [Skipped] = []
         let currency = settings.currency.code
+        if let problem = settings.stream.problem(currency: currency, catalog: settings.catalog) { throw ConfigError(problem) }
         for name in settings.sources {
             guard let venue = settings.venue(named: name) else { continue }
             if !venue.quotes(currency) {
@@ -87,6 +88,12 @@ struct SourcePlan: Sendable {
         StalenessPolicy(staleAfter: settings.staleAfter, interval: settings.interval,
                         paces: Dictionary(uniqueKeysWithValues: active.map { ($0.name, limits($0).pace) }),
                         consensusMinimum: settings.consensusMinimum)
+    }
+
+    /// How long a live stream may carry no price before REST refreshes the quote.
+    var priceSilenceAfter: Duration {
+        PriceSilence.limit(staleAfter: settings.staleAfter, interval: settings.interval, timeout: settings.timeout,
+                           readInterval: settings.publishInterval)
     }
 
     /// What `--check-config` prints: the effective chain, each source's URL and state, and the budget.

@@ -6,8 +6,9 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         /// No message at all, heartbeats included, for this long: the stream has stalled.
         public var stallAfter: Duration = .seconds(5)
         /// No price for this long (heartbeats prove a live connection, not a moving price): the
-        /// stream stays connected but is no longer healthy, so REST refreshes the quote.
-        public var priceSilenceAfter: Duration = .seconds(5)
+        /// stream stays connected but is no longer healthy, so REST refreshes the quote. The
+        /// daemon sets it from its freshness settings (`PriceSilence.limit`).
+        public var priceSilenceAfter: Duration = PriceSilence.longest
         /// An attempt not live after this long (a black-holed address, an upgrade never answered) is given up.
         public var connectTimeout: Duration = .seconds(10)
         /// Backoff after a failed or short-lived connection: from `firstRetry`, doubling, capped.
@@ -45,7 +46,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         case stalled
     }
 
-    public let policy: Policy
+    public private(set) var policy: Policy
     public private(set) var phase: Phase
     /// Connections that ended before proving themselves, since the last one that did.
     public private(set) var consecutiveFailures = 0
@@ -62,6 +63,11 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     public init(policy: Policy = Policy(), now: Instant) {
         self.policy = policy
         self.phase = .waiting(until: now)
+    }
+
+    /// A reload changed the freshness settings the silence limit follows.
+    public mutating func use(priceSilenceAfter limit: Duration) {
+        policy.priceSilenceAfter = limit
     }
 
     /// Starts refused: the venue declined the stream before a restart, until `until`.
@@ -228,5 +234,22 @@ extension StreamLink {
         }
         if let usable = links.firstIndex(where: { restingUntil($0) == nil }) { return usable }
         return links.indices.min { restingUntil(links[$0])! < restingUntil(links[$1])! }
+    }
+}
+
+/// How long a live stream may carry no price before REST refreshes the quote. The quote must be
+/// refreshed before it turns stale: a price read at L happened at most one read interval
+/// earlier (it may have waited in the kernel), REST is asked at the first fetch tick after
+/// L + limit (at most one interval later) and answers within the timeout. So the limit is
+/// STALE_AFTER minus the interval, the timeout, the read interval and a margin for late timers
+/// and the network, at most 5 s and at least 1 s: below that a stream could hardly ever rest
+/// polling, and no setting could keep a quote that young by polling alone.
+public enum PriceSilence {
+    public static let longest: Duration = .seconds(5)
+    public static let shortest: Duration = .seconds(1)
+    public static let margin: Duration = .milliseconds(500)
+
+    public static func limit(staleAfter: Duration, interval: Duration, timeout: Duration, readInterval: Duration) -> Duration {
+        min(longest, max(shortest, staleAfter - interval - timeout - readInterval - margin))
     }
 }

@@ -34,6 +34,7 @@ public final class FakeExchange: Sendable {
         var streamPingIntervals: [Market: TimeAmount] = [:]
         var streamPings: [Market: Int] = [:]
         var streamPongs: [Market: Int] = [:]
+        var pingFloodsEnded: [Market: Int] = [:]
         var mostOpenStreams: [Market: Int] = [:]
     }
 
@@ -137,8 +138,18 @@ public final class FakeExchange: Sendable {
         state.withLockedValue { ($0.streamPings[market] ?? 0, $0.streamPongs[market] ?? 0) }
     }
 
-    func recordStreamPing(_ market: Market) {
-        state.withLockedValue { $0.streamPings[market, default: 0] += 1 }
+    func recordStreamPing(_ market: Market, count: Int = 1) {
+        state.withLockedValue { $0.streamPings[market, default: 0] += count }
+    }
+
+    /// Ping floods (`StreamBehavior.pingFlood`) that have run their time; their pings are
+    /// counted in `streamPings` when they end.
+    public func pingFloodsEnded(_ market: Market) -> Int {
+        state.withLockedValue { $0.pingFloodsEnded[market] ?? 0 }
+    }
+
+    func recordPingFloodEnded(_ market: Market) {
+        state.withLockedValue { $0.pingFloodsEnded[market, default: 0] += 1 }
     }
 
     func recordStreamPong(_ market: Market) {

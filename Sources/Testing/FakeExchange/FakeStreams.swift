@@ -42,7 +42,8 @@ enum FakeStreamUpgrade {
 
 /// One upgraded connection: pushes what the behaviour says, in the market's real shapes.
 /// Binance starts at once; Coinbase and Kraken wait for a subscription. A connection pushing
-/// trades follows later changes: new prices, or silence when the behaviour is no longer `trades`.
+/// trades follows later changes: new prices, heartbeats without prices (Coinbase and Kraken)
+/// after a change to `heartbeatsOnly`, or silence for any other behaviour.
 final class FakeStreamHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -57,6 +58,9 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private var started = false
     private var ticker: RepeatedTask?
     private var pinger: RepeatedTask?
+    /// While a ping flood lasts: its end, and the pings written so far.
+    private var floodUntil: NIODeadline?
+    private var flooded = 0
 
     init(market: Market, exchange: FakeExchange, binanceSymbol: String) {
         self.market = market
@@ -118,12 +122,26 @@ final class FakeStreamHandler: ChannelInboundHandler {
             }
         case .frames(let frames):
             for frame in frames { send(frame, context: context) }
+        case .pingFlood(let price, let seconds):
+            pushTrade(price, context: context)
+            // Never read, and a small receive buffer (no autotuning to 32 MB on loopback): a
+            // client that answers every ping soon fills the kernel and then holds its pongs itself.
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            context.channel.setOption(ChannelOptions.socketOption(.so_rcvbuf), value: 4096).whenComplete { _ in }
+            floodUntil = .now() + .seconds(Int64(seconds))
+            flood(context: context)
         case .trades(_, let perSecond):
             // Above 1,000 a second, several trades per millisecond tick.
             let perTick = max(1, perSecond / 1000)
             schedule(every: .milliseconds(Int64(1000 * perTick / max(perSecond, 1))), context: context) { handler, context in
-                guard case .trades(let prices, _) = handler.exchange.streamBehavior(for: handler.market), !prices.isEmpty else {
-                    handler.ticker?.cancel()
+                let now = handler.exchange.streamBehavior(for: handler.market)
+                guard case .trades(let prices, _) = now, !prices.isEmpty else {
+                    // Prices stop; the connection stays alive on heartbeats, or goes silent.
+                    if now == .heartbeatsOnly, handler.market != .binance {
+                        handler.send(StreamPayloads.heartbeat(market: handler.market, sequence: handler.sent), context: context)
+                    } else {
+                        handler.ticker?.cancel()
+                    }
                     return
                 }
                 for _ in 0..<perTick { handler.pushTrade(prices[handler.sent % prices.count], context: context) }
@@ -149,6 +167,41 @@ final class FakeStreamHandler: ChannelInboundHandler {
             }
         }
     }
+
+    /// Writes pings while the socket takes them, until `floodUntil`: 64 KiB of pings a write,
+    /// as raw frame bytes written past the frame encoder, so a debug build of the fake outruns
+    /// any client.
+    /// The count is recorded when the flood ends.
+    private func flood(context: ChannelHandlerContext) {
+        guard let until = floodUntil else { return }
+        guard NIODeadline.now() < until, context.channel.isActive,
+              let raw = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self) else {
+            floodUntil = nil
+            exchange.recordStreamPing(market, count: flooded)
+            exchange.recordPingFloodEnded(market)
+            return
+        }
+        let chunk = Self.pingChunk
+        var written = 0
+        while context.channel.isWritable, written < 16 {
+            raw.write(NIOAny(chunk), promise: nil)
+            written += 1
+        }
+        flooded += written * chunk.readableBytes / Self.pingFrame.count
+        raw.flush()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        // Writable: go on at once; otherwise a little later (writability may return at any time).
+        let delay: TimeAmount = context.channel.isWritable ? .zero : .milliseconds(1)
+        context.eventLoop.scheduleTask(in: delay) { bound.value.0.flood(context: bound.value.1) }
+    }
+
+    /// An unmasked ping frame with no payload.
+    private static let pingFrame: [UInt8] = [0x89, 0x00]
+    private static let pingChunk: ByteBuffer = {
+        var buffer = ByteBufferAllocator().buffer(capacity: 65_536)
+        for _ in 0..<(65_536 / pingFrame.count) { buffer.writeBytes(pingFrame) }
+        return buffer
+    }()
 
     private func schedule(every interval: TimeAmount, context: ChannelHandlerContext, _ body: @escaping (FakeStreamHandler, ChannelHandlerContext) -> Void) {
         let bound = NIOLoopBound((self, context, body), eventLoop: context.eventLoop)

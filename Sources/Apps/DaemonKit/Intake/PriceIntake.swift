@@ -30,24 +30,27 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         if let quote = report.quote, board.quote == quote { accepted(quote) }
     }
 
-    /// A stream's message, in order of arrival. `admits` is the venue's order rule: late or
-    /// reordered messages, and a ticker's close behind a newer trade, never move the price back.
+    /// A stream's messages, in order of arrival: one message, or all that one read of the
+    /// connection found. `admits` is the venue's order rule: late or reordered messages, and a
+    /// ticker's close behind a newer trade, never move the price back. Only the newest admitted
+    /// price is applied; a superseded trade costs its order check and nothing else.
     public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) {
+        var newest: (trade: SourceQuote, stamp: TradeStamp?)?
         for event in events {
             switch event {
             case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
-                guard admits(event) else { continue }
-                let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
-                let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue,
-                                  timestamp: timestamp)
-                if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() }
-                accepted(quote)
+                if admits(event) { newest = (trade, stamp) }
             case .dayRange(let day):
                 if board.record(day: day, from: venue) { publisher.publish() }
             case .alive, .closingSoon:
                 continue
             }
         }
+        guard let (trade, stamp) = newest else { return }
+        let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
+        let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp)
+        if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() }
+        accepted(quote)
     }
 
     /// Time alone changed the state (the quote turned stale): watchers and systemd hear it.

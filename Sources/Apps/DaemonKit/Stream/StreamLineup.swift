@@ -33,6 +33,11 @@ public final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable w
         return candidates[index]
     }
 
+    /// A reload changed the freshness settings the silence limit follows.
+    public func use(priceSilenceAfter limit: Duration) {
+        for candidate in candidates { candidate.state.update { $0.use(priceSilenceAfter: limit) } }
+    }
+
     public func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
     public func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
 

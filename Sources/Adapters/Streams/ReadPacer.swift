@@ -1,0 +1,63 @@
+import NIOCore
+
+/// Reads a stream at most once per `interval` while messages keep coming, so a busy market
+/// wakes the daemon once per publish, not once per trade. Placed first in the pipeline with
+/// `autoRead` off: after a read it asks for the next one `interval` later, and whatever the
+/// kernel gathered meanwhile is read in that one wakeup. When the market is quiet the read
+/// stays asked for, so the first message after a lull is read the moment it arrives. A message
+/// therefore waits at most one interval in the kernel.
+public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias InboundOut = ByteBuffer
+
+    private let interval: TimeAmount
+    /// The last read of this wakeup filled its buffer, so the kernel may hold more: read on
+    /// until it is drained, or the next wakeup would start a full interval behind.
+    private var bufferFilled = false
+    /// Reads made at once because the kernel held more; bounded, so a venue that floods the
+    /// connection is still read at the interval, not in a tight loop.
+    private var drainReads = 0
+    public static let maximumDrainReads = 4
+    private var nextRead: Scheduled<Void>?
+
+    public init(interval: TimeAmount) {
+        self.interval = interval
+    }
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        context.read()
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        nextRead?.cancel()
+        nextRead = nil
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        nextRead?.cancel()
+        nextRead = nil
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        bufferFilled = unwrapInboundIn(data).writableBytes == 0
+        context.fireChannelRead(data)
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        context.fireChannelReadComplete()
+        guard context.channel.isActive, nextRead == nil else { return }
+        if bufferFilled, drainReads < Self.maximumDrainReads {
+            bufferFilled = false
+            drainReads += 1
+            context.read()
+            return
+        }
+        bufferFilled = false
+        drainReads = 0
+        nextRead = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
+            nextRead = nil
+            context.read()
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import NIOCore
+import NIOEmbedded
+import Streams
+import Testing
+
+/// The stream's read pacing on NIO's manual clock (EmbeddedEventLoop): the kernel is played by
+/// `Wire`, which hands over what it holds only while the pacer has asked for a read.
+@Suite("Read pacing: a stream is read once per publish interval, never more than one behind")
+struct ReadPacerTests {
+    /// Counts the reads that reach the socket (an outbound `read()` at the pipeline's head).
+    final class ReadRequests: ChannelOutboundHandler {
+        typealias OutboundIn = Never
+        var pending = false
+        var count = 0
+        func read(context: ChannelHandlerContext) {
+            pending = true
+            count += 1
+        }
+    }
+
+    /// What reached the handlers after the pacer, with the loop's time it arrived at.
+    final class Served: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        var messages: [(text: String, at: NIODeadline)] = []
+        let loop: EmbeddedEventLoop
+        init(loop: EmbeddedEventLoop) { self.loop = loop }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var buffer = unwrapInboundIn(data)
+            messages.append((buffer.readString(length: buffer.readableBytes) ?? "", loop.now))
+        }
+    }
+
+    /// The kernel's receive buffer: messages wait here until a read is asked for.
+    struct Wire {
+        let channel: EmbeddedChannel
+        let requests: ReadRequests
+        var waiting: [ByteBuffer] = []
+
+        mutating func arrives(_ text: String, fillingTheBuffer: Bool = false) throws {
+            var buffer = channel.allocator.buffer(capacity: fillingTheBuffer ? text.utf8.count : 4096)
+            buffer.writeString(text)
+            #expect((buffer.writableBytes == 0) == fillingTheBuffer, "the test's buffer: \(buffer.writableBytes) bytes left")
+            waiting.append(buffer)
+            try deliverIfAsked()
+        }
+
+        /// One wakeup: everything waiting is read, then the read completes.
+        mutating func deliverIfAsked() throws {
+            defer { _ = try? channel.throwIfErrorCaught() }
+            guard requests.pending, !waiting.isEmpty else { return }
+            requests.pending = false
+            for buffer in waiting { channel.pipeline.syncOperations.fireChannelRead(NIOAny(buffer)) }
+            waiting.removeAll()
+            channel.pipeline.syncOperations.fireChannelReadComplete()
+        }
+    }
+
+    func start(interval: TimeAmount) throws -> (EmbeddedEventLoop, Wire, Served) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        let requests = ReadRequests()
+        let served = Served(loop: loop)
+        try channel.pipeline.syncOperations.addHandlers([requests, ReadPacer(interval: interval), served])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9443)).wait()
+        return (loop, Wire(channel: channel, requests: requests), served)
+    }
+
+    @Test func aTradeArrivingJustAfterAReadIsServedAtTheNextRead() throws {
+        let interval = TimeAmount.milliseconds(250)
+        var (loop, wire, served) = try start(interval: interval)
+        let start = loop.now
+        #expect(wire.requests.pending, "the pacer asks for the first read as soon as it is in place")
+        try wire.arrives("A")
+        #expect(served.messages.map(\.text) == ["A"] && served.messages[0].at == start, "after a quiet spell a trade is read at once")
+
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.arrives("B")
+        loop.advanceTime(by: .milliseconds(248))
+        try wire.deliverIfAsked()
+        #expect(served.messages.map(\.text) == ["A"], "B waits in the kernel: no read asked before the interval ends (\(loop.now - start))")
+        #expect(wire.requests.count == 1)
+        try wire.arrives("C")
+
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.deliverIfAsked()
+        #expect(served.messages.map(\.text) == ["A", "B", "C"], "one read takes all that waited")
+        let lag = served.messages[1].at - (start + .milliseconds(1))
+        #expect(lag <= interval, "B arrived 1 ms after the read and was served \(lag.nanoseconds / 1_000_000) ms later, within one interval")
+        #expect(wire.requests.count == 2, "one wakeup for two trades")
+    }
+
+    @Test func aQuietMarketIsReadTheMomentItSpeaksAgain() throws {
+        var (loop, wire, served) = try start(interval: .milliseconds(250))
+        try wire.arrives("A")
+        loop.advanceTime(by: .milliseconds(250))
+        #expect(wire.requests.pending, "the next read is asked for once the interval has passed")
+        loop.advanceTime(by: .seconds(3))
+        try wire.arrives("B")
+        #expect(served.messages.last?.text == "B" && served.messages.last?.at == loop.now, "the first trade after a lull is not held back")
+        #expect(wire.requests.count == 2, "no read was asked for while nothing came")
+    }
+
+    @Test func aReadThatFilledItsBufferReadsAgainAtOnceButABoundedNumberOfTimes() throws {
+        var (loop, wire, served) = try start(interval: .milliseconds(250))
+        let start = loop.now
+        var reads = 0
+        for _ in 0..<(ReadPacer.maximumDrainReads + 1) {
+            try wire.arrives("full", fillingTheBuffer: true) // four bytes in a buffer of four
+            reads += 1
+        }
+        #expect(served.messages.count == reads && served.messages.allSatisfy { $0.at == start },
+                "the kernel held more: read again in the same wakeup (\(served.messages.count) of \(reads))")
+        try wire.arrives("more", fillingTheBuffer: true)
+        #expect(served.messages.count == reads, "after \(ReadPacer.maximumDrainReads) extra reads a flooding venue waits for the interval")
+        loop.advanceTime(by: .milliseconds(250))
+        try wire.deliverIfAsked()
+        #expect(served.messages.last?.text == "more")
+    }
+}
