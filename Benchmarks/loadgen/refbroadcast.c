@@ -1,8 +1,11 @@
 // The reference for the fan-out benchmark: accepts `watch` clients on a Unix socket and every
 // INTERVAL_MS writes one numbered ~730-byte line to each, in a plain loop. fanout.c measured
 // against it shows the floor of the measurement itself (one reader thread, 1,000 sockets).
-// Usage: refbroadcast SOCKET INTERVAL_MS SECONDS
+// With `idle-thread`, a second thread that only sleeps: the process is then multi-threaded,
+// so every write takes the kernel's file reference count (fdget), as in any NIO server.
+// Usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
+static void *sleep_forever(void *unused) {
+    (void)unused;
+    for (;;) pause();
+    return NULL;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: refbroadcast SOCKET INTERVAL_MS SECONDS\n"); return 64; }
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "idle-thread") == 0)) {
+        fprintf(stderr, "usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]\n"); return 64;
+    }
+    pthread_t idle;
+    if (argc == 5 && pthread_create(&idle, NULL, sleep_forever, NULL) != 0) { perror("pthread_create"); return 1; }
     int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     strncpy(a.sun_path, argv[1], sizeof a.sun_path - 1);

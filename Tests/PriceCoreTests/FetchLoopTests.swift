@@ -52,12 +52,40 @@ struct FetchLoopTests {
         var loop = makeLoop([binance], clock: clock)
         // A stream is healthy for the first 3 s, then drops: polling resumes on the next tick.
         let streamUntil = ManualClock.Instant(offset: .seconds(3))
-        loop.standby = { $0 < streamUntil }
+        loop.standby = { $0 < streamUntil ? $0 : nil }
         let reports = await run(loop, clock: clock, cycles: 6)
         #expect(reports.map { $0.quote != nil } == [false, false, false, true, true, true])
         #expect(reports.allSatisfy { $0.nextCycleIn == .seconds(1) }, "the ticks keep their pace, so the watchdog stays fed")
         #expect(reports.prefix(3).allSatisfy { $0.attempts.isEmpty && $0.events.isEmpty }, "no attempt, no log event while on standby")
         #expect(binance.callCount == 3)
+    }
+
+    /// A stream that surely carries the quotes for the next 5 s lets the loop rest until the
+    /// grid's tick at that moment, instead of waking every second; when its connection ends
+    /// early, the bell wakes the loop and polling starts at once.
+    @Test func onStandbyTheLoopRestsUntilTheStreamCouldFailAndTheBellWakesItEarly() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.quote("1")])
+        var loop = makeLoop([binance], clock: clock)
+        let bell = StandbyBell()
+        let streamUntil = ManualClock.Instant(offset: .milliseconds(4500))
+        let carried = Mutex(true)
+        loop.standby = { now in carried.withLock { $0 } ? streamUntil : nil }
+        loop.standbyBell = bell
+        let log = ReportLog()
+        let task = Task { await loop.run { log.append($0) } }
+        _ = await eventually { log.count == 1 }
+        #expect(log.all.first?.nextCycleIn == .seconds(5), "rests until the tick at or after 4.5 s: \(String(describing: log.all.first?.nextCycleIn))")
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .seconds(2))
+        carried.withLock { $0 = false }
+        bell.ring()
+        _ = await eventually { log.count == 2 }
+        let polled = log.all.dropFirst().first
+        #expect(polled?.quote != nil && binance.callCount == 1, "the ring starts polling at 2 s, not at 5 s: \(String(describing: polled))")
+        #expect(clock.now.offset == .seconds(2))
+        task.cancel()
+        await task.value
     }
 
     @Test func healthyLoopRunsOnAFixedGrid() async {

@@ -169,7 +169,10 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: maximumBackoff),
                 wallClock: parts.wallClock, jitter: parts.jitter, ledger: ledger, mode: plan.mode
             )
-            if let streams = parts.streams { loop.standby = { streams.isHealthy(at: $0) } }
+            if let streams = parts.streams {
+                loop.standby = { streams.healthyUntil(at: $0) }
+                loop.standbyBell = streams.standbyBell
+            }
             loop.hostPace = parts.hostPace
             return loop
         }

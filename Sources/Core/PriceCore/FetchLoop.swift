@@ -38,6 +38,14 @@ public struct FetchSchedule: Sendable, Hashable {
         return capped / 2 + (capped / 2) * min(max(unit, 0), 1)
     }
 
+    /// The first slot of the grid through `slot` that is not before `instant` (`slot` itself
+    /// when `instant` is not after it).
+    public func tick<I: InstantProtocol>(atOrAfter instant: I, onGridOf slot: I) -> I where I.Duration == Duration {
+        let gap = slot.duration(to: instant)
+        guard gap > .zero else { return slot }
+        return slot.advanced(by: interval * Int((gap / interval).rounded(.up)))
+    }
+
     /// The next slot on the fixed grid; slots already missed by a slow cycle are skipped, not replayed.
     public func nextTick<I: InstantProtocol>(after deadline: I, now: I) -> I where I.Duration == Duration {
         var next = deadline.advanced(by: interval)
@@ -66,9 +74,13 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let jitter: any JitterSource
     public let ledger: SourceLedger<C.Instant>
     public let mode: FetchMode
-    /// True while something else (a healthy stream) carries the quotes: the loop keeps its
-    /// ticks, so the watchdog stays fed, but asks no source until it turns false.
-    public var standby: @Sendable (C.Instant) -> Bool = { _ in false }
+    /// While something else (a healthy stream) carries the quotes: until when it surely will,
+    /// unless it ends early and rings `standbyBell`; nil when it does not. The loop asks no
+    /// source meanwhile and rests until the first tick at or after that moment (at most
+    /// `maximumBackoff` ahead, so the watchdog stays fed), instead of waking every interval.
+    public var standby: @Sendable (C.Instant) -> C.Instant? = { _ in nil }
+    /// Rung when the standby ends early (the stream's connection ended): polling starts at once.
+    public var standbyBell: StandbyBell?
     /// Shared with the other instances on this host (other currencies), when there are any.
     public var hostPace: (any HostPace)?
 
@@ -92,12 +104,20 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         var deadline = clock.now
         while !Task.isCancelled {
             let started = clock.now
-            if standby(started) {
+            if let carriedUntil = standby(started) {
                 consecutiveFailures = 0
-                deadline = schedule.nextTick(after: deadline, now: started)
+                deadline = schedule.tick(atOrAfter: min(carriedUntil, started.advanced(by: schedule.maximumBackoff)),
+                                         onGridOf: schedule.nextTick(after: deadline, now: started))
                 await handle(CycleReport(quote: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
                                          nextCycleIn: started.duration(to: deadline)))
-                do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                if let standbyBell {
+                    await standbyBell.rest(until: deadline, on: clock)
+                    if Task.isCancelled { return }
+                    // Woken early: the grid starts again now, so polling begins at once.
+                    deadline = min(deadline, clock.now)
+                } else {
+                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                }
                 continue
             }
             // Calls count at the tick they were scheduled for when the wake-up was only a little

@@ -94,6 +94,20 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
+    /// While healthy, the moment it would stop being healthy if nothing more arrived (a
+    /// message or a price only moves it later); nil when not healthy. The fetch loop rests until
+    /// then; a connection that ends early rings its bell instead.
+    public func healthyUntil(at now: Instant) -> Instant? {
+        guard isHealthy(at: now) else { return nil }
+        switch phase {
+        case .live(_, let last):
+            let stall = last.advanced(by: policy.stallAfter)
+            return lastPrice.map { min(stall, $0.advanced(by: policy.priceSilenceAfter)) } ?? stall
+        case .connecting: return rotationGraceUntil
+        case .waiting, .refused: return nil
+        }
+    }
+
     /// Live and answering, but no price within the silence limit.
     public func isPriceSilent(at now: Instant) -> Bool {
         guard case .live = phase, let lastPrice else { return false }

@@ -36,20 +36,26 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// price is applied; a superseded trade costs its order check and nothing else.
     public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) {
         var newest: (trade: SourceQuote, stamp: TradeStamp?)?
+        var dayChanged = false
         for event in events {
             switch event {
             case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
                 if admits(event) { newest = (trade, stamp) }
             case .dayRange(let day):
-                if board.record(day: day, from: venue) { publisher.publish() }
+                if board.record(day: day, from: venue) { dayChanged = true }
             case .alive, .closingSoon:
                 continue
             }
         }
-        guard let (trade, stamp) = newest else { return }
+        // One publish for the read, however many of its messages changed the board: a second
+        // one within the interval would hold a line and wake the loop again to flush it.
+        guard let (trade, stamp) = newest else {
+            if dayChanged { publisher.publish() }
+            return
+        }
         let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
         let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp)
-        if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() }
+        if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() } else if dayChanged { publisher.publish() }
         accepted(quote)
     }
 

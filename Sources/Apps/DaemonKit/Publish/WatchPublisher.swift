@@ -36,8 +36,10 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
 
     private var clock: C { board.clock }
 
-    /// The board changed.
+    /// The board changed. With nobody watching there is nothing to send or to hold (a new
+    /// watcher gets the current line when it subscribes), so no flush is ever scheduled.
     public func publish() {
+        guard audience() else { return }
         let now = clock.now
         let key = board.stateKey
         let flushAt: C.Instant? = state.withLock { state in

@@ -17,6 +17,9 @@ public final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable w
 
     public let candidates: [Candidate]
     private let inUse = Mutex(0)
+    /// Rung when the stream stops carrying quotes before the fetch loop's rest ends: a
+    /// connection ended, or a reload shortened the silence limit.
+    public let standbyBell = StandbyBell()
 
     /// nil when no venue in the chain can stream.
     public init?(_ candidates: [Candidate]) {
@@ -36,9 +39,12 @@ public final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable w
     /// A reload changed the freshness settings the silence limit follows.
     public func use(priceSilenceAfter limit: Duration) {
         for candidate in candidates { candidate.state.update { $0.use(priceSilenceAfter: limit) } }
+        standbyBell.ring()
     }
 
     public func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
+    /// Until when the stream in use surely carries the quotes (`StreamLink.healthyUntil`).
+    public func healthyUntil(at now: Instant) -> Instant? { current.state.update { $0.healthyUntil(at: now) } }
     public func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
 
     /// Venues that refused their stream before a restart stay refused for the rest of their

@@ -57,6 +57,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
             if Task.isCancelled { return }
             state.ended(ending.description)
             state.update { $0.ended(ending, at: clock.now, jitter: jitter.unitInterval()) }
+            lineup.standbyBell.ring()
             if case .refused = ending {
                 let board = intake.board
                 if case .refused(let until) = state.update({ $0.phase }) { ledger.refuseStream(state.venue, until: until) }
@@ -129,7 +130,12 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                     let stalled: StreamLink<C.Instant>.Ending? = if link.hasStalled(at: now) {
                         if case .connecting = link.phase { .failed("no answer within \(link.policy.connectTimeout.humanReadable) of connecting") } else { .stalled }
                     } else { nil }
-                    return (replace, gaveUp, stalled, link.nextDeadline())
+                    // Live with no replacement in flight, the deadlines only move later (a message
+                    // pushes the stall back), so the watch sleeps until the next one: at 10 trades a
+                    // second it wakes once per stall limit, not every second. Otherwise (connecting,
+                    // replacing) a change it does not see may bring one closer, so it looks every second.
+                    let settled = link.isLive && link.replacementSince == nil
+                    return (replace, gaveUp, stalled, settled ? link.nextDeadline() : min(link.nextDeadline() ?? now.advanced(by: .seconds(1)), now.advanced(by: .seconds(1))))
                 }
                 if replace { sink.yield(.replace) }
                 if gaveUp { sink.yield(.replacementGaveUp) }
@@ -137,8 +143,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                     sink.yield(.stalled(stalled))
                     return
                 }
-                // Woken at the next stall, timeout or rotation deadline, and at least every second.
-                do { try await clock.sleep(until: min(next ?? now.advanced(by: .seconds(1)), now.advanced(by: .seconds(1))), tolerance: nil) } catch { return }
+                do { try await clock.sleep(until: next ?? now.advanced(by: .seconds(1)), tolerance: nil) } catch { return }
             }
         }
         let ending: StreamLink<C.Instant>.Ending? = await withTaskCancellationHandler {
