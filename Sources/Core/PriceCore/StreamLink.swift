@@ -199,9 +199,19 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         if case .connecting = phase { opened(at: now) }
         guard case .live(let since, _) = phase else { return false }
         phase = .live(since: since, lastMessage: now)
-        if events.contains(where: { $0.quote != nil }) { lastPrice = now }
+        // Matched by case, not compared: comparing whole events (prices included) for every
+        // read would cost more than the rest of this.
+        var hasPrice = false, closingSoon = false
+        for event in events {
+            switch event {
+            case .trade, .tickerClose: hasPrice = true
+            case .closingSoon: closingSoon = true
+            case .dayRange, .alive: break
+            }
+        }
+        if hasPrice { lastPrice = now }
         if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
-        return events.contains(.closingSoon)
+        return closingSoon
     }
 
     /// A replacement connection is live: it takes over, with its own age.
