@@ -62,6 +62,30 @@ struct StreamingEndToEndTests {
         return output.split(separator: "\n")
     }
 
+    /// Waybar's children inherit SIGPIPE ignored: once the bar is gone, btcctl's writes fail
+    /// with EPIPE. It used to drop the error and live on, holding one of its user's watch
+    /// places; every watching mode now exits 1 at its next line, and the daemon's watcher
+    /// count drops back.
+    @Test func everyWatchingModeExitsWhenItsReaderIsGone() async throws {
+        let exchange = try await FakeExchange.start()
+        // The clock trades move a dollar a second: every mode has a next line to write.
+        exchange.setStream(.binance, .clockTrades(perSecond: 20))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        // `head -n 1` reads one line and goes, as a bar that quits; bash reports btcctl's status.
+        let script = #"trap '' PIPE; "$0" --socket "$1" "${@:2}" | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}""#
+        for mode in [["waybar", "--watch"], ["polybar", "--watch"], ["i3blocks", "--watch"], ["watch"]] {
+            let result = try await runCommand("/bin/bash", ["-c", script, Binaries.ctl, daemon.socket] + mode, timeout: .seconds(60))
+            #expect(result.stdout == "1\n", "btcctl \(mode.joined(separator: " ")) exits 1 once its reader is gone: \(result)")
+        }
+        try await until("the daemon has no watcher left") {
+            try await daemon.ctl("metrics").stdout.contains("\nbtcpriced_watch_subscribers 0.0\n")
+        }
+        await exchange.shutdown()
+    }
+
     /// The clock trades move a dollar a second, so every paced line differs from the one before.
     @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
         let lines = try await barLines(.clockTrades(perSecond: 20), ["waybar", "--watch"], seconds: 5)

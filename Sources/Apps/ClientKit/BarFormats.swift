@@ -3,27 +3,30 @@ import WireProtocol
 
 /// Output for status bars and prompts. All of it is computed from the exact decimal text.
 public enum BarFormat {
-    /// `₿ 114,460`: whole dollars, grouped.
+    /// `₿ 114,460`: whole dollars, grouped. Plain text: each bar escapes it for its grammar.
     static func barText(_ status: StatusMessage) -> String {
         guard let price = status.price else { return "₿ —" }
-        return "₿ " + HumanFormat.barSymbol(status.currency) + HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0))
+        return "₿ " + HumanFormat.barSymbol(status.currency) + BarText.field(HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)), limit: 40)
             + (status.state == .stale ? " (stale)" : "")
     }
 
-    /// `spark` is a sparkline of the last 24 h, empty when there is none.
+    /// `spark` is a sparkline of the last 24 h, empty when there is none. Plain text, each
+    /// field from the daemon made one bounded line (`BarText.field`); Waybar's escapes it.
     static func tooltip(_ status: StatusMessage, spark: String = "") -> String {
-        guard let price = status.price else {
-            return "BTC/\(status.currency): no data yet" + (status.lastError.map { "\n\($0)" } ?? "")
+        let currency = BarText.field(status.currency, limit: 8)
+        let lastError = status.lastError.map { BarText.field($0, limit: 300) }
+        guard let price = status.price.map({ BarText.field($0, limit: 40) }) else {
+            return "BTC/\(currency): no data yet" + (lastError.map { "\n\($0)" } ?? "")
         }
-        var lines = ["BTC/\(status.currency) \(HumanFormat.money(price, currency: status.currency))",
-                     "\(status.source ?? "?") (\(status.symbol ?? "?"))"]
+        var lines = ["BTC/\(currency) \(HumanFormat.money(price, currency: status.currency))",
+                     "\(BarText.field(status.source ?? "?", limit: 40)) (\(BarText.field(status.symbol ?? "?", limit: 40)))"]
         if let age = status.ageMilliseconds { lines.append("\(AgeText.compact(milliseconds: age, spaced: true)) ago" + (status.state == .stale ? " — STALE" : "")) }
         if let changes = HumanFormat.changes(status) { lines.append(changes) }
         if let low = status.trend.low24h, let high = status.trend.high24h {
             lines.append("24h low \(HumanFormat.money(low, currency: status.currency)), high \(HumanFormat.money(high, currency: status.currency))")
         }
         if spark.contains(where: { $0 != " " }) { lines.append("24h \(spark)") }
-        if let error = status.lastError { lines.append(error) }
+        if let lastError { lines.append(lastError) }
         return lines.joined(separator: "\n")
     }
 
@@ -32,8 +35,8 @@ public enum BarFormat {
     public static func waybar(_ status: StatusMessage, spark: String = "", thresholds: PriceThresholds = .none) -> String {
         let classes = [status.state.rawValue, Direction(status).className, thresholds.crossing(status.price)].compactMap { $0 }
         return JSONValue.object([
-            "text": .string(barText(status)),
-            "tooltip": .string(tooltip(status, spark: spark)),
+            "text": .string(BarText.pango(barText(status))),
+            "tooltip": .string(BarText.pango(tooltip(status, spark: spark))),
             "class": .array(classes.map { .string($0) }),
             "alt": .string(status.state.rawValue),
         ]).encoded
@@ -41,7 +44,7 @@ public enum BarFormat {
 
     public static func waybarUnreachable(_ message: String) -> String {
         JSONValue.object([
-            "text": .string("₿ —"), "tooltip": .string("btcpriced unreachable: \(message)"),
+            "text": .string("₿ —"), "tooltip": .string(BarText.pango("btcpriced unreachable: " + BarText.field(message, limit: 300))),
             "class": .array([.string("nodata")]), "alt": .string("nodata"),
         ]).encoded
     }
@@ -53,15 +56,15 @@ public enum BarFormat {
     /// i3blocks' line protocol: full_text, short_text, color. A fresh price is coloured by a
     /// reached threshold first, then by direction (red when down over 24 h).
     public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
-        [barText(status), prompt(status, thresholds: thresholds), color(status, thresholds: thresholds)].joined(separator: "\n")
+        [BarText.pango(barText(status)), BarText.pango(prompt(status, thresholds: thresholds)), color(status, thresholds: thresholds)].joined(separator: "\n")
     }
 
     /// The same block as one JSON line, for a persistent block with `format=json` (i3blocks(1)),
     /// where every line the command prints replaces the whole block.
     public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
         JSONValue.object([
-            "full_text": .string(barText(status)),
-            "short_text": .string(prompt(status, thresholds: thresholds)),
+            "full_text": .string(BarText.pango(barText(status))),
+            "short_text": .string(BarText.pango(prompt(status, thresholds: thresholds))),
             "color": .string(color(status, thresholds: thresholds)),
         ]).encoded
     }
@@ -72,7 +75,7 @@ public enum BarFormat {
 
     /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.
     public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
-        "%{F\(color(status, thresholds: thresholds))}\(barText(status))%{F-}"
+        "%{F\(color(status, thresholds: thresholds))}\(BarText.polybar(barText(status)))%{F-}"
     }
 
     public static let polybarUnreachable = "%{F\(colors[.nodata] ?? "#BF616A")}₿ —%{F-}"
@@ -92,6 +95,6 @@ public enum BarFormat {
         case "below": "↓"
         default: ""
         }
-        return "₿" + HumanFormat.barSymbol(status.currency) + DecimalText.short(price) + (status.state == .fresh ? "" : "?") + marker
+        return "₿" + HumanFormat.barSymbol(status.currency) + BarText.field(DecimalText.short(price), limit: 40) + (status.state == .fresh ? "" : "?") + marker
     }
 }

@@ -282,7 +282,11 @@ enum Output {
             while offset < bytes.count {
                 let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
+                // The reader is gone (a bar that quit leaves EPIPE, with SIGPIPE ignored as
+                // Waybar leaves it): a `--watch` or `watch` would live on and hold one of the
+                // user's watch places. End here, exit 1, and say nothing on a stderr that may
+                // be gone too.
+                if written <= 0 { if fd == 1 { exit(1) } else { return } }
                 offset += written
             }
         }
