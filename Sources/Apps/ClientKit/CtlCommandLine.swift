@@ -142,8 +142,9 @@ public enum CtlCommandLine {
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
-      --currency CODE      the btcpriced@CODE instance's socket, e.g. eur (env BTCCTL_CURRENCY;
-                           --socket and BTCCTL_SOCKET win over it)
+      --currency CODE      the btcpriced@CODE instance's socket, e.g. eur (env BTCCTL_CURRENCY);
+                           the socket is chosen by --socket, then --currency, then
+                           BTCCTL_SOCKET, then BTCCTL_CURRENCY
       --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms;
                            wait: no limit unless given)
       -V, --version        print the version
