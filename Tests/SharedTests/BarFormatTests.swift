@@ -22,7 +22,12 @@ struct BarFormatTests {
         #expect(json["class"] == .array([.string(state.rawValue)]))
         #expect(json["alt"] == .string(state.rawValue))
         #expect(json["tooltip"]?.stringValue?.isEmpty == false)
-        if let price { #expect(json["tooltip"]?.stringValue?.contains("BTC/USD \(HumanFormat.money(price, currency: "USD"))") == true) }
+        if price != nil {
+            let tooltip = json["tooltip"]?.stringValue ?? ""
+            #expect(tooltip.contains("BTC/USD $114,460\n"), "whole units, as the bar: \(tooltip)")
+            #expect(tooltip.contains(state == .stale ? "STALE: quote of 16:00:00 UTC" : "as of 16:00:00 UTC"), "the quote's own time: \(tooltip)")
+            #expect(!tooltip.contains(" ago"), "no relative age, which a --watch bar would freeze: \(tooltip)")
+        }
     }
 
     @Test func waybarWhenTheDaemonIsDown() throws {

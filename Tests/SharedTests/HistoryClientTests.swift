@@ -59,7 +59,7 @@ struct HistoryClientTests {
         #expect(up["class"] == .array([.string("fresh"), .string("up"), .string("above")]))
         let tooltip = try #require(up["tooltip"]?.stringValue)
         #expect(tooltip.contains("1h +0.10%  24h ▲ +1.27%  7d -3.40%") && tooltip.contains("24h ▁▂▃▄▅▆▇█"))
-        #expect(tooltip.contains("24h low $90,000.00, high $120,000.00"), "\(tooltip)")
+        #expect(tooltip.contains("24h low $90,000, high $120,000"), "whole units, as the bar: \(tooltip)")
         let down = try JSONValue(parsing: BarFormat.waybar(status("79000", change24h: "-0.50"), thresholds: PriceThresholds(above: "90000", below: "80000")))
         #expect(down["class"] == .array([.string("fresh"), .string("down"), .string("below")]))
         let flat = try JSONValue(parsing: BarFormat.waybar(status("1", change24h: "0.00")))

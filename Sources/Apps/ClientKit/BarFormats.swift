@@ -18,16 +18,31 @@ public enum BarFormat {
         guard let price = status.price.map({ BarText.field($0, limit: 40) }) else {
             return "BTC/\(currency): no data yet" + (lastError.map { "\n\($0)" } ?? "")
         }
-        var lines = ["BTC/\(currency) \(HumanFormat.money(price, currency: status.currency))",
+        // Whole units, as the bar shows them, and the quote's own time rather than an age: a
+        // `--watch` bar prints a line only when it changes, so a relative age would freeze
+        // ("3.0s ago" an hour into an outage) and cents would redraw it for nothing.
+        var lines = ["BTC/\(currency) \(HumanFormat.wholeMoney(price, currency: status.currency))",
                      "\(BarText.field(status.source ?? "?", limit: 40)) (\(BarText.field(status.symbol ?? "?", limit: 40)))"]
-        if let age = status.ageMilliseconds { lines.append("\(AgeText.compact(milliseconds: age, spaced: true)) ago" + (status.state == .stale ? " — STALE" : "")) }
+        if let time = status.timestamp.flatMap(Self.clockTime) {
+            lines.append(status.state == .stale ? "STALE: quote of \(time) UTC" : "as of \(time) UTC")
+        }
         if let changes = HumanFormat.changes(status) { lines.append(changes) }
         if let low = status.trend.low24h, let high = status.trend.high24h {
-            lines.append("24h low \(HumanFormat.money(low, currency: status.currency)), high \(HumanFormat.money(high, currency: status.currency))")
+            lines.append("24h low \(HumanFormat.wholeMoney(low, currency: status.currency)), high \(HumanFormat.wholeMoney(high, currency: status.currency))")
         }
         if spark.contains(where: { $0 != " " }) { lines.append("24h \(spark)") }
         if let lastError { lines.append(lastError) }
         return lines.joined(separator: "\n")
+    }
+
+    /// `16:00:00` from an RFC 3339 UTC timestamp (`2026-11-21T16:00:00.123Z`); nil for anything else.
+    static func clockTime(_ timestamp: String) -> String? {
+        let utf8 = Array(timestamp.utf8)
+        guard utf8.count >= 20, utf8[10] == UInt8(ascii: "T"), utf8.last == UInt8(ascii: "Z") else { return nil }
+        let time = utf8[11..<19]
+        let shape = Array("00:00:00".utf8)
+        guard zip(time, shape).allSatisfy({ $1 == UInt8(ascii: ":") ? $0 == $1 : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return String(decoding: time, as: UTF8.self)
     }
 
     /// One line for Waybar's `"return-type": "json"`. `class` lists the state, then `up` or

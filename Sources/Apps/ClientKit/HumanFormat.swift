@@ -35,6 +35,12 @@ public enum HumanFormat {
         return currency.symbol + (currency.minorUnits == 0 ? groupedWhole(rounded) : groupedPrice(rounded))
     }
 
+    /// A price in whole units with its currency's symbol, as bars show it: `$114,460`,
+    /// `€97,123`; a quote asset that is not an ISO currency (USDT) gets no symbol.
+    static func wholeMoney(_ text: String, currency code: String) -> String {
+        (Currency(code: code)?.symbol ?? "") + groupedWhole(DecimalText.rounded(text, places: 0))
+    }
+
     /// The symbol bars and prompts put before a price: none for dollars (`₿ 114,460` as ever),
     /// the currency's own otherwise (`₿ €97,123`).
     static func barSymbol(_ code: String) -> String {
