@@ -76,4 +76,19 @@ struct PriceBoardTests {
         #expect(board.priceReply().hasPrefix(#"{"error":"nodata""#))
         #expect(board.current.status == DaemonStatus(kind: .waiting, text: "waiting for first quote"))
     }
+
+    /// A venue's 24 h range is refreshed every minute or so; a price beyond it must not be
+    /// served beside a range that leaves it out (the status said high 114,459.80 at 121,000).
+    @Test func theDayRangeAlwaysIncludesTheServedPrice() throws {
+        let (board, _, _) = makeBoard()
+        board.record(streamed: quote("114459.8"))
+        _ = board.record(day: DayRange(open: try Price(parsing: "113020"), high: try Price(parsing: "114459.8"), low: try Price(parsing: "100000")),
+                         from: .binance)
+        board.record(streamed: quote("121000"))
+        let above = board.statusReply()
+        #expect(above.contains(#""high_24h":"121000","low_24h":"100000""#), "\(above)")
+        board.record(streamed: quote("99000.5"))
+        let below = board.statusReply()
+        #expect(below.contains(#""high_24h":"114459.8","low_24h":"99000.5""#), "the new low; the high is the venue's again until its next refresh: \(below)")
+    }
 }

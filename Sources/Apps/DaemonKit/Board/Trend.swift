@@ -23,7 +23,11 @@ enum Trend {
         }
         let measured = history.day(now: now, completed: completedDay).map { (open: Optional($0.open), high: $0.high, low: $0.low) }
         let stated = venueDay.flatMap { $0.source == quote.source ? $0.range : nil }
-        let day = measured ?? stated.map { (open: $0.open?.value, high: $0.high.value, low: $0.low.value) }
+        // The served price is part of the day, whatever the figures were taken from: a venue's
+        // range is refreshed only every minute or so (not at all in an outage), and a range
+        // that leaves out the price on the same line reads as a broken feed.
+        let day = (measured ?? stated.map { (open: $0.open?.value, high: $0.high.value, low: $0.low.value) })
+            .map { (open: $0.open, high: max($0.high, latest.value), low: min($0.low, latest.value)) }
         return StatusMessage.Trend(
             change1h: history.reference(for: .hour, now: now).flatMap(change(from:)),
             change24h: day?.open.flatMap(change(from:)),
