@@ -6,7 +6,7 @@ import NIOCore
 /// kernel gathered meanwhile is read in that one wakeup. When the market is quiet the read
 /// stays asked for, so the first message after a lull is read the moment it arrives. A message
 /// therefore waits at most one interval in the kernel.
-public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler {
+public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NIOScheduledCallbackHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
 
@@ -18,19 +18,24 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler {
     /// connection is still read at the interval, not in a tight loop.
     private var drainReads = 0
     public static let maximumDrainReads = 4
-    private var nextRead: Scheduled<Void>?
+    /// A scheduled callback, not a task: no promise or future per read.
+    private var nextRead: NIOScheduledCallback?
+    /// Set while the handler is in a pipeline; the scheduled read goes through it.
+    private var context: ChannelHandlerContext?
 
     public init(interval: TimeAmount) {
         self.interval = interval
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         context.read()
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         nextRead?.cancel()
         nextRead = nil
+        self.context = nil
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
@@ -55,9 +60,14 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler {
         }
         bufferFilled = false
         drainReads = 0
-        nextRead = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
-            nextRead = nil
-            context.read()
-        }
+        // Fails only when the loop is shutting down; the connection goes with it.
+        nextRead = try? context.eventLoop.assumeIsolated().scheduleCallback(in: interval, handler: self)
     }
+
+    public func handleScheduledCallback(eventLoop: some EventLoop) {
+        nextRead = nil
+        context?.read()
+    }
+
+    public func didCancelScheduledCallback(eventLoop: some EventLoop) {}
 }
