@@ -77,7 +77,10 @@ struct HardeningEndToEndTests {
     @Test func exchangeTextCannotForgeLogLines() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.binance, .body(#"{"msg":"oops\nwarning: forged line\nSTOPPING=1"}"#))
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance,coinbase"])
+        // A timeout well beyond the fake's answer: on a loaded machine an 800 ms one turned the
+        // body under test into "timeout after 800ms", which forges nothing and proves nothing.
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
+            "BTCPRICED_SOURCES": "binance,coinbase", "BTCPRICED_INTERVAL": "10s", "BTCPRICED_TIMEOUT": "8s"])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("binance's failure is logged") { daemon.log.contains("binance is failing") }
