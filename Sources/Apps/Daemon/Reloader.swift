@@ -43,8 +43,8 @@ actor Reloader {
                 logger.warning("BTCPRICED_CURRENCY changes (\(started.currency) to \(next.currency)) take effect at the next restart")
                 next.currency = started.currency
             }
-            // The stream runs as started: its keys wait for a restart (warned below), and one
-            // that could not stream the currency must not fail the rest of the reload.
+            // The stream runs as started: its keys wait for a restart, and one that could not
+            // stream the currency must not fail the rest of the reload.
             if next.stream != started.stream || next.streamURLs != started.streamURLs || next.publishInterval != started.publishInterval {
                 let atRestart = next.stream.problem(currency: next.currency.code, catalog: next.catalog).map { "; at the next restart it would stop the daemon: \($0)" } ?? ""
                 logger.warning("BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart\(atRestart)")

@@ -47,16 +47,15 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
                 continue
             }
         }
+        let quote = newest.map { trade, stamp in
+            let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
+            return (Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp), ageOnArrival)
+        }
+        let quoteChanged = quote.map { board.record(streamed: $0.0, ageOnArrival: $0.1) } ?? false
         // One publish for the read, however many of its messages changed the board: a second
         // one within the interval would hold a line and wake the loop again to flush it.
-        guard let (trade, stamp) = newest else {
-            if dayChanged { publisher.publish() }
-            return
-        }
-        let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
-        let quote = Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp)
-        if board.record(streamed: quote, ageOnArrival: ageOnArrival) { changed() } else if dayChanged { publisher.publish() }
-        accepted(quote)
+        if quoteChanged { changed() } else if dayChanged { publisher.publish() }
+        if let (quote, _) = quote { accepted(quote) }
     }
 
     /// Time alone changed the state (the quote turned stale): watchers and systemd hear it.
