@@ -126,6 +126,32 @@ struct FetchLoopTests {
         #expect(reports[3].failureSummary == nil)
     }
 
+    /// Binance and coinbase fail, kraken serves; then binance serves again. Coinbase is not
+    /// asked since, so its error is older than the quote and no longer reported, while a
+    /// failure above the serving source (why it serves) stays as long as it is current.
+    @Test func errorsOlderThanTheCurrentQuoteAreNoLongerReported() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.fail(.transport("connection refused")), .quote("2")])
+        let coinbase = StubSource(.coinbase, [.fail(.httpStatus(503))])
+        let kraken = StubSource(.kraken, [.quote("1")])
+        let reports = await run(makeLoop([binance, coinbase, kraken], clock: clock), clock: clock, cycles: 2)
+        #expect(reports.map { $0.quote?.source } == [.kraken, .binance])
+        #expect(reports[0].failureSummary == "binance: connection refused; coinbase: HTTP 503",
+                "while kraken serves, both failures above it explain why: \(String(describing: reports[0].failureSummary))")
+        #expect(reports[1].failureSummary == nil,
+                "coinbase failed before binance's quote and was not asked since: \(String(describing: reports[1].failureSummary))")
+    }
+
+    /// Once the stream carries the quotes, the polling errors from before it are history.
+    @Test func errorsFromBeforeTheStreamCarriedQuotesAreNoLongerReported() async {
+        let clock = ManualClock()
+        var loop = makeLoop([StubSource(.binance, [.fail(.transport("connection refused"))])], clock: clock)
+        let streamFrom = ManualClock.Instant(offset: .seconds(1))
+        loop.standby = { $0 >= streamFrom ? $0 : nil }
+        let reports = await run(loop, clock: clock, cycles: 2)
+        #expect(reports.map(\.failureSummary) == ["binance: connection refused", nil])
+    }
+
     @Test func retryAfterIsHonouredAsACooldown() async {
         let clock = ManualClock()
         let binance = StubSource(.binance, [.fail(.rateLimited(retryAfter: .seconds(5))), .quote("3")])

@@ -106,6 +106,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             let started = clock.now
             if let carriedUntil = standby(started) {
                 consecutiveFailures = 0
+                ledger.quoteArrivedElsewhere(at: started)
                 deadline = schedule.tick(atOrAfter: min(carriedUntil, started.advanced(by: schedule.maximumBackoff)),
                                          onGridOf: schedule.nextTick(after: deadline, now: started))
                 await handle(CycleReport(quote: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,

@@ -28,9 +28,15 @@ public enum HealthEvent: Sendable, Hashable {
 public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     struct State: Sendable {
         var failure: FetchFailure?
+        var failedAt: Instant?
         var failedCycles = 0
         var coolingDownUntil: Instant?
     }
+
+    /// When the last quote came, and the chain position of the first source that gave it (0 for
+    /// a quote from elsewhere, such as the stream): failures older than it are history, unless
+    /// their source ranks above it and is still why the quote comes from further down.
+    private var lastQuote: (at: Instant, rank: Int)?
 
     private var states: [SourceName: State] = [:]
     private var order: [SourceName]
@@ -84,12 +90,20 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
                 var state = states[source] ?? State()
                 if state.failure == nil { events.append(.sourceFailing(source, failure)) }
                 state.failure = failure
+                state.failedAt = now
                 state.failedCycles += 1
                 state.coolingDownUntil = failure.cooldown.map { now.advanced(by: $0) }
                 states[source] = state
             case .coolingDown, .paced:
                 break
             }
+        }
+        if gotQuote {
+            let ranks = attempts.compactMap { attempt -> Int? in
+                guard case .succeeded(let source, _) = attempt else { return nil }
+                return order.firstIndex(of: source)
+            }
+            lastQuote = (now, ranks.min() ?? 0)
         }
         if !gotQuote && !holding && !allFailing {
             allFailing = true
@@ -101,9 +115,21 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
         return events
     }
 
+    /// A quote came from outside the chain (the stream carries them): every older failure is
+    /// history now.
+    public mutating func quoteArrived(at now: Instant) {
+        lastQuote = (now, 0)
+    }
+
     /// `binance: HTTP 451 (geo-restricted); cryptocompare: rate-limited`, or nil when all is well.
+    /// Only failures that still matter: since the last quote, or of a source ranked above the
+    /// one that gave it (why the quote comes from further down the chain).
     public var failureSummary: String? {
-        let parts = order.compactMap { source in states[source]?.failure.map { "\(source): \($0)" } }
+        let parts = order.enumerated().compactMap { rank, source -> String? in
+            guard let state = states[source], let failure = state.failure else { return nil }
+            if let lastQuote, rank >= lastQuote.rank, let failedAt = state.failedAt, failedAt < lastQuote.at { return nil }
+            return "\(source): \(failure)"
+        }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }

@@ -201,6 +201,11 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         }
     }
 
+    /// The stream carried this cycle's quotes: failures before now are history.
+    public func quoteArrivedElsewhere(at now: Instant) {
+        state.withLock { $0.health.quoteArrived(at: now) }
+    }
+
     /// `binance: HTTP 451 (geo-restricted); coinbase: HTTP 503`, or nil when all is well.
     public var failureSummary: String? {
         state.withLock { state in
