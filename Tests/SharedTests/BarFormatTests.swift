@@ -53,6 +53,27 @@ struct BarFormatTests {
         #expect(BarFormat.prompt(status(price, state)) == expected)
     }
 
+    /// For fonts without ₿: `--symbol` replaces it in every bar and the prompt, escaped like
+    /// any other text, and an empty one leaves the price alone.
+    @Test func aSymbolReplacesTheBitcoinSignEverywhere() throws {
+        let fresh = status("114459.8", .fresh)
+        #expect(try JSONValue(parsing: BarFormat.waybar(fresh, symbol: "BTC"))["text"] == .string("BTC 114,460"))
+        #expect(try JSONValue(parsing: BarFormat.waybar(fresh, symbol: "<b>"))["text"] == .string("&lt;b&gt; 114,460"))
+        #expect(try JSONValue(parsing: BarFormat.waybar(fresh, symbol: ""))["text"] == .string("114,460"))
+        #expect(try JSONValue(parsing: BarFormat.waybarUnreachable("down", symbol: "XBT"))["text"] == .string("XBT —"))
+        #expect(BarFormat.i3blocks(fresh, symbol: "BTC").hasPrefix("BTC 114,460\nBTC114.5k\n"))
+        #expect(try JSONValue(parsing: BarFormat.i3blocksUnreachableJSON(symbol: "BTC"))["short_text"] == .string("BTC?"))
+        #expect(BarFormat.polybar(fresh, symbol: "%{F#f00}") == "%{F#A3BE8C}F#f00 114,460%{F-}", "no polybar tag from the symbol")
+        #expect(BarFormat.polybarUnreachable(symbol: "BTC").contains("}BTC —%{F-}"))
+        #expect(BarFormat.prompt(fresh, symbol: "BTC") == "BTC114.5k")
+        let parsed = try CtlCommandLine.parse(["waybar", "--watch", "--symbol", "BTC"], socketFromEnvironment: nil)
+        #expect(parsed.action == .waybar(watch: true, symbol: "BTC"))
+        #expect(try CtlCommandLine.parse(["prompt", "--symbol="], socketFromEnvironment: nil).action == .prompt(strict: false, format: nil, symbol: ""))
+        for bad in [["price", "--symbol", "BTC"], ["waybar", "--symbol", "\u{1B}[31m"], ["waybar", "--symbol", "123456789"]] {
+            #expect(throws: CtlUsageError.self, "\(bad)") { try CtlCommandLine.parse(bad, socketFromEnvironment: nil) }
+        }
+    }
+
     @Test func templatesExpandEveryPlaceholder() {
         let rendered = Template.render("{price}|{price_rounded}|{price_grouped}|{price_short}|{currency}|{symbol}|{source}|{age}|{timestamp}|{state}|{stale}",
                                        status("114459.85", .stale, age: 42_000))

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ClientKit
 import Testing
 import WireProtocol
@@ -36,6 +39,32 @@ struct ClientKitTests {
         } catch {
             #expect(error.message == "--currency: \"eru\" is not an ISO 4217 currency code; did you mean eur?")
         }
+    }
+
+    /// With no socket chosen, btcctl also knows the per-user daemon's socket, and uses it only
+    /// while the system one does not exist.
+    @Test func thePerUserDaemonIsTheFallbackWhenNoSocketIsChosen() throws {
+        func user(_ arguments: [String], socket: String? = nil, currency: String? = nil) throws(CtlUsageError) -> String? {
+            try CtlCommandLine.parse(arguments, socketFromEnvironment: socket, currencyFromEnvironment: currency,
+                                     runtimeDirectory: "/run/user/1000").userSocketPath
+        }
+        #expect(try user(["price"]) == "/run/user/1000/btcpriced/btcpriced.sock")
+        #expect(try user(["--socket", "/tmp/s.sock", "price"]) == nil, "a chosen socket has no fallback")
+        #expect(try user(["price"], socket: "/tmp/env.sock") == nil)
+        #expect(try user(["--currency", "eur", "price"]) == nil)
+        #expect(try user(["price"], currency: "eur") == nil)
+        #expect(try CtlCommandLine.parse(["price"], socketFromEnvironment: nil, runtimeDirectory: "relative").userSocketPath == nil)
+
+        let directory = "/tmp/btcctl-fallback-\(getpid())"
+        mkdir(directory, 0o700)
+        defer { unlink(directory + "/user.sock"); unlink(directory + "/system.sock"); rmdir(directory) }
+        let invocation = CtlInvocation(action: .ping, socketPath: directory + "/system.sock", userSocketPath: directory + "/user.sock",
+                                       timeoutMilliseconds: 1000)
+        #expect(invocation.reachableSocketPath == directory + "/system.sock", "neither exists: the error names the system socket")
+        close(open(directory + "/user.sock", O_CREAT | O_WRONLY, 0o600))
+        #expect(invocation.reachableSocketPath == directory + "/user.sock", "only the user's exists")
+        close(open(directory + "/system.sock", O_CREAT | O_WRONLY, 0o600))
+        #expect(invocation.reachableSocketPath == directory + "/system.sock", "the system daemon wins when both exist")
     }
 
     @Test func subcommandsAndFlags() throws {

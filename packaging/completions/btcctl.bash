@@ -19,8 +19,8 @@ _btcctl() {
     case $command in
         status|watch|sources) options+=" --json" ;;
         price) options+=" --format" ;;
-        waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below" ;;
-        prompt) options+=" --strict --format --above --below" ;;
+        waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below --symbol" ;;
+        prompt) options+=" --strict --format --above --below --symbol" ;;
         chart) options+=" --range --width --json" ;;
         wait) options+=" --above --below" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;

@@ -26,6 +26,7 @@ complete -c btcctl -l strict -n "__fish_seen_subcommand_from prompt" -d 'report 
 complete -c btcctl -l format -x -n "__fish_seen_subcommand_from price prompt" -d 'template, e.g. {price_short}'
 complete -c btcctl -l above -x -n "__fish_seen_subcommand_from waybar i3blocks polybar prompt wait" -d 'price threshold'
 complete -c btcctl -l below -x -n "__fish_seen_subcommand_from waybar i3blocks polybar prompt wait" -d 'price threshold'
+complete -c btcctl -l symbol -x -a 'BTC XBT' -n "__fish_seen_subcommand_from waybar i3blocks polybar prompt" -d 'shown in place of ₿'
 complete -c btcctl -l range -x -a '1h 24h 7d' -n "__fish_seen_subcommand_from chart" -d 'chart range'
 complete -c btcctl -l width -x -n "__fish_seen_subcommand_from chart" -d 'chart cells'
 complete -c btcctl -l help -d 'print help'

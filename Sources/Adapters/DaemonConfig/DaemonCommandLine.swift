@@ -32,7 +32,8 @@ public enum DaemonCommandLine {
     Keeps the BTC/USD price fresh and serves it on a Unix socket.
 
     Options:
-      --config PATH          config file (default \(DaemonSettings.defaultConfigPath); must exist if given)
+      --config PATH          config file (default \(DaemonSettings.defaultConfigPath), or btcpriced.conf in
+                             $CONFIGURATION_DIRECTORY under systemd; must exist if given)
       --state-dir DIR        where quote.json is kept (BTCPRICED_STATE_DIR)
       --socket PATH          Unix socket to serve on (BTCPRICED_SOCKET)
       --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL; default 1s;

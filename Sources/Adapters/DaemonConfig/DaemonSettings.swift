@@ -67,6 +67,12 @@ public struct DaemonSettings: Sendable, Equatable {
 
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
+    /// The file read without `--config`: btcpriced.conf in systemd's ConfigurationDirectory= when
+    /// a unit names one (the user unit's ~/.config/btcpriced), otherwise the system's.
+    public static func configPath(environment: [String: String]) -> String {
+        firstDirectory(environment["CONFIGURATION_DIRECTORY"]).map { $0 + "/btcpriced.conf" } ?? defaultConfigPath
+    }
+
     /// Defaults follow systemd's directories when it provides them.
     static func defaultValue(for key: SettingKey, environment: [String: String], names: SettingNames) -> String {
         switch key {

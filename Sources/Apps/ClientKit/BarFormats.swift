@@ -3,10 +3,21 @@ import WireProtocol
 
 /// Output for status bars and prompts. All of it is computed from the exact decimal text.
 public enum BarFormat {
+    /// U+20BF, which some fonts lack (DejaVu Sans): `--symbol` replaces it.
+    public static let bitcoinSign = "₿"
+
+    /// `₿ —`: the bar text with no price to show.
+    public static func noPriceText(symbol: String = bitcoinSign) -> String { marked(symbol, "—") }
+
+    /// `₿ 114,460`, or `114,460` with an empty symbol.
+    private static func marked(_ symbol: String, _ text: String) -> String {
+        symbol.isEmpty ? text : symbol + " " + text
+    }
+
     /// `₿ 114,460`: whole dollars, grouped. Plain text: each bar escapes it for its grammar.
-    static func barText(_ status: StatusMessage) -> String {
-        guard let price = status.price else { return "₿ —" }
-        return "₿ " + HumanFormat.barSymbol(status.currency) + BarText.field(HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)), limit: 40)
+    static func barText(_ status: StatusMessage, symbol: String = bitcoinSign) -> String {
+        guard let price = status.price else { return noPriceText(symbol: symbol) }
+        return marked(symbol, HumanFormat.barSymbol(status.currency) + BarText.field(HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)), limit: 40))
             + (status.state == .stale ? " (stale)" : "")
     }
 
@@ -47,19 +58,20 @@ public enum BarFormat {
 
     /// One line for Waybar's `"return-type": "json"`. `class` lists the state, then `up` or
     /// `down` by the 24 h change, then `above` or `below` when a threshold is reached.
-    public static func waybar(_ status: StatusMessage, spark: String = "", thresholds: PriceThresholds = .none) -> String {
+    public static func waybar(_ status: StatusMessage, spark: String = "", thresholds: PriceThresholds = .none,
+                              symbol: String = bitcoinSign) -> String {
         let classes = [status.state.rawValue, Direction(status).className, thresholds.crossing(status.price)].compactMap { $0 }
         return JSONValue.object([
-            "text": .string(BarText.pango(barText(status))),
+            "text": .string(BarText.pango(barText(status, symbol: symbol))),
             "tooltip": .string(BarText.pango(tooltip(status, spark: spark))),
             "class": .array(classes.map { .string($0) }),
             "alt": .string(status.state.rawValue),
         ]).encoded
     }
 
-    public static func waybarUnreachable(_ message: String) -> String {
+    public static func waybarUnreachable(_ message: String, symbol: String = bitcoinSign) -> String {
         JSONValue.object([
-            "text": .string("₿ —"), "tooltip": .string(BarText.pango("btcpriced unreachable: " + BarText.field(message, limit: 300))),
+            "text": .string(BarText.pango(noPriceText(symbol: symbol))), "tooltip": .string(BarText.pango("btcpriced unreachable: " + BarText.field(message, limit: 300))),
             "class": .array([.string("nodata")]), "alt": .string("nodata"),
         ]).encoded
     }
@@ -70,30 +82,36 @@ public enum BarFormat {
 
     /// i3blocks' line protocol: full_text, short_text, color. A fresh price is coloured by a
     /// reached threshold first, then by direction (red when down over 24 h).
-    public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
-        [BarText.pango(barText(status)), BarText.pango(prompt(status, thresholds: thresholds)), color(status, thresholds: thresholds)].joined(separator: "\n")
+    public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
+        [BarText.pango(barText(status, symbol: symbol)), BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol)),
+         color(status, thresholds: thresholds)].joined(separator: "\n")
     }
 
     /// The same block as one JSON line, for a persistent block with `format=json` (i3blocks(1)),
     /// where every line the command prints replaces the whole block.
-    public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
+    public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
         JSONValue.object([
-            "full_text": .string(BarText.pango(barText(status))),
-            "short_text": .string(BarText.pango(prompt(status, thresholds: thresholds))),
+            "full_text": .string(BarText.pango(barText(status, symbol: symbol))),
+            "short_text": .string(BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol))),
             "color": .string(color(status, thresholds: thresholds)),
         ]).encoded
     }
 
-    public static let i3blocksUnreachableJSON = JSONValue.object([
-        "full_text": .string("₿ —"), "short_text": .string("₿?"), "color": .string(colors[.nodata] ?? "#BF616A"),
-    ]).encoded
-
-    /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.
-    public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
-        "%{F\(color(status, thresholds: thresholds))}\(BarText.polybar(barText(status)))%{F-}"
+    public static func i3blocksUnreachableJSON(symbol: String = bitcoinSign) -> String {
+        JSONValue.object([
+            "full_text": .string(BarText.pango(noPriceText(symbol: symbol))), "short_text": .string(BarText.pango(symbol + "?")),
+            "color": .string(colors[.nodata] ?? "#BF616A"),
+        ]).encoded
     }
 
-    public static let polybarUnreachable = "%{F\(colors[.nodata] ?? "#BF616A")}₿ —%{F-}"
+    /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.
+    public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
+        "%{F\(color(status, thresholds: thresholds))}\(BarText.polybar(barText(status, symbol: symbol)))%{F-}"
+    }
+
+    public static func polybarUnreachable(symbol: String = bitcoinSign) -> String {
+        "%{F\(colors[.nodata] ?? "#BF616A")}\(BarText.polybar(noPriceText(symbol: symbol)))%{F-}"
+    }
 
     static func color(_ status: StatusMessage, thresholds: PriceThresholds) -> String {
         guard status.state == .fresh else { return colors[status.state] ?? "#BF616A" }
@@ -103,13 +121,13 @@ public enum BarFormat {
 
     /// `₿114.5k`, with `?` when stale, then `↑`/`↓` when a threshold is reached: short enough
     /// for PS1 and tmux.
-    public static func prompt(_ status: StatusMessage, thresholds: PriceThresholds = .none) -> String {
-        guard let price = status.price else { return "₿?" }
+    public static func prompt(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
+        guard let price = status.price else { return symbol + "?" }
         let marker = switch thresholds.crossing(price) {
         case "above": "↑"
         case "below": "↓"
         default: ""
         }
-        return "₿" + HumanFormat.barSymbol(status.currency) + BarText.field(DecimalText.short(price), limit: 40) + (status.state == .fresh ? "" : "?") + marker
+        return symbol + HumanFormat.barSymbol(status.currency) + BarText.field(DecimalText.short(price), limit: 40) + (status.state == .fresh ? "" : "?") + marker
     }
 }

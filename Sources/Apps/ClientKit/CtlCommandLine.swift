@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import WireProtocol
 
 /// What `btcctl` was asked to do.
@@ -15,19 +18,20 @@ public enum CtlAction: Equatable, Sendable {
     /// `exitStatus` keeps the 1/3 codes for scripts.
     /// With `watch`, at most one block per `minimumInterval` milliseconds (a redraw costs the
     /// user CPU), always the newest; a change of state is printed at once.
+    /// `symbol` marks the price, `₿` unless the user's font lacks it (`--symbol`).
     case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                thresholds: PriceThresholds = .none)
+                thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
     /// i3blocks' line protocol; `watch` prints one JSON block per line, for `format=json` with
     /// `interval=persist`. Exits 0 whenever it printed a block (i3blocks marks other codes as a
     /// broken block).
     case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                  thresholds: PriceThresholds = .none)
+                  thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
     /// polybar's custom/script: the bar text in the state's colour (`%{F#…}`); `watch` for
     /// `tail = true`.
     case polybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                 thresholds: PriceThresholds = .none)
+                 thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
-    case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none)
+    case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
     /// A sparkline of the range; `width` cells, or the terminal's width (40 off a terminal).
     case chart(range: HistoryRange, width: Int?, json: Bool)
     /// Blocks until a fresh price crosses a threshold, like `chronyc waitsync`; `timeout` in ms.
@@ -39,12 +43,24 @@ public enum CtlAction: Equatable, Sendable {
 public struct CtlInvocation: Equatable, Sendable {
     public var action: CtlAction
     public var socketPath: String
+    /// The per-user daemon's socket, used while `socketPath` does not exist; nil when the
+    /// socket was chosen (--socket, --currency or the environment).
+    public var userSocketPath: String?
     public var timeoutMilliseconds: Int
 
-    public init(action: CtlAction, socketPath: String, timeoutMilliseconds: Int) {
+    public init(action: CtlAction, socketPath: String, userSocketPath: String? = nil, timeoutMilliseconds: Int) {
         self.action = action
         self.socketPath = socketPath
+        self.userSocketPath = userSocketPath
         self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// The system daemon's socket while it exists, else the user's daemon's when that exists.
+    /// Asked at every connection, so a watching bar finds whichever daemon starts later. With
+    /// neither, the system path, which the error then names.
+    public var reachableSocketPath: String {
+        guard let userSocketPath, access(socketPath, F_OK) != 0, access(userSocketPath, F_OK) == 0 else { return socketPath }
+        return userSocketPath
     }
 }
 
@@ -83,6 +99,11 @@ public struct PriceThresholds: Equatable, Sendable {
 
 public enum CtlCommandLine {
     public static let defaultSocket = "/run/btcpriced/btcpriced.sock"
+
+    /// Where the user unit's btcpriced.socket listens: %t/btcpriced/btcpriced.sock.
+    public static func userSocketPath(runtimeDirectory: String) -> String {
+        runtimeDirectory + "/btcpriced/btcpriced.sock"
+    }
 
     /// The socket of the `btcpriced@CODE` instance: `/run/btcpriced/btcpriced-eur.sock`.
     static func instanceSocket(currency code: String) throws(CtlUsageError) -> String {
@@ -134,6 +155,8 @@ public enum CtlCommandLine {
 
     waybar, i3blocks, polybar and prompt take --above P and --below P too: class above/below,
     a colour for i3blocks and polybar, and ↑/↓ after the prompt when the price reaches P.
+    They also take --symbol S, shown in place of ₿ (U+20BF, missing from DejaVu Sans; Noto
+    Sans and Symbola have it): e.g. --symbol BTC, or --symbol '' for none.
 
     Template placeholders for --format: {price} {price_rounded} {price_grouped}
     {price_short} {price_money} {currency} {currency_symbol} {symbol} {source} {age}
@@ -141,10 +164,12 @@ public enum CtlCommandLine {
     {change_1h} {change_24h} {change_7d} {arrow} {spark}
 
     Options:
-      --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket))
+      --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket),
+                           or the per-user daemon's $XDG_RUNTIME_DIR/btcpriced/btcpriced.sock
+                           when the system one does not exist)
       --currency CODE      the btcpriced@CODE instance's socket, e.g. eur (env BTCCTL_CURRENCY);
                            the socket is chosen by --socket, then --currency, then
-                           BTCCTL_SOCKET, then BTCCTL_CURRENCY
+                           BTCCTL_SOCKET, then BTCCTL_CURRENCY, then the defaults above
       --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms;
                            wait: no limit unless given)
       -V, --version        print the version
@@ -159,8 +184,9 @@ public enum CtlCommandLine {
 
     /// Arguments without the program name. Throws rather than returning a Result: every generic
     /// type costs btcctl a runtime metadata lookup at start-up.
+    /// `runtimeDirectory` is `$XDG_RUNTIME_DIR`, where the per-user daemon's socket lives.
     public static func parse(_ arguments: [String], socketFromEnvironment: String?,
-                             currencyFromEnvironment: String? = nil) throws(CtlUsageError) -> CtlInvocation {
+                             currencyFromEnvironment: String? = nil, runtimeDirectory: String? = nil) throws(CtlUsageError) -> CtlInvocation {
         let socketFromEnvironment = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 }
         var socket = socketFromEnvironment ?? defaultSocket
         var socketGiven = false
@@ -170,6 +196,7 @@ public enum CtlCommandLine {
         var json = false, watch = false, strict = false, exitStatus = false
         var seen: [String] = []
         var format: String?
+        var symbol: String?
         var minimumInterval: Int?
         var timeoutText: String?
         var thresholds = PriceThresholds.none
@@ -205,6 +232,12 @@ public enum CtlCommandLine {
                 guard let template = value() else { throw CtlUsageError(message: "--format needs a template, e.g. '₿{price_short}'") }
                 try Template.validate(template)
                 format = template
+            case "--symbol":
+                guard let text = value() else { throw CtlUsageError(message: "--symbol needs the text to show before the price, e.g. BTC or '' for none") }
+                guard text.unicodeScalars.count <= 8, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                    throw CtlUsageError(message: "--symbol takes at most 8 printable characters, such as BTC, XBT or '' for none")
+                }
+                symbol = text
             case "--min-interval":
                 guard let text = value() else { throw CtlUsageError(message: "--min-interval needs a duration, e.g. 1s, 250ms or 0") }
                 guard let ms = text == "0" ? 0 : parseMilliseconds(text) else {
@@ -243,8 +276,13 @@ public enum CtlCommandLine {
             }
         }
         // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
-        if !socketGiven, let code = currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil) {
+        let currencyChosen = currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil)
+        if !socketGiven, let code = currencyChosen {
             socket = try instanceSocket(currency: code)
+        }
+        var userSocket: String?
+        if !socketGiven, socketFromEnvironment == nil, currencyChosen == nil, let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
+            userSocket = userSocketPath(runtimeDirectory: runtimeDirectory)
         }
         // Plain arrays and ifs, not a Set or tuples: each generic instantiation costs btcctl a
         // runtime metadata lookup on every start.
@@ -260,11 +298,13 @@ public enum CtlCommandLine {
             try check("--format", format != nil)
             try check("--exit-status", exitStatus)
             try check("--min-interval", minimumInterval != nil)
+            try check("--symbol", symbol != nil)
             try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
             try check(seen.contains("--range") ? "--range" : "--width", seen.contains("--range") || width != nil)
             if minimumInterval != nil && !watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
         }
         let barInterval = minimumInterval ?? barMinimumIntervalMilliseconds
+        let mark = symbol ?? BarFormat.bitcoinSign
         let action: CtlAction
         switch command {
         case "status": try only(["--json"]); action = .status(json: json)
@@ -274,19 +314,19 @@ public enum CtlCommandLine {
         case "ping": try only([]); action = .ping
         case "metrics": try only([]); action = .metrics
         case "waybar":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
-            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
+            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
         case "i3blocks":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
-            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
+            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
         case "polybar":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below"])
-            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds)
+            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
+            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
         case "version": try only([]); action = .version
         case "help": try only([]); return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
         case "prompt":
-            try only(["--strict", "--format", "--above", "--below"])
-            action = .prompt(strict: strict, format: format, thresholds: thresholds)
+            try only(["--strict", "--format", "--above", "--below", "--symbol"])
+            action = .prompt(strict: strict, format: format, thresholds: thresholds, symbol: mark)
         case "chart": try only(["--json", "--range", "--width"]); action = .chart(range: range, width: width, json: json)
         case "wait":
             try only(["--above", "--below"])
@@ -299,7 +339,7 @@ public enum CtlCommandLine {
                 waitFor = ms
             }
             return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
-                                 timeoutMilliseconds: defaultTimeoutMilliseconds)
+                                 userSocketPath: userSocket, timeoutMilliseconds: defaultTimeoutMilliseconds)
         case nil: throw CtlUsageError(message: "missing command: \(commandList)")
         case let other?: throw CtlUsageError(message: "unknown command \"\(other.prefix(40))\"; try \(commandList)")
         }
@@ -311,7 +351,7 @@ public enum CtlCommandLine {
         }
         // A prompt must never make a shell wait: it gets a shorter default.
         let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
-        return CtlInvocation(action: action, socketPath: socket, timeoutMilliseconds: timeout ?? defaultTimeout)
+        return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: timeout ?? defaultTimeout)
     }
 
     /// `500ms`, `1.5s`, `2`, `0.5`, `1m`, `2h`, `1d`: decimals as systemd's time spans take

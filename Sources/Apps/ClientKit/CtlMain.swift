@@ -14,11 +14,12 @@ public enum CtlExit {
 /// `btcctl`: a thin client, deliberately free of Foundation and NIO so it starts in about a
 /// millisecond — it runs on every shell prompt.
 public enum CtlMain {
-    public static func run(arguments: [String], socketFromEnvironment: String?, currencyFromEnvironment: String? = nil) -> Int32 {
+    public static func run(arguments: [String], socketFromEnvironment: String?, currencyFromEnvironment: String? = nil,
+                           runtimeDirectory: String? = nil) -> Int32 {
         let invocation: CtlInvocation
         do {
             invocation = try CtlCommandLine.parse(arguments, socketFromEnvironment: socketFromEnvironment,
-                                                  currencyFromEnvironment: currencyFromEnvironment)
+                                                  currencyFromEnvironment: currencyFromEnvironment, runtimeDirectory: runtimeDirectory)
         } catch {
             Output.error("btcctl: \(error.message)\nTry 'btcctl --help'.")
             return CtlExit.usage
@@ -49,9 +50,9 @@ public enum CtlMain {
                 }
                 Output.line(format.map { render($0, status, invocation) } ?? price)
                 return exitStatus(for: status)
-            case .prompt(let strict, let format, let thresholds):
-                return prompt(invocation, strict: strict, format: format, thresholds: thresholds)
-            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds):
+            case .prompt(let strict, let format, let thresholds, let symbol):
+                return prompt(invocation, strict: strict, format: format, thresholds: thresholds, symbol: symbol)
+            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
                 // The tooltip's sparkline changes at most once a minute: fetched that often.
                 var spark = "", sparkFetchedAt = Int64.min / 2
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: { status in
@@ -59,20 +60,23 @@ public enum CtlMain {
                         spark = Self.spark(invocation)
                         sparkFetchedAt = monotonicMilliseconds()
                     }
-                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds)
-                }, unreachable: BarFormat.waybarUnreachable)
+                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds, symbol: symbol)
+                }, unreachable: { BarFormat.waybarUnreachable($0, symbol: symbol) })
                 return exitStatus ? code : CtlExit.ok
-            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds):
+            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
                 // Persistent blocks read one JSON object per line (format=json), which keeps the
                 // short text and colour that the three-line form gives a one-shot block.
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds) : BarFormat.i3blocks($0, thresholds: thresholds) }) { _ in
-                    watch ? BarFormat.i3blocksUnreachableJSON : "₿ —"
+                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol)
+                                                 : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol) }) { _ in
+                    watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.noPriceText(symbol: symbol)
                 }
                 return exitStatus ? code : CtlExit.ok
-            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds):
+            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { BarFormat.polybar($0, thresholds: thresholds) }) { _ in BarFormat.polybarUnreachable }
+                               render: { BarFormat.polybar($0, thresholds: thresholds, symbol: symbol) }) { _ in
+                    BarFormat.polybarUnreachable(symbol: symbol)
+                }
                 return exitStatus ? code : CtlExit.ok
             case .metrics:
                 Output.write(try exposition(invocation))
@@ -96,35 +100,35 @@ public enum CtlMain {
     }
 
     static func query(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(request.line)
         guard let line = try client.readLine() else {
-            throw ClientError(message: "\(invocation.socketPath) closed the connection without answering")
+            throw ClientError(message: "\(invocation.reachableSocketPath) closed the connection without answering")
         }
         return line
     }
 
     /// The whole reply to `metrics`, which is many lines, up to the daemon's close.
     static func exposition(_ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(Request.metrics.line)
         var text = ""
         while let line = try client.readLine() {
             if text.isEmpty, line.hasPrefix("{") { _ = try replyJSON(line, newerRequest: true) }
             text += line + "\n"
-            guard text.utf8.count < 1 << 20 else { throw ClientError(message: "metrics from \(invocation.socketPath) are unreasonably long") }
+            guard text.utf8.count < 1 << 20 else { throw ClientError(message: "metrics from \(invocation.reachableSocketPath) are unreasonably long") }
         }
-        guard !text.isEmpty else { throw ClientError(message: "\(invocation.socketPath) closed the connection without answering") }
+        guard !text.isEmpty else { throw ClientError(message: "\(invocation.reachableSocketPath) closed the connection without answering") }
         return text
     }
 
     /// Never an error on the prompt, never a wait beyond the short timeout.
-    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?, thresholds: PriceThresholds) -> Int32 {
+    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?, thresholds: PriceThresholds, symbol: String) -> Int32 {
         do throws(ClientError) {
             let status = try decodeStatus(try query(.status, invocation))
-            Output.line(format.map { render($0, status, invocation) } ?? BarFormat.prompt(status, thresholds: thresholds))
+            Output.line(format.map { render($0, status, invocation) } ?? BarFormat.prompt(status, thresholds: thresholds, symbol: symbol))
             return strict ? exitStatus(for: status) : CtlExit.ok
         } catch {
             if strict { Output.error("btcctl: \(error.message)") }
@@ -171,7 +175,7 @@ public enum CtlMain {
 
     /// Follows `watch` until the daemon closes the stream; the body gets each raw line and its status.
     static func stream(_ invocation: CtlInvocation, _ body: (String, StatusMessage) -> Void) throws(ClientError) {
-        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(Request.watch.line)
         var first = true
@@ -186,14 +190,14 @@ public enum CtlMain {
             shown = key
             body(line, status)
         }
-        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+        throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
     }
 
     /// Like `stream`, but at most one call per `minimumInterval` ms: a newer status replaces a
     /// held one, which is printed when the interval is up; a change of state goes at once.
     static func pacedStream(_ invocation: CtlInvocation, minimumInterval: Int, _ body: (StatusMessage) -> Void) throws(ClientError) {
-        var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(Request.watch.line)
         var first = true
@@ -227,7 +231,7 @@ public enum CtlMain {
             lastState = status.state.rawValue
         }
         if let held { body(held) }
-        throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+        throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
     }
 

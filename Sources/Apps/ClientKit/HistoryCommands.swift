@@ -38,7 +38,7 @@ extension CtlMain {
     static func wait(_ invocation: CtlInvocation, thresholds: PriceThresholds, timeoutMilliseconds: Int?) -> Int32 {
         let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + Int64($0) }
         do throws(ClientError) {
-            var client = try UnixSocketClient(path: invocation.socketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+            var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
             defer { client.closeConnection() }
             try client.send(Request.watch.line)
             var first = true
@@ -51,7 +51,7 @@ extension CtlMain {
                     }
                 }
                 guard let line = try client.readLine(unbounded: !first) else {
-                    throw ClientError(message: first ? "\(invocation.socketPath) closed the connection without answering"
+                    throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
                                                      : "the daemon closed the stream (stopped or restarting)")
                 }
                 first = false

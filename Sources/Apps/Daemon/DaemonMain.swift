@@ -84,7 +84,7 @@ public enum DaemonMain {
     }
 
     static func loadSettings(_ options: DaemonOptions, environment: [String: String]) throws -> DaemonSettings {
-        let path = options.configPath ?? DaemonSettings.defaultConfigPath
+        let path = options.configPath ?? DaemonSettings.configPath(environment: environment)
         let text: String?
         do {
             text = try ConfigTextFile.read(path)
