@@ -86,6 +86,19 @@ struct StreamingEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// A daemon with nothing new to say (every venue refuses, the same error each time): a
+    /// watching btcctl has no next line to write, and still ends as soon as its reader is gone.
+    @Test func aWatchingClientWithNothingToWriteStillEndsWithItsReader() async throws {
+        let daemon = try DaemonProcess(exchangeURL: "http://127.0.0.1:9")
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        let script = #"trap '' PIPE; "$0" --socket "$1" "${@:2}" | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}""#
+        for mode in [["waybar", "--watch"], ["polybar", "--watch"], ["i3blocks", "--watch"], ["watch"]] {
+            let result = try await runCommand("/bin/bash", ["-c", script, Binaries.ctl, daemon.socket] + mode, timeout: .seconds(60))
+            #expect(result.stdout == "1\n", "btcctl \(mode.joined(separator: " ")) exits 1 once its reader is gone: \(result)")
+        }
+    }
+
     /// The clock trades move a dollar a second, so every paced line differs from the one before.
     @Test func barsInWatchModeRedrawAtMostOnceASecondByDefault() async throws {
         let lines = try await barLines(.clockTrades(perSecond: 20), ["waybar", "--watch"], seconds: 5)

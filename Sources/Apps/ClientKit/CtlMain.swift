@@ -169,7 +169,7 @@ public enum CtlMain {
                 if line != lastLine { Output.line(line) }
                 lastLine = line
             }
-            usleep(2_000_000)
+            Output.pause(milliseconds: 2000)
         }
     }
 
@@ -177,6 +177,7 @@ public enum CtlMain {
     static func stream(_ invocation: CtlInvocation, _ body: (String, StatusMessage) -> Void) throws(ClientError) {
         var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
+        client.endsWithItsReader = true
         try client.send(Request.watch.line)
         var first = true
         var shown = ""
@@ -199,6 +200,7 @@ public enum CtlMain {
     static func pacedStream(_ invocation: CtlInvocation, minimumInterval: Int, _ body: (StatusMessage) -> Void) throws(ClientError) {
         var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
         defer { client.closeConnection() }
+        client.endsWithItsReader = true
         try client.send(Request.watch.line)
         var first = true
         var held: StatusMessage?
@@ -293,6 +295,27 @@ enum Output {
                 if written <= 0 { if fd == 1 { exit(1) } else { return } }
                 offset += written
             }
+        }
+    }
+
+    /// Standard output, polled for nothing: a pipe whose reader closed still reports POLLERR
+    /// (a socket or terminal, POLLHUP), while a file or /dev/null reports nothing.
+    /// A closed standard output is not watched (poll ignores a negative descriptor), or its
+    /// POLLNVAL would end every wait at once.
+    static let readerWatch = pollfd(fd: fcntl(1, F_GETFD) < 0 ? -1 : 1, events: 0, revents: 0)
+
+    /// Ends as a failed write would, when the poll saw the reader go.
+    static func endIfReaderGone(_ watch: pollfd) {
+        if watch.revents & Int16(POLLERR | POLLHUP) != 0 { exit(1) }
+    }
+
+    /// Sleeps like usleep, but ends the program the moment standard output's reader is gone.
+    static func pause(milliseconds: Int32) {
+        var watch = readerWatch
+        let deadline = monotonicMilliseconds() + Int64(milliseconds)
+        while case let remaining = deadline - monotonicMilliseconds(), remaining > 0 {
+            if poll(&watch, 1, Int32(clamping: remaining)) > 0 { endIfReaderGone(watch) }
+            watch.revents = 0
         }
     }
 }

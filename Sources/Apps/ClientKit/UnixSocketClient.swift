@@ -16,6 +16,9 @@ public struct UnixSocketClient {
     private let path: String
     private let deadline: Int64
     private var buffer: [UInt8] = []
+    /// While waiting, also notice when standard output's reader is gone (a bar that quit), so
+    /// a watching client ends at once instead of at its next write.
+    public var endsWithItsReader = false
 
     /// Connects, failing fast with the OS's reason when nothing listens.
     public init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
@@ -102,8 +105,7 @@ public struct UnixSocketClient {
     public func hasInput(withinMilliseconds milliseconds: Int32) throws(ClientError) -> Bool {
         if buffer.contains(UInt8(ascii: "\n")) { return true }
         while true {
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, max(0, milliseconds))
+            let ready = wait(for: POLLIN, milliseconds: max(0, milliseconds))
             if ready >= 0 { return ready > 0 }
             if errno != EINTR { throw ClientError(message: "cannot wait for \(path): \(errorText(errno))") }
         }
@@ -112,12 +114,23 @@ public struct UnixSocketClient {
     private func waitUntil(_ event: Int32, unbounded: Bool = false) throws(ClientError) {
         while true {
             let remaining = unbounded ? -1 : Int32(clamping: max(0, deadline - monotonicMilliseconds()))
-            var descriptor = pollfd(fd: fd, events: Int16(event), revents: 0)
-            let ready = poll(&descriptor, 1, remaining)
+            let ready = wait(for: event, milliseconds: remaining)
             if ready > 0 { return }
             if ready < 0 && errno == EINTR { continue }
             throw ClientError(message: "no answer from \(path) within the timeout (is btcpriced stuck? try --timeout)")
         }
+    }
+
+    /// poll(2) on the socket, and on standard output too when `endsWithItsReader`.
+    private func wait(for event: Int32, milliseconds: Int32) -> Int32 {
+        guard endsWithItsReader else {
+            var descriptor = pollfd(fd: fd, events: Int16(event), revents: 0)
+            return poll(&descriptor, 1, milliseconds)
+        }
+        var descriptors = (pollfd(fd: fd, events: Int16(event), revents: 0), Output.readerWatch)
+        let ready = withUnsafeMutableBytes(of: &descriptors) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, milliseconds) }
+        Output.endIfReaderGone(descriptors.1)
+        return descriptors.0.revents != 0 ? 1 : (ready < 0 ? ready : 0)
     }
 }
 
