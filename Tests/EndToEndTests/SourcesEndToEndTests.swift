@@ -54,6 +54,28 @@ struct SourcesEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// A Tor exit or a shared proxy gets a CDN's challenge page: said plainly, the chain falls
+    /// through, and the venue is left alone for a minute rather than asked every second.
+    @Test func aChallengePageIsNamedAndTheChainFallsThrough() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .challenge)
+        exchange.set(.coinbase, .price("85866.185"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a coinbase quote") { try await daemon.ctl("price").stdout == "85866.185\n" }
+        let error = entry(try await sources(daemon).json, "binance")?["last_error"]?.stringValue
+        #expect(error == "answered an HTML page (HTTP 403), not JSON: a block or captcha, common for Tor exits", "\(String(describing: error))")
+        #expect(daemon.log.contains("binance is failing: answered an HTML page (HTTP 403)"), "\(daemon.log)")
+        // Read after four later cycles, not after a sleep.
+        try await until("four coinbase cycles") { exchange.requestCount(.coinbase) >= 4 }
+        #expect(exchange.requestCount(.binance) == 1, "a challenged venue rests for a minute")
+        let agents = Set(exchange.requests(.coinbase).map { $0.headers["user-agent"] ?? "none" })
+        #expect(agents.count == 1 && agents.allSatisfy { $0.hasPrefix("btcpriced/") && !$0.contains(" ") },
+                "a generic User-Agent, btcpriced/VERSION and nothing about the host: \(agents)")
+        await exchange.shutdown()
+    }
+
     @Test func onlyCryptoCompareWithAKeyIsPacedWithinItsBudgetAndNeverFlaps() async throws {
         let exchange = try await FakeExchange.start()
         for market in [Market.binance, .coinbase, .kraken, .bitstamp] { exchange.set(market, .status(503)) }

@@ -134,7 +134,8 @@ extension FetchFailure {
         switch self {
         case .httpStatus(let code): code < 500
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError: true
-        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized: false
+        // A block page answers the client, not the path: the plain request would get it too.
+        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage: false
         }
     }
 }

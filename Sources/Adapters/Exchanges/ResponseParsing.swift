@@ -10,6 +10,8 @@ public struct ExchangeResponse: Sendable {
     public let body: [UInt8]
     /// The body parsed once, read both for a venue's error object and for its answer.
     let parsed: Result<JSONValue, FetchFailure>
+    /// An HTML page (a block, captcha or portal) rather than the venue's JSON.
+    var isHTML: Bool { ResponseChecks.isHTML(body) }
 
     public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: [UInt8]) {
         self.status = status
@@ -34,12 +36,15 @@ enum ResponseChecks {
     /// Caps Retry-After so a buggy header cannot silence a source for days.
     static let longestRetryAfter = Duration.seconds(3600)
 
-    /// Maps the status codes every exchange shares; returns only for 2xx.
+    /// Maps the status codes every exchange shares; returns only for a 2xx answer that is not
+    /// an HTML page. A limit or a geo-block keeps its meaning when its body is one.
     static func requireSuccess(_ response: ExchangeResponse) throws(FetchFailure) {
         switch response.status {
-        case 200..<300: return
         case 429, 418: throw .rateLimited(retryAfter: retryAfter(response.retryAfter))
         case 451: throw .geoRestricted
+        // A 5xx page is an outage (a gateway's error page), not a block.
+        case 200..<500 where response.isHTML: throw .htmlPage(status: response.status)
+        case 200..<300: return
         default: throw .httpStatus(response.status)
         }
     }
@@ -55,14 +60,22 @@ enum ResponseChecks {
     }
 
     static func parse(_ body: [UInt8]) -> Result<JSONValue, FetchFailure> {
-        let start = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        if let start, body[start] == UInt8(ascii: "<") { return .failure(.notJSON("HTML page")) }
-        guard start != nil else { return .failure(.notJSON("empty body")) }
+        if isHTML(body) { return .failure(.notJSON("HTML page")) }
+        guard body.contains(where: { !isBlank($0) }) else { return .failure(.notJSON("empty body")) }
         do {
             return .success(try JSONValue(parsing: body))
         } catch {
             return .failure(.notJSON("invalid JSON: \(error.message)"))
         }
+    }
+
+    /// Whether the first non-blank byte opens a tag: no JSON text starts with `<`.
+    static func isHTML(_ body: [UInt8]) -> Bool {
+        body.first { !isBlank($0) } == UInt8(ascii: "<")
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// A venue's 24 h figures when high and low are valid and in order; nil otherwise, since

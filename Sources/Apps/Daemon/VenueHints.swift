@@ -21,6 +21,8 @@ enum VenueHints {
             "; check the key in \(SettingKey.cryptoCompareAPIKeyFile) (or the credential \(APIKeyResolver.credentialName))" + rest
         case .geoRestricted:
             "; the exchange refuses this location" + rest
+        case .htmlPage:
+            "; through a proxy or Tor, another exit (a new circuit) or another source may get JSON" + rest
         case .rateLimited:
             failure.cooldown.map { "; not asking it again for \($0.humanReadable)" } ?? ""
         case .wrongSymbol where source == Venue.binance.name:

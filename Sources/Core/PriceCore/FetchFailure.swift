@@ -10,6 +10,9 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case geoRestricted
     case bodyTooLarge(limit: Int)
     case notJSON(String)
+    /// An HTML page where JSON was due: a CDN's block, captcha or challenge page (common for
+    /// Tor exits and shared proxies) or a captive portal, with its HTTP status.
+    case htmlPage(status: Int)
     case missingField(String)
     case wrongSymbol(expected: String, got: String)
     case invalidPrice(PriceError)
@@ -31,6 +34,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .geoRestricted: "HTTP 451 (geo-restricted)"
         case .bodyTooLarge(let limit): "response larger than \(limit / 1024) KiB"
         case .notJSON(let what): "response is not JSON (\(what))"
+        case .htmlPage(let status): "answered an HTML page (HTTP \(status)), not JSON: a block or captcha, common for Tor exits"
         case .missingField(let field): "response has no \(field) field"
         case .wrongSymbol(let expected, let got): "wrong symbol \(got.debugDescription.prefix(40)), expected \(expected)"
         case .invalidPrice(let error): error.description
@@ -46,6 +50,9 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .geoRestricted: .seconds(300)
         // A refused key stays refused; asking again only spends the quota.
         case .unauthorized: .seconds(600)
+        // A challenge page answers a client that looks like a bot: asking every second makes
+        // a block likelier and longer.
+        case .htmlPage: Self.defaultRateLimitPause
         default: nil
         }
     }

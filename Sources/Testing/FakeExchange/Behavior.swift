@@ -57,6 +57,9 @@ public enum Behavior: Sendable, Equatable {
     /// An error status; 429/418 carry Retry-After when given, 403 and 5xx have an HTML body.
     case status(Int, retryAfter: Int? = nil)
     case html
+    /// A CDN's bot check: Cloudflare's "Just a moment..." challenge page with 403, as Tor exits
+    /// and busy proxies often get.
+    case challenge
     /// A 200 body far over the 64 KiB cap.
     case oversized
     case invalidJSON
@@ -78,7 +81,7 @@ public enum Behavior: Sendable, Equatable {
     public static let defaultPrice = "114459.80000000"
 
     /// Parses the control commands scripts send: `price 68901.23`, `slow 2000 68901.23`, `hang`,
-    /// `status 503`, `status 429 5`, `html`, `oversized`, `invalid-json`, `api-error`, `rate-limit-error`, `auth-error`, `auth-error-200`,
+    /// `status 503`, `status 429 5`, `html`, `challenge`, `oversized`, `invalid-json`, `api-error`, `rate-limit-error`, `auth-error`, `auth-error-200`,
     /// `wrong-symbol`, `body …`.
     public init?(command: String) {
         let words = command.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -90,6 +93,7 @@ public enum Behavior: Sendable, Equatable {
         case ("status", 2): guard let code = Int(words[1]) else { return nil }; self = .status(code)
         case ("status", 3): guard let code = Int(words[1]), let after = Int(words[2]) else { return nil }; self = .status(code, retryAfter: after)
         case ("html", 1): self = .html
+        case ("challenge", 1): self = .challenge
         case ("oversized", 1): self = .oversized
         case ("invalid-json", 1): self = .invalidJSON
         case ("api-error", 1): self = .apiError
@@ -111,6 +115,16 @@ struct CannedResponse: Sendable {
 }
 
 enum Payloads {
+    /// The shape of Cloudflare's managed challenge, as a client without JavaScript sees it.
+    static let cloudflareChallenge = """
+    <!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title>\
+    <meta http-equiv="Content-Type" content="text/html; charset=UTF-8"><meta name="robots" content="noindex,nofollow">\
+    </head><body><div class="main-wrapper" role="main"><div class="main-content"><h1 class="zone-name-title h1">api.example.com</h1>\
+    <h2 class="h2" id="challenge-running">Checking if the site connection is secure</h2>\
+    <noscript><div class="h2"><span id="challenge-error-text">Enable JavaScript and cookies to continue</span></div></noscript>\
+    </div></div><script>(function(){window._cf_chl_opt={cType: 'managed'};}());</script></body></html>
+    """
+
     static let cloudFrontBlock = """
     <!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
     <HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">
@@ -131,6 +145,9 @@ enum Payloads {
             return response
         case .html:
             return CannedResponse(status: 200, headers: [("Content-Type", "text/html")], body: "<html><body>Maintenance</body></html>")
+        case .challenge:
+            return CannedResponse(status: 403, headers: [("Content-Type", "text/html; charset=UTF-8"), ("cf-mitigated", "challenge")],
+                                  body: Payloads.cloudflareChallenge)
         case .oversized:
             return CannedResponse(status: 200, body: "{\"pad\":\"" + String(repeating: "x", count: 100 * 1024) + "\"}")
         case .invalidJSON:
