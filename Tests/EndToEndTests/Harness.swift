@@ -65,7 +65,9 @@ final class DaemonProcess {
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: Binaries.daemon)
         process.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") }
+        // Nor the runner's proxy variables: a test that wants a proxy names it.
+        let proxyVariables: Set = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") && !proxyVariables.contains($0.key) }
         // Every venue points at the fake: a test never reaches a real exchange.
         for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased())_URL"] = exchangeURL }
         // The streams too; off unless a test turns them on, so the polling tests poll.

@@ -42,6 +42,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let metricsListen = SettingKey("BTCPRICED_METRICS_LISTEN")
     public static let userConnections = SettingKey("BTCPRICED_USER_CONNECTIONS")
     public static let userWatchers = SettingKey("BTCPRICED_USER_WATCHERS")
+    public static let proxy = SettingKey("BTCPRICED_PROXY")
 
     /// The setting holding a venue's REST base URL.
     public static func restURL(_ venue: Venue) -> SettingKey { SettingKey(venue.rest.url.key) }
@@ -52,7 +53,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
         cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
         consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
-        userConnections, userWatchers,
+        userConnections, userWatchers, proxy,
     ]
 
     /// Every setting of the standard catalog: the general ones, then each venue's URLs.

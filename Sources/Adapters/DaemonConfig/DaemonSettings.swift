@@ -55,6 +55,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var userConnections: Int
     /// `watch` streams one UID may hold; fewer than `userConnections`.
     public var userWatchers: Int
+    /// Which proxy each venue URL goes through: `BTCPRICED_PROXY`, else curl's variables.
+    public var proxies: ProxyRules = .none
 
     public func restURL(_ venue: Venue) -> String { restURLs[venue.name] ?? venue.rest.url.defaultURL }
     public func streamURL(_ venue: Venue) -> String? { streamURLs[venue.name] ?? venue.stream?.url.defaultURL }
@@ -97,7 +99,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
-        case .metricsTextfile, .metricsListen: ""
+        case .metricsTextfile, .metricsListen, .proxy: ""
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"

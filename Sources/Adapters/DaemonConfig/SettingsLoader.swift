@@ -75,7 +75,7 @@ public enum SettingsLoader {
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
         let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
             ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
-        let settings = DaemonSettings(
+        var settings = DaemonSettings(
             catalog: input.catalog,
             sources: try value(.sources) { ValueParsers.sources($0, catalog: input.catalog) },
             currency: try value(.currency, ValueParsers.currency),
@@ -114,6 +114,12 @@ public enum SettingsLoader {
             userConnections: try value(.userConnections, ValueParsers.wholeNumber(in: 2...65_536)),
             userWatchers: try value(.userWatchers, ValueParsers.wholeNumber(in: 0...65_535))
         )
+        let explicitProxy = try value(.proxy) { .success($0) }
+        switch ProxyRules.load(explicit: explicitProxy, environment: input.environment) {
+        case .success(let rules): settings.proxies = rules
+        case .failure(let error) where explicitProxy.trimmingBlanks.isEmpty: throw ConfigError("environment variable \(error.reason)")
+        case .failure(let error): throw ConfigError("\(origin(of: .proxy)): \(error.reason)")
+        }
         // A user's own prompts must find room beside its watchers.
         guard settings.userWatchers < settings.userConnections else {
             throw ConfigError("\(origin(of: .userWatchers)) (\(settings.userWatchers)) must be lower than \(origin(of: .userConnections)) (\(settings.userConnections)), so a user's own one-shot requests find room beside its watch streams")

@@ -19,12 +19,14 @@ public struct VenueStream: PriceStream {
     /// publish interval), and only each read's newest price counts; zero reads every message.
     public let readInterval: Duration
     private let connectURL: String
+    /// The proxy the connection goes through, if any.
+    public let proxy: ProxyURL?
     private let greetings: [String]
     private let parse: @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
 
     /// Nil for a venue without a stream.
     public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero,
-                 eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+                 proxy: ProxyURL? = nil, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
         self.venue = venue
         self.url = url
@@ -32,6 +34,7 @@ public struct VenueStream: PriceStream {
         self.readInterval = readInterval
         self.eventLoop = eventLoop
         self.connectURL = connectURL
+        self.proxy = proxy
         greetings = endpoint.greetings(options)
         parse = endpoint.parser(options)
     }
@@ -51,7 +54,7 @@ public struct VenueStream: PriceStream {
         guard let target = WebSocketConnection.Target(url: connectURL) else { return .failed("\(venue.name) stream: not a ws:// or wss:// URL") }
         let batch = readInterval > .zero ? ReadBatch() : nil
         let reason = await WebSocketConnection.run(
-            target, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
+            target, proxy: proxy, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
             readInterval: readInterval > .zero ? TimeAmount(readInterval) : nil, opened: opened,
             message: { frame in
                 do throws(FetchFailure) {

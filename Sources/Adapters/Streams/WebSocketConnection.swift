@@ -1,6 +1,9 @@
+import Exchanges
 import NIOCore
+import NIOExtras
 import NIOHTTP1
 import NIOPosix
+import NIOSOCKS
 import NIOSSL
 import NIOWebSocket
 import Synchronization
@@ -73,23 +76,48 @@ enum WebSocketConnection {
     /// the task is cancelled (then a close frame is sent and the socket closed). With a
     /// `readInterval`, the upgraded connection is read at most once per interval (`ReadPacer`);
     /// `endOfRead` follows the messages of each read.
-    static func run(_ target: Target, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?,
-                    opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
+    /// Through `proxy`, when given: SOCKS5 hands it the host name (never resolved here); HTTP
+    /// asks it to CONNECT, and the WebSocket starts once the tunnel stands.
+    static func run(_ target: Target, proxy: ProxyURL? = nil, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
+                    readInterval: TimeAmount?, opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
                     endOfRead: @escaping @Sendable () -> Void) async -> WebSocketEnding.Reason {
         let ending = WebSocketEnding()
         let channel: any Channel
+        @Sendable func setUp(_ channel: any Channel) throws {
+            try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage, readInterval: readInterval,
+                          ending: ending, opened: opened, message: message, endOfRead: endOfRead)
+        }
+        let tunnel = proxy.flatMap { $0.isSOCKS ? nil : eventLoop.makePromise(of: Void.self) }
         do {
             channel = try await ClientBootstrap(group: eventLoop)
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage, readInterval: readInterval,
-                                      ending: ending, opened: opened, message: message, endOfRead: endOfRead)
+                        if let proxy, let tunnel {
+                            try ProxyTunnel.addConnect(to: channel, target: target, proxy: proxy, promise: tunnel)
+                        } else {
+                            if proxy != nil {
+                                // Buffers what the handlers below write until the proxy has connected.
+                                try channel.pipeline.syncOperations.addHandler(SOCKSClientHandler(targetAddress: .domain(target.host, port: target.port)))
+                            }
+                            try setUp(channel)
+                        }
                     }
                 }
-                .connect(host: target.host, port: target.port).get()
+                .connect(host: proxy?.host ?? target.host, port: proxy?.port ?? target.port).get()
         } catch {
-            return .failed("cannot connect to \(target.hostHeader): \(error)")
+            tunnel?.fail(error)
+            return .failed(proxy.map { "cannot connect to the proxy \($0): \(error)" } ?? "cannot connect to \(target.hostHeader): \(error)")
+        }
+        if let proxy, let tunnel {
+            do {
+                try await tunnel.futureResult.get()
+                try await ProxyTunnel.removeCodec(from: channel).get()
+                try await channel.eventLoop.submit { try setUp(channel) }.get()
+            } catch {
+                channel.close(promise: nil)
+                return .failed("the proxy \(proxy) did not open a tunnel to \(target.hostHeader): \(error)")
+            }
         }
         await withTaskCancellationHandler {
             try? await channel.closeFuture.get()
@@ -154,14 +182,23 @@ private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
         self.ending = ending
     }
 
+    /// Added to a connection that is already up (after a proxy's tunnel): ask at once.
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { sendUpgrade(context: context) }
+    }
+
     func channelActive(context: ChannelHandlerContext) {
+        sendUpgrade(context: context)
+        context.fireChannelActive()
+    }
+
+    private func sendUpgrade(context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: target.hostHeader)
         headers.add(name: "Content-Length", value: "0")
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.resource, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

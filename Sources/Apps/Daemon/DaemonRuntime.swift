@@ -5,6 +5,7 @@ import DaemonKit
 import AsyncHTTPClient
 import DaemonConfig
 import EventLoopScheduling
+import ExchangeHTTP
 import Exchanges
 import FileStore
 import Logging
@@ -67,9 +68,9 @@ struct DaemonRuntime {
         // No tracer: btcpriced exports no traces, and even the no-op tracer's span parses every
         // request's URL with Foundation, 5 % of an idle daemon's CPU.
         httpConfiguration.tracing.tracer = nil
-        let httpClient = HTTPClient(eventLoopGroup: group, configuration: httpConfiguration)
+        let httpClients = HTTPClients(group: group, configuration: httpConfiguration)
         func stop(_ status: Int32) async -> Int32 {
-            try? await httpClient.shutdown()
+            await httpClients.shutdown()
             try? await group.shutdownGracefully()
             return status
         }
@@ -92,7 +93,7 @@ struct DaemonRuntime {
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         var parts = DaemonParts(
             clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan,
-            sources: { $0.sources(client: httpClient, userAgent: userAgent) },
+            sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
             stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group,
             notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
             version: ProductVersion.current, persistInterval: settings.persistInterval, publishInterval: settings.publishInterval,
@@ -181,7 +182,7 @@ struct DaemonRuntime {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, readInterval: settings.publishInterval,
-                                               eventLoop: eventLoop) else { return nil }
+                                               proxy: settings.proxies.route(for: url).proxy, eventLoop: eventLoop) else { return nil }
             var policy = StreamLink<ContinuousClock.Instant>.Policy()
             policy.priceSilenceAfter = plan.priceSilenceAfter
             return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import DaemonConfig
 import ExchangeHTTP
 import Exchanges
@@ -71,9 +70,12 @@ struct SourcePlan: Sendable {
         active.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset(settings.venueOptions), limits: limits($0)) }
     }
 
-    func sources(client: HTTPClient, userAgent: String) -> [any PriceSource] {
+    /// Each venue asks through the client of its route (`BTCPRICED_PROXY`, curl's variables).
+    func sources(clients: HTTPClients, userAgent: String) -> [any PriceSource] {
         active.map { venue in
-            venue.source(baseURL: settings.restURL(venue), settings.venueOptions, client: client, timeout: settings.timeout, userAgent: userAgent)
+            let url = settings.restURL(venue)
+            return venue.source(baseURL: url, settings.venueOptions, client: clients.client(for: settings.proxies.route(for: url)),
+                                timeout: settings.timeout, userAgent: userAgent)
         }
     }
 
@@ -112,6 +114,13 @@ struct SourcePlan: Sendable {
             }
             lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), settings.venueOptions))")
             lines.append("     \(state)")
+        }
+        // Where each venue's requests go: the proxy (credentials masked) or straight out.
+        lines.append("routes:")
+        for venue in active {
+            let rest = settings.proxies.route(for: settings.restURL(venue))
+            let stream = settings.streamURL(venue).map { settings.proxies.route(for: $0) }
+            lines.append("  \(venue.name.rawValue): \(rest)" + (stream.map { $0 == rest ? "" : "; stream \($0)" } ?? ""))
         }
         lines.append("cryptocompare budget: \(settings.cryptoCompareDailyCalls) calls a day (at most one every \(limits(.cryptocompare).pace.humanReadable)); API key \(settings.cryptoCompareAPIKey == nil ? "not set" : "set")")
         return lines.joined(separator: "\n")
