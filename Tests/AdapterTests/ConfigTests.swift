@@ -19,6 +19,35 @@ struct ConfigTests {
         }
     }
 
+    /// Tor's onion services: plain http is fine (Tor authenticates the address and encrypts the
+    /// path) but only through a SOCKS proxy; without one the error names the setting to add.
+    @Test func anOnionVenueNeedsASOCKSProxy() throws {
+        let onion = "http://mempoolhqx4isw62xs7abwphsq7ldayuidyx2v2oethdhhj6mlo2r6ad.onion"
+        #expect(error(file: "BTCPRICED_BITSTAMP_URL=\(onion)\n").contains("/etc/btcpriced/btcpriced.conf:1: BTCPRICED_BITSTAMP_URL: "))
+        #expect(error(file: "BTCPRICED_BITSTAMP_URL=\(onion)\n").contains("set BTCPRICED_PROXY=socks5h://127.0.0.1:9050"))
+        #expect(error(file: "BTCPRICED_BITSTAMP_URL=\(onion)\nBTCPRICED_PROXY=http://proxy.lan:3128\n").contains("reachable only through Tor"),
+                "an HTTP proxy is no way to Tor")
+        let settings = try load(file: "BTCPRICED_BITSTAMP_URL=\(onion)\nBTCPRICED_PROXY=socks5h://127.0.0.1:9050\n")
+        #expect(settings.restURL(.bitstamp) == onion)
+        #expect(settings.proxies.route(for: onion).description == "via socks5h://127.0.0.1:9050 (host name resolved by the proxy)")
+        #expect(error(file: "BTCPRICED_SOURCES=binance\nBTCPRICED_BITSTAMP_URL=\(onion)\n") == "no error", "only venues in use are checked")
+    }
+
+    /// A self-hosted source on the LAN over plain http needs the host named, and only it.
+    @Test func plainHTTPToALANHostNeedsItNamed() throws {
+        #expect(error(file: "BTCPRICED_KRAKEN_URL=http://umbrel.local:3006\n").contains("uses plain http; only https is allowed"))
+        let settings = try load(file: "BTCPRICED_PLAIN_HTTP_HOSTS=umbrel.local\nBTCPRICED_KRAKEN_URL=http://umbrel.local:3006\n")
+        #expect(settings.restURL(.kraken) == "http://umbrel.local:3006")
+        #expect(error(file: "BTCPRICED_PLAIN_HTTP_HOSTS=umbrel.local\nBTCPRICED_COINBASE_URL=http://evil.example\n").contains("uses plain http"))
+        #expect(error(file: "BTCPRICED_PLAIN_HTTP_HOSTS=*.local\n").contains("is not a host name"))
+    }
+
+    @Test func aBadProxyNamesWhereItWasSet() {
+        #expect(error(file: "BTCPRICED_PROXY=ftp://x:1\n") == "/etc/btcpriced/btcpriced.conf:1: BTCPRICED_PROXY: \"ftp://x:1\": unknown proxy scheme \"ftp\"; use http://, socks5:// or socks5h://")
+        #expect(error(env: ["HTTPS_PROXY": "http://bob:hunter2@proxy:99999"]).hasPrefix("environment variable HTTPS_PROXY: "))
+        #expect(!error(env: ["HTTPS_PROXY": "http://bob:hunter2@proxy:99999"]).contains("hunter2"))
+    }
+
     @Test func defaultsMatchTheDocumentedTable() throws {
         let settings = try load()
         #expect(settings.sources == ["binance", "coinbase", "kraken", "bitstamp", "cryptocompare"])

@@ -43,6 +43,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let userConnections = SettingKey("BTCPRICED_USER_CONNECTIONS")
     public static let userWatchers = SettingKey("BTCPRICED_USER_WATCHERS")
     public static let proxy = SettingKey("BTCPRICED_PROXY")
+    public static let plainHTTPHosts = SettingKey("BTCPRICED_PLAIN_HTTP_HOSTS")
 
     /// The setting holding a venue's REST base URL.
     public static func restURL(_ venue: Venue) -> SettingKey { SettingKey(venue.rest.url.key) }
@@ -53,7 +54,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
         cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
         consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
-        userConnections, userWatchers, proxy,
+        userConnections, userWatchers, proxy, plainHTTPHosts,
     ]
 
     /// Every setting of the standard catalog: the general ones, then each venue's URLs.

@@ -99,7 +99,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
-        case .metricsTextfile, .metricsListen, .proxy: ""
+        case .metricsTextfile, .metricsListen, .proxy, .plainHTTPHosts: ""
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"

@@ -71,6 +71,7 @@ public enum SettingsLoader {
             return urls
         }
 
+        let plainHosts = try value(.plainHTTPHosts, ValueParsers.plainHosts)
         let interval = try positive(.interval, atMost: .seconds(3600))
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
         let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
@@ -84,13 +85,13 @@ public enum SettingsLoader {
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
             watchStall: try positive(.watchStall, atMost: .seconds(3600)),
-            restURLs: try venueURLs(ValueParsers.baseURL) { SettingKey.restURL($0) },
+            restURLs: try venueURLs({ ValueParsers.baseURL($0, plainHosts: plainHosts) }) { SettingKey.restURL($0) },
             binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
             stream: try value(.stream) { text in
                 StreamChoice(text, catalog: input.catalog).map { .success($0) }
                     ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.choices(in: input.catalog).joined(separator: ", "))")
             },
-            streamURLs: try venueURLs(ValueParsers.streamURL) { SettingKey.streamURL($0) },
+            streamURLs: try venueURLs({ ValueParsers.streamURL($0, plainHosts: plainHosts) }) { SettingKey.streamURL($0) },
             publishInterval: try positive(.publishInterval, allowZero: true, atMost: .seconds(60)),
             cryptoCompareAPIKey: try value(.cryptoCompareAPIKey) { text in
                 text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
@@ -119,6 +120,17 @@ public enum SettingsLoader {
         case .success(let rules): settings.proxies = rules
         case .failure(let error) where explicitProxy.trimmingBlanks.isEmpty: throw ConfigError("environment variable \(error.reason)")
         case .failure(let error): throw ConfigError("\(origin(of: .proxy)): \(error.reason)")
+        }
+        // An onion service is reachable only through Tor: without a SOCKS route the daemon
+        // would hand the name to the local resolver, which leaks it and cannot answer.
+        for venue in input.catalog where settings.sources.contains(venue.name) {
+            let urls = [(SettingKey.restURL(venue), settings.restURL(venue))]
+                + (SettingKey.streamURL(venue).flatMap { key in settings.streamURL(venue).map { (key, $0) } }.map { [$0] } ?? [])
+            for (key, url) in urls where ValueParsers.isOnion(ProxyRules.host(of: url) ?? "") {
+                guard settings.proxies.route(for: url).proxy?.isSOCKS == true else {
+                    throw ConfigError("\(origin(of: key)): \(quoted(url)) is an .onion address, reachable only through Tor; set BTCPRICED_PROXY=socks5h://127.0.0.1:9050 (Tor's SOCKSPort)")
+                }
+            }
         }
         // A user's own prompts must find room beside its watchers.
         guard settings.userWatchers < settings.userConnections else {

@@ -37,16 +37,21 @@ enum ValueParsers {
     }
 
     /// An absolute http(s) URL with no query or fragment; plain http only to loopback.
-    static func baseURL(_ text: String) -> Result<String, InvalidValue> {
-        endpointURL(text, secure: "https", plain: "http", example: "https://api.binance.com")
+    /// `plainHosts`: the LAN hosts `BTCPRICED_PLAIN_HTTP_HOSTS` allows over plain http.
+    static func baseURL(_ text: String, plainHosts: [String] = []) -> Result<String, InvalidValue> {
+        endpointURL(text, secure: "https", plain: "http", example: "https://api.binance.com", plainHosts: plainHosts)
     }
 
     /// A WebSocket URL: `wss://` (TLS, always verified), or `ws://` for loopback test servers.
-    static func streamURL(_ text: String) -> Result<String, InvalidValue> {
-        endpointURL(text, secure: "wss", plain: "ws", example: "wss://stream.binance.com:9443")
+    static func streamURL(_ text: String, plainHosts: [String] = []) -> Result<String, InvalidValue> {
+        endpointURL(text, secure: "wss", plain: "ws", example: "wss://stream.binance.com:9443", plainHosts: plainHosts)
     }
 
-    private static func endpointURL(_ text: String, secure: String, plain: String, example: String) -> Result<String, InvalidValue> {
+    /// Plain http(s) is refused on the public internet. Three exceptions: loopback (test
+    /// servers), `.onion` (Tor authenticates the address and encrypts the path; the loader then
+    /// requires a SOCKS route), and the LAN hosts the user named in BTCPRICED_PLAIN_HTTP_HOSTS.
+    private static func endpointURL(_ text: String, secure: String, plain: String, example: String,
+                                    plainHosts: [String]) -> Result<String, InvalidValue> {
         let lower = text.lowercased()
         let scheme: String
         if lower.hasPrefix(secure + "://") {
@@ -75,8 +80,8 @@ enum ValueParsers {
             host = String(parts[0])
         }
         guard !host.isEmpty else { return .failure("\(quoted(text)) has no host") }
-        if scheme == plain && !isLoopback(host) {
-            return .failure("\(quoted(text)) uses plain \(plain); only \(secure) is allowed (\(plain) only for loopback test servers)")
+        if scheme == plain && !isLoopback(host) && !isOnion(host) && !plainHosts.contains(host.lowercased()) {
+            return .failure("\(quoted(text)) uses plain \(plain); only \(secure) is allowed (\(plain) only for loopback test servers, .onion addresses through Tor, and LAN hosts named in BTCPRICED_PLAIN_HTTP_HOSTS)")
         }
         return .success(text)
     }
@@ -129,6 +134,17 @@ enum ValueParsers {
             return .failure("\(quoted(text)) has no valid port (1 to 65535); \(example)")
         }
         return .success(ListenAddress(host: String(host), port: port))
+    }
+
+    static func isOnion(_ host: String) -> Bool { host.lowercased().hasSuffix(".onion") }
+
+    /// `BTCPRICED_PLAIN_HTTP_HOSTS`: host names, comma-separated; never a public suffix pattern.
+    static func plainHosts(_ text: String) -> Result<[String], InvalidValue> {
+        let hosts = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
+        for host in hosts where host.isEmpty || host.contains("*") || host.contains("/") || host.contains(":") {
+            return .failure("\(quoted(host)) is not a host name; list exact host names such as umbrel.local or 192.168.1.20")
+        }
+        return .success(hosts)
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -68,6 +68,9 @@ public struct ProxyRules: Sendable, Equatable {
         return route(tls: target.tls, host: target.host, port: target.port)
     }
 
+    /// The host of a venue URL, lower case; nil for a URL it cannot read.
+    public static func host(of url: String) -> String? { URLTarget(url)?.host }
+
     public func route(tls: Bool, host: String, port: Int) -> Route {
         guard let origin = tls ? forTLS : forPlain else { return .direct }
         if noProxy.contains(where: { $0.matches(host: host, port: port) }) { return .direct }
