@@ -38,27 +38,11 @@ enum WebSocketConnection {
 
         /// `ws://` or `wss://` URLs only; nil for anything else.
         init?(url: String) {
-            let tls: Bool
-            var rest: Substring
-            if url.hasPrefix("wss://") { tls = true; rest = url.dropFirst(6) } else if url.hasPrefix("ws://") { tls = false; rest = url.dropFirst(5) } else { return nil }
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            rest = rest[authorityEnd...]
-            var host = authority, port = tls ? 443 : 80
-            if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-                host = authority[authority.index(after: authority.startIndex)..<close]
-                let after = authority[authority.index(after: close)...]
-                if after.hasPrefix(":") { guard let number = Int(after.dropFirst()) else { return nil }; port = number }
-            } else if let colon = authority.lastIndex(of: ":") {
-                host = authority[..<colon]
-                guard let number = Int(authority[authority.index(after: colon)...]) else { return nil }
-                port = number
-            }
-            guard !host.isEmpty, (1...65_535).contains(port) else { return nil }
-            self.tls = tls
-            self.host = String(host)
-            self.port = port
-            self.resource = rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : String(rest))
+            guard url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://"), let target = URLTarget(url) else { return nil }
+            tls = target.tls
+            host = target.host
+            port = target.port
+            resource = target.resource
         }
 
         var hostHeader: String {

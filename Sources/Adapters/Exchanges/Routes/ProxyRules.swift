@@ -148,17 +148,23 @@ private func IPv4(_ text: Substring) -> UInt32? {
     return value
 }
 
-/// The scheme, host and port of a venue URL.
-struct URLTarget {
-    let tls: Bool
-    let host: String
-    let port: Int
+/// The scheme, host and port of a venue URL (`https`, `http`, `wss`, `ws`), and what follows
+/// the authority.
+public struct URLTarget: Sendable, Equatable {
+    public let tls: Bool
+    /// Lower case; an IPv6 address without its brackets.
+    public let host: String
+    public let port: Int
+    /// Path and query: `/` when the URL has none.
+    public let resource: String
 
-    init?(_ url: String) {
+    public init?(_ url: String) {
         let schemes: [(String, Bool, Int)] = [("https://", true, 443), ("wss://", true, 443), ("http://", false, 80), ("ws://", false, 80)]
         guard let (prefix, tls, defaultPort) = schemes.first(where: { url.lowercased().hasPrefix($0.0) }) else { return nil }
-        var authority = url.dropFirst(prefix.count)
-        authority = authority[..<(authority.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? authority.endIndex)]
+        let afterScheme = url.dropFirst(prefix.count)
+        let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
+        var authority = afterScheme[..<authorityEnd]
+        let rest = afterScheme[authorityEnd...]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         var host = authority, port = defaultPort
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
@@ -170,9 +176,10 @@ struct URLTarget {
             guard let number = Int(authority[authority.index(after: colon)...]) else { return nil }
             port = number
         }
-        guard !host.isEmpty else { return nil }
+        guard !host.isEmpty, (1...65_535).contains(port) else { return nil }
         self.tls = tls
         self.host = host.lowercased()
         self.port = port
+        resource = rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : String(rest))
     }
 }
