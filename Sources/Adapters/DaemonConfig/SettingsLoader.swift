@@ -124,8 +124,8 @@ public enum SettingsLoader {
         // An onion service is reachable only through Tor: without a SOCKS route the daemon
         // would hand the name to the local resolver, which leaks it and cannot answer.
         for venue in input.catalog where settings.sources.contains(venue.name) {
-            let urls = [(SettingKey.restURL(venue), settings.restURL(venue))]
-                + (SettingKey.streamURL(venue).flatMap { key in settings.streamURL(venue).map { (key, $0) } }.map { [$0] } ?? [])
+            var urls = [(SettingKey.restURL(venue), settings.restURL(venue))]
+            if let key = SettingKey.streamURL(venue), let url = settings.streamURL(venue) { urls.append((key, url)) }
             for (key, url) in urls where ValueParsers.isOnion(ProxyRules.host(of: url) ?? "") {
                 guard settings.proxies.route(for: url).proxy?.isSOCKS == true else {
                     throw ConfigError("\(origin(of: key)): \(quoted(url)) is an .onion address, reachable only through Tor; set BTCPRICED_PROXY=socks5h://127.0.0.1:9050 (Tor's SOCKSPort)")

@@ -104,7 +104,7 @@ public enum CtlMain {
         defer { client.closeConnection() }
         try client.send(request.line)
         guard let line = try client.readLine() else {
-            throw ClientError(message: "\(invocation.reachableSocketPath) closed the connection without answering")
+            throw ClientError(message: "\(client.path) closed the connection without answering")
         }
         return line
     }
@@ -118,9 +118,9 @@ public enum CtlMain {
         while let line = try client.readLine() {
             if text.isEmpty, line.hasPrefix("{") { _ = try replyJSON(line, newerRequest: true) }
             text += line + "\n"
-            guard text.utf8.count < 1 << 20 else { throw ClientError(message: "metrics from \(invocation.reachableSocketPath) are unreasonably long") }
+            guard text.utf8.count < 1 << 20 else { throw ClientError(message: "metrics from \(client.path) are unreasonably long") }
         }
-        guard !text.isEmpty else { throw ClientError(message: "\(invocation.reachableSocketPath) closed the connection without answering") }
+        guard !text.isEmpty else { throw ClientError(message: "\(client.path) closed the connection without answering") }
         return text
     }
 
@@ -191,7 +191,7 @@ public enum CtlMain {
             shown = key
             body(line, status)
         }
-        throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
+        throw ClientError(message: first ? "\(client.path) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
     }
 
@@ -233,7 +233,7 @@ public enum CtlMain {
             lastState = status.state.rawValue
         }
         if let held { body(held) }
-        throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
+        throw ClientError(message: first ? "\(client.path) closed the connection without answering"
                                          : "the daemon closed the stream (stopped or restarting)")
     }
 

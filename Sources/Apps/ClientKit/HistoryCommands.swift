@@ -51,7 +51,7 @@ extension CtlMain {
                     }
                 }
                 guard let line = try client.readLine(unbounded: !first) else {
-                    throw ClientError(message: first ? "\(invocation.reachableSocketPath) closed the connection without answering"
+                    throw ClientError(message: first ? "\(client.path) closed the connection without answering"
                                                      : "the daemon closed the stream (stopped or restarting)")
                 }
                 first = false

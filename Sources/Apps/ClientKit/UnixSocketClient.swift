@@ -13,7 +13,8 @@ public struct ClientError: Error, Equatable, Sendable {
 /// A blocking Unix-socket client whose every step is bounded by one deadline.
 public struct UnixSocketClient {
     private let fd: Int32
-    private let path: String
+    /// The socket it connected to, for messages.
+    public let path: String
     private let deadline: Int64
     private var buffer: [UInt8] = []
     /// While waiting, also notice when standard output's reader is gone (a bar that quit), so

@@ -20,19 +20,14 @@ public struct ProxyRules: Sendable, Equatable {
         }
     }
 
-    /// Where a proxy came from, for messages: `BTCPRICED_PROXY`, `HTTPS_PROXY`…
-    public struct Origin: Sendable, Equatable {
-        public let setting: String
-        public let proxy: ProxyURL
-    }
-
-    public let forTLS: Origin?
-    public let forPlain: Origin?
+    /// For https and wss URLs, and for http and ws.
+    public let forTLS: ProxyURL?
+    public let forPlain: ProxyURL?
     public let noProxy: [NoProxyEntry]
 
     public static let none = ProxyRules(forTLS: nil, forPlain: nil, noProxy: [])
 
-    init(forTLS: Origin?, forPlain: Origin?, noProxy: [NoProxyEntry]) {
+    init(forTLS: ProxyURL?, forPlain: ProxyURL?, noProxy: [NoProxyEntry]) {
         self.forTLS = forTLS
         self.forPlain = forPlain
         self.noProxy = noProxy
@@ -46,18 +41,17 @@ public struct ProxyRules: Sendable, Equatable {
             for name in names { if let value = environment[name], !value.trimmingBlanks.isEmpty { return (name, value) } }
             return nil
         }
-        func origin(_ found: (String, String)?) -> Result<Origin?, ProxyURLError> {
+        func proxy(_ found: (String, String)?) -> Result<ProxyURL?, ProxyURLError> {
             guard let (name, text) = found else { return .success(nil) }
-            return ProxyURL.parse(text).map { Origin(setting: name, proxy: $0) }
-                .mapError { name == "BTCPRICED_PROXY" ? $0 : ProxyURLError("\(name): \($0.reason)") }
+            return ProxyURL.parse(text).map(Optional.some).mapError { name == "BTCPRICED_PROXY" ? $0 : ProxyURLError("\(name): \($0.reason)") }
         }
         let noProxy = first(["no_proxy", "NO_PROXY"]).map { NoProxyEntry.list($0.1) } ?? []
         if !explicit.trimmingBlanks.isEmpty {
-            return origin(("BTCPRICED_PROXY", explicit)).map { ProxyRules(forTLS: $0, forPlain: $0, noProxy: noProxy) }
+            return proxy(("BTCPRICED_PROXY", explicit)).map { ProxyRules(forTLS: $0, forPlain: $0, noProxy: noProxy) }
         }
         let all = ["all_proxy", "ALL_PROXY"]
-        return origin(first(["https_proxy", "HTTPS_PROXY"] + all)).flatMap { tls in
-            origin(first(["http_proxy"] + all)).map { ProxyRules(forTLS: tls, forPlain: $0, noProxy: noProxy) }
+        return proxy(first(["https_proxy", "HTTPS_PROXY"] + all)).flatMap { tls in
+            proxy(first(["http_proxy"] + all)).map { ProxyRules(forTLS: tls, forPlain: $0, noProxy: noProxy) }
         }
     }
 
@@ -72,9 +66,9 @@ public struct ProxyRules: Sendable, Equatable {
     public static func host(of url: String) -> String? { URLTarget(url)?.host }
 
     public func route(tls: Bool, host: String, port: Int) -> Route {
-        guard let origin = tls ? forTLS : forPlain else { return .direct }
+        guard let proxy = tls ? forTLS : forPlain else { return .direct }
         if noProxy.contains(where: { $0.matches(host: host, port: port) }) { return .direct }
-        return .proxy(origin.proxy)
+        return .proxy(proxy)
     }
 }
 
