@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import ExchangeHTTP
 import Exchanges
 import FakeExchange
@@ -84,6 +85,11 @@ struct ExchangeTests {
         (.cryptocompare, .wrongSymbol, .missingField("USD")),
         (.cryptocompare, .body(#"{"USD":"abc"}"#), .invalidPrice(.notANumber("abc"))),
         (.cryptocompare, .status(500), .httpStatus(500)),
+        (.mempool, .apiError, .exchangeError("no BTC/USD price yet (USD: -1); its price updater has not reached any exchange")),
+        (.mempool, .rateLimitError, .rateLimited(retryAfter: nil)),
+        (.mempool, .wrongSymbol, .missingField("USD")),
+        (.mempool, .challenge, .htmlPage(status: 403)),
+        (.mempool, .status(502), .httpStatus(502)),
     ])
     func failureShapes(market: Market, behavior: Behavior, expected: FetchFailure) async throws {
         #expect(try await fetch(market, behavior) == .failure(expected))
@@ -118,7 +124,9 @@ struct ExchangeTests {
         ]
         let attempts = await FallbackFetcher(sources: sources, timeout: .milliseconds(300), clock: ContinuousClock()).fetch { _ in nil }.attempts
         #expect(attempts.first == .failed(.binance, .timeout(after: .milliseconds(300))))
-        #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68000.5"), symbol: "BTCUSD", quoteAsset: "USD")))
+        guard case .succeeded(let source, let quote)? = attempts.last else { Issue.record("the fallback did not answer: \(attempts)"); return }
+        let expected = try Price(parsing: "68000.5")
+        #expect(source == .cryptoCompare && quote.price == expected && quote.symbol == "BTCUSD" && quote.quoteAsset == "USD")
         await exchange.shutdown()
     }
 }
@@ -131,6 +139,7 @@ struct VenueRequestTests {
         (.kraken, "85866.10000", "85866.1", "USD"),
         (.bitstamp, "85866", "85866", "USD"),
         (.cryptocompare, "85866.19", "85866.19", "USD"),
+        (.mempool, "85866", "85866", "USD"),
     ])
     func everyVenue(market: Market, literal: String, exact: String, asset: String) async throws {
         let exchange = try await FakeExchange.start()
@@ -140,6 +149,36 @@ struct VenueRequestTests {
         #expect(quote.quoteAsset == asset)
         #expect(exchange.requestCount(market) == 1)
         await exchange.shutdown()
+    }
+
+    /// A cache keeps the origin's `Date` and says how long it held the answer in `Age`: the
+    /// answer is dated when the origin made it, never when it reached the daemon.
+    @Test func aCachedAnswerIsDatedAtItsOrigin() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.coinbase, .cached(ageSeconds: 30, price: "85866.185"))
+        let before = Self.wallClock()
+        let quote = try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL).fetchQuote()
+        let stamp = ExchangeTime.stamp(origin: quote.originTime, cacheAge: quote.cacheAge, receivedAt: before)
+        #expect(quote.cacheAge == .seconds(30), "Age: \(quote.cacheAge)")
+        #expect((.seconds(29)...(.seconds(32))).contains(stamp.ageOnArrival), "the origin's Date \(String(describing: quote.originTime)) and Age 30 make \(stamp.ageOnArrival), not about 30 s")
+        exchange.set(.coinbase, .price("85866.185"))
+        let fresh = try #require(try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL).fetchQuote().originTime)
+        #expect(abs(Self.wallClock().milliseconds(since: fresh)) < 2_000, "a direct answer is dated by its Date: \(fresh)")
+        await exchange.shutdown()
+    }
+
+    /// A venue's own time field wins over `Date`: mempool's `time` is when its prices last changed.
+    @Test func aVenuesOwnTimeFieldDatesTheAnswer() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.mempool, .body(#"{"time":1763740800,"USD":85866,"EUR":74118}"#))
+        let quote = try await ExchangeTests.source(.mempool, baseURL: exchange.baseURL).fetchQuote()
+        #expect(quote.originTime == Timestamp(millisecondsSinceEpoch: 1_763_740_800_000), "got \(String(describing: quote.originTime))")
+        #expect(exchange.requests(.mempool).first?.uri == "/api/v1/prices")
+        await exchange.shutdown()
+    }
+
+    static func wallClock() -> Timestamp {
+        Timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
     }
 
     @Test func cryptoCompareKeyTravelsInTheHeaderNeverInTheURL() async throws {

@@ -26,7 +26,7 @@ struct VenueCatalogTests {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_NEWCOMER_URL", defaultURL: "https://api.newcomer.example"),
             symbol: { "btc" + $0.currency.lowercased() }, path: { "/api/v2/ticker/btc\($0.currency.lowercased())/" },
-            limits: { _ in SourceLimits(minimumInterval: .seconds(3)) },
+            limits: { _, _ in SourceLimits(minimumInterval: .seconds(3)) },
             parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_NEWCOMER_STREAM_URL", defaultURL: "wss://ws.newcomer.example"),
@@ -50,7 +50,7 @@ struct VenueCatalogTests {
 
     @Test func settingsFollowTheCatalog() throws {
         let settings = try SettingsLoader.load(.init())
-        #expect(settings.sources == Venue.catalog.map(\.name), "the default chain is the catalog's order")
+        #expect(settings.sources == Venue.catalog.filter(\.inDefaultChain).map(\.name), "the default chain is the catalog's order, but for venues asked only when named")
         for venue in Venue.catalog {
             #expect(settings.restURL(venue) == venue.rest.url.defaultURL)
             #expect(settings.streamURL(venue) == venue.stream?.url.defaultURL)

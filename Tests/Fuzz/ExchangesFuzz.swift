@@ -11,9 +11,10 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
     guard bytes.count >= 2 else { return 0 }
     let body = Array(bytes.dropFirst(2))
-    let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10", body: body)
+    let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10",
+                                    date: "Sun, 06 Nov 1994 08:49:37 GMT", age: "3", body: body)
     var prices: [Price] = []
-    switch bytes[0] % 9 {
+    switch bytes[0] % 10 {
     case 0: prices = restPrices(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))
     case 1: prices = restPrices(try? CoinbaseAPI.parse(response))
     case 2: prices = restPrices(try? KrakenAPI.parse(response))
@@ -27,6 +28,7 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         prices = streamPrices((try? full.get()) ?? [])
     case 6: prices = streamPrices((try? CoinbaseStream.parse(body)) ?? [])
     case 7: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
+    case 9: prices = restPrices(try? MempoolAPI.parse(response))
     default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
     }
     for price in prices.map(\.value) {

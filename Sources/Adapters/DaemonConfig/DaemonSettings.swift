@@ -78,7 +78,7 @@ public struct DaemonSettings: Sendable, Equatable {
     /// Defaults follow systemd's directories when it provides them.
     static func defaultValue(for key: SettingKey, environment: [String: String], names: SettingNames) -> String {
         switch key {
-        case .sources: names.catalog.map(\.name.rawValue).joined(separator: ",")
+        case .sources: names.catalog.filter(\.inDefaultChain).map(\.name.rawValue).joined(separator: ",")
         case .currency: "USD"
         case .interval: "1s"
         case .timeout: Self.defaultTimeout(interval: nil).humanReadable

@@ -69,7 +69,8 @@ public struct HTTPPriceSource: PriceSource {
             let http = try await client.execute(request, timeout: .milliseconds(requestTimeout.wholeMilliseconds + 200))
             let body = try await http.body.collect(upTo: Self.bodyLimit)
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
-                                        usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), body: Array(buffer: body))
+                                        usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), date: http.headers.first(name: "Date"),
+                                        age: http.headers.first(name: "Age"), body: Array(buffer: body))
             // The venue's own count of request weight used in its window, where it sends one (Binance).
             if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
                 Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
@@ -79,7 +80,7 @@ public struct HTTPPriceSource: PriceSource {
         } catch {
             throw Self.failure(for: error, timeout: requestTimeout)
         }
-        return try parse(response)
+        return try parse(response).dated(httpDate: response.date, cacheAge: response.age)
     }
 
     /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on.

@@ -11,7 +11,7 @@ extension Venue {
                 try form.parse(response, options)
             }
         }
-        return HTTPPriceSource(name: name, quoteAsset: quoteAsset(options), limits: limits(options),
+        return HTTPPriceSource(name: name, quoteAsset: quoteAsset(options), limits: limits(options, baseURL: baseURL),
                                url: requestURL(baseURL: baseURL, options), client: client, requestTimeout: timeout,
                                userAgent: userAgent, extraHeaders: rest.headers(options), occasional: occasional) { response throws(FetchFailure) in
             try parse(response, options)

@@ -25,6 +25,7 @@ public enum BitstampAPI {
         let json = try response.json()
         // `open_24` is the price 24 h ago; `high` and `low` cover the last 24 h.
         return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol(currency: currency), quoteAsset: currency,
-                           day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]))
+                           day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]),
+                           originTime: ResponseChecks.epochSeconds(json["timestamp"]))
     }
 }

@@ -8,21 +8,28 @@ public struct ExchangeResponse: Sendable {
     /// Binance's `X-MBX-USED-WEIGHT-1M`: request weight this IP used in the current minute.
     public let usedWeight: String?
     public let body: [UInt8]
+    /// The HTTP `Date`: when the origin made the answer (a cache passes the origin's on).
+    /// Nil without a usable one.
+    public let date: Timestamp?
+    /// The HTTP `Age`: how long caches held the answer; zero without one.
+    public let age: Duration
     /// The body parsed once, read both for a venue's error object and for its answer.
     let parsed: Result<JSONValue, FetchFailure>
     /// An HTML page (a block, captcha or portal) rather than the venue's JSON.
     var isHTML: Bool { ResponseChecks.isHTML(body) }
 
-    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: [UInt8]) {
+    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, date: String? = nil, age: String? = nil, body: [UInt8]) {
         self.status = status
         self.retryAfter = retryAfter
         self.usedWeight = usedWeight
         self.body = body
+        self.date = date.flatMap { Timestamp(httpDate: String($0.trimmingBlanks)) }
+        self.age = ResponseChecks.age(age)
         self.parsed = ResponseChecks.parse(body)
     }
 
-    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, body: String) {
-        self.init(status: status, retryAfter: retryAfter, usedWeight: usedWeight, body: Array(body.utf8))
+    public init(status: Int, retryAfter: String? = nil, usedWeight: String? = nil, date: String? = nil, age: String? = nil, body: String) {
+        self.init(status: status, retryAfter: retryAfter, usedWeight: usedWeight, date: date, age: age, body: Array(body.utf8))
     }
 
     /// The body as JSON when it is, for reading a venue's error object off a failed answer.
@@ -52,6 +59,22 @@ enum ResponseChecks {
     /// Whether a status has a meaning of its own that a venue's error text must not hide.
     static func isSharedStatus(_ status: Int) -> Bool {
         status < 400 || status == 429 || status == 418 || status == 451
+    }
+
+    /// A year: an `Age` beyond it is nonsense, and the answer is stale either way.
+    static let longestAge: Int64 = 366 * 86_400
+
+    static func age(_ header: String?) -> Duration {
+        guard let seconds = header.flatMap({ Int64($0.trimmingBlanks) }), seconds > 0 else { return .zero }
+        return .seconds(min(seconds, longestAge))
+    }
+
+    /// A venue's own time field in whole seconds since the epoch (a string or a number); nil
+    /// when absent or not a positive whole number (mempool sends 0 before its first update).
+    static func epochSeconds(_ value: JSONValue?) -> Timestamp? {
+        guard let text = value?.stringValue ?? value?.numberLiteral, let seconds = Int64(text), seconds > 0, seconds < 100_000_000_000
+        else { return nil }
+        return Timestamp(millisecondsSinceEpoch: seconds * 1000)
     }
 
     static func retryAfter(_ header: String?) -> Duration? {

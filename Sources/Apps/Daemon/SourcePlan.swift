@@ -56,7 +56,7 @@ struct SourcePlan: Sendable {
         }
     }
 
-    func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions) }
+    func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions, baseURL: settings.restURL(venue)) }
 
     /// What the usable venues quote in: a saved quote in anything else is not restored.
     var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(settings.venueOptions) }) }
@@ -122,8 +122,21 @@ struct SourcePlan: Sendable {
             let stream = settings.streamURL(venue).map { settings.proxies.route(for: $0) }
             lines.append("  \(venue.name.rawValue): \(rest)" + (stream.map { $0 == rest ? "" : "; stream \($0)" } ?? ""))
         }
+        if let advice = staleAfterAdvice { lines.append("note: " + advice) }
         lines.append("cryptocompare budget: \(settings.cryptoCompareDailyCalls) calls a day (at most one every \(limits(.cryptocompare).pace.humanReadable)); API key \(settings.cryptoCompareAPIKey == nil ? "not set" : "set")")
         return lines.joined(separator: "\n")
+    }
+
+    /// When every usable venue's answer changes more slowly than BTCPRICED_STALE_AFTER (a
+    /// mempool-only chain), every quote will show as stale: say what to set instead.
+    var staleAfterAdvice: String? {
+        let slow = active.compactMap { venue in venue.rest.answerChangesEvery.map { (venue, $0) } }
+        guard !slow.isEmpty, slow.count == active.count, let fastest = slow.map(\.1).min(), fastest > settings.staleAfter else { return nil }
+        let minutes = (fastest + .seconds(300)).components.seconds / 60
+        return "\(slow.map(\.0.name.rawValue).joined(separator: ", ")) may answer the same price for up to \(fastest.humanReadable) "
+            + "(a self-hosted mempool updates once an hour unless its PRICE_UPDATES_PER_HOUR says otherwise), and its age counts from "
+            + "its own time; with BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) the quote will often show as stale. "
+            + "Set BTCPRICED_STALE_AFTER=\(minutes)m, or add a faster venue to BTCPRICED_SOURCES"
     }
 
     /// The disabled rows of `btcctl sources`.

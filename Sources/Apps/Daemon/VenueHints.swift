@@ -39,5 +39,6 @@ enum SourcePlanLogging {
         for skipped in plan.skipped {
             logger.notice("\(skipped.venue) is skipped: \(skipped.reason)", metadata: ["source": "\(skipped.venue)"])
         }
+        if let advice = plan.staleAfterAdvice { logger.notice("\(advice)") }
     }
 }

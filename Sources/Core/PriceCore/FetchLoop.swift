@@ -8,9 +8,12 @@ public struct CycleReport: Sendable {
     public let failureSummary: String?
     /// How long the loop waits before the next cycle starts.
     public let nextCycleIn: Duration
+    /// How old the quote already was when it arrived: its origin's time to its receipt.
+    public let ageOnArrival: Duration
 
     public init(quote: Quote?, day: DayRange? = nil, attempts: [SourceAttempt] = [], events: [HealthEvent] = [], failureSummary: String?,
-                nextCycleIn: Duration) {
+                nextCycleIn: Duration, ageOnArrival: Duration = .zero) {
+        self.ageOnArrival = ageOnArrival
         self.quote = quote
         self.day = day
         self.attempts = attempts
@@ -144,16 +147,25 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             let wallTime = wallClock.now()
             var outcome: ConsensusOutcome?
             let quote: Quote?
+            var ageOnArrival = Duration.zero
             switch mode {
             case .fallback:
                 quote = round.answers.first.map { answer in
-                    Quote(price: answer.quote.price, currency: answer.quote.quoteAsset, symbol: answer.quote.symbol,
-                          source: answer.source, timestamp: wallTime)
+                    let stamp = ExchangeTime.stamp(origin: answer.quote.originTime, cacheAge: answer.quote.cacheAge, receivedAt: wallTime)
+                    ageOnArrival = stamp.ageOnArrival
+                    return Quote(price: answer.quote.price, currency: answer.quote.quoteAsset, symbol: answer.quote.symbol,
+                                 source: answer.source, timestamp: stamp.timestamp)
                 }
             case .consensus(let rule):
                 let evaluated = Consensus.evaluate(round.answers, rule: rule)
                 outcome = evaluated
-                quote = Self.consensusQuote(evaluated, round: round, at: wallTime)
+                // A median is as old as the oldest answer in it.
+                let stamps = round.answers.filter { evaluated.agreeing.contains($0.source) }.map {
+                    ExchangeTime.stamp(origin: $0.quote.originTime, cacheAge: $0.quote.cacheAge, receivedAt: wallTime)
+                }
+                let stamp = stamps.max { $0.ageOnArrival < $1.ageOnArrival } ?? (wallTime, .zero)
+                ageOnArrival = stamp.ageOnArrival
+                quote = Self.consensusQuote(evaluated, round: round, at: stamp.timestamp)
             }
             // A working source that may not be asked yet is a wait, not an outage.
             let holding = quote == nil && round.attempts.contains { attempt in
@@ -181,7 +193,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             }
             let day = mode == .fallback ? round.answers.first?.quote.day : nil
             await handle(CycleReport(quote: quote, day: day, attempts: round.attempts, events: events,
-                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
+                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline),
+                                     ageOnArrival: quote == nil ? .zero : ageOnArrival))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
     }

@@ -22,13 +22,28 @@ public struct SourceQuote: Sendable, Hashable {
     public let pauseRequested: Duration?
     /// The venue's own rolling 24 h figures, where the answer states them.
     public let day: DayRange?
+    /// When the origin made the answer: the venue's own time field, else the HTTP `Date` (which
+    /// a cache passes on from the origin). Nil when unknown.
+    public let originTime: Timestamp?
+    /// How long caches held the answer (HTTP `Age`): it is at least this old on arrival, even
+    /// when a cache dates it anew.
+    public let cacheAge: Duration
 
-    public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil, day: DayRange? = nil) {
+    public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil, day: DayRange? = nil,
+                originTime: Timestamp? = nil, cacheAge: Duration = .zero) {
         self.price = price
         self.symbol = symbol
         self.quoteAsset = quoteAsset
         self.pauseRequested = pauseRequested
         self.day = day
+        self.originTime = originTime
+        self.cacheAge = cacheAge
+    }
+
+    /// The same answer with the HTTP exchange's times: `date` unless the venue dated it itself.
+    public func dated(httpDate date: Timestamp?, cacheAge: Duration) -> SourceQuote {
+        SourceQuote(price: price, symbol: symbol, quoteAsset: quoteAsset, pauseRequested: pauseRequested, day: day,
+                    originTime: originTime ?? date, cacheAge: cacheAge)
     }
 }
 
@@ -38,7 +53,7 @@ public struct Quote: Sendable, Hashable {
     public let currency: String
     public let symbol: String
     public let source: SourceName
-    /// When the daemon received it (not the exchange's own time).
+    /// When the venue made it: a trade's time, an answer's origin time, else its receipt.
     public let timestamp: Timestamp
     /// The venues behind it: the source alone, or those a consensus used.
     public let contributors: [SourceName]

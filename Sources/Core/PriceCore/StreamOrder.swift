@@ -39,8 +39,8 @@ public struct StreamOrder: Sendable, Hashable {
     }
 }
 
-/// Where a streamed quote's age starts: the venue's own time when it sends one, so a trade
-/// stamped an hour ago is an hour old on arrival, not fresh.
+/// Where a quote's age starts: the venue's own time when it sends one, so a trade or a cached answer
+/// made an hour ago is an hour old on arrival, not fresh.
 public enum ExchangeTime {
     /// A stamp this far ahead of the local clock means the local clock is behind the venue's:
     /// the quote is stamped with the local time instead (it cannot be newer than now).
@@ -48,9 +48,19 @@ public enum ExchangeTime {
 
     /// The quote's timestamp and its age on arrival.
     public static func stamp(_ stamp: TradeStamp?, receivedAt wallTime: Timestamp) -> (timestamp: Timestamp, ageOnArrival: Duration) {
-        guard let stamp, stamp.time.millisecondsSinceEpoch <= wallTime.millisecondsSinceEpoch + aheadTolerance else {
-            return (wallTime, .zero)
+        self.stamp(origin: stamp?.time, receivedAt: wallTime)
+    }
+
+    /// The same for a REST answer: its age is the larger of the time since its origin's date and
+    /// how long caches held it (RFC 9111 §4.2.3), so a cached answer is never fresher than it is,
+    /// whether the cache kept the origin's `Date` or set its own.
+    public static func stamp(origin: Timestamp?, cacheAge: Duration = .zero, receivedAt wallTime: Timestamp) -> (timestamp: Timestamp, ageOnArrival: Duration) {
+        let cacheMilliseconds = cacheAge.wholeMilliseconds
+        guard let origin, origin.millisecondsSinceEpoch <= wallTime.millisecondsSinceEpoch + aheadTolerance else {
+            return (wallTime.adding(milliseconds: -cacheMilliseconds), .milliseconds(cacheMilliseconds))
         }
-        return (stamp.time, .milliseconds(max(0, wallTime.milliseconds(since: stamp.time))))
+        let sinceOrigin = max(0, wallTime.milliseconds(since: origin))
+        guard cacheMilliseconds > sinceOrigin else { return (origin, .milliseconds(sinceOrigin)) }
+        return (wallTime.adding(milliseconds: -cacheMilliseconds), .milliseconds(cacheMilliseconds))
     }
 }

@@ -1,6 +1,6 @@
 /// The markets the fake serves, on the real exchanges' paths.
 public enum Market: String, Sendable, CaseIterable {
-    case binance, coinbase, kraken, bitstamp, cryptocompare
+    case binance, coinbase, kraken, bitstamp, cryptocompare, mempool
 
     /// Binance's 24 h mini ticker, which the daemon asks instead of ticker/price once a minute.
     static let dayTickerPath = "/api/v3/ticker/24hr"
@@ -20,6 +20,7 @@ public enum Market: String, Sendable, CaseIterable {
         case "/api/v3/ticker/price", dayTickerPath: .binance
         case "/0/public/Ticker": .kraken
         case "/data/price": .cryptocompare
+        case "/api/v1/prices": .mempool
         default:
             if path.hasPrefix("/v2/prices/BTC-"), path.hasSuffix("/spot") { .coinbase }
             else if path.hasPrefix("/api/v2/ticker/btc") { .bitstamp }
@@ -52,6 +53,9 @@ public enum Behavior: Sendable, Equatable {
     case price(String)
     /// A normal answer after a delay.
     case slow(milliseconds: Int64, price: String)
+    /// A normal answer as a cache serves it: the origin's `Date` this many seconds back, and
+    /// `Age` saying so.
+    case cached(ageSeconds: Int, price: String)
     /// Accepts the request and never answers.
     case hang
     /// An error status; 429/418 carry Retry-After when given, 403 and 5xx have an HTML body.
@@ -80,7 +84,7 @@ public enum Behavior: Sendable, Equatable {
 
     public static let defaultPrice = "114459.80000000"
 
-    /// Parses the control commands scripts send: `price 68901.23`, `slow 2000 68901.23`, `hang`,
+    /// Parses the control commands scripts send: `price 68901.23`, `slow 2000 68901.23`, `cached 30 68901.23`, `hang`,
     /// `status 503`, `status 429 5`, `html`, `challenge`, `oversized`, `invalid-json`, `api-error`, `rate-limit-error`, `auth-error`, `auth-error-200`,
     /// `wrong-symbol`, `body …`.
     public init?(command: String) {
@@ -89,6 +93,7 @@ public enum Behavior: Sendable, Equatable {
         switch (verb, words.count) {
         case ("price", 2): self = .price(words[1])
         case ("slow", 3): guard let ms = Int64(words[1]) else { return nil }; self = .slow(milliseconds: ms, price: words[2])
+        case ("cached", 3): guard let age = Int(words[1]), age >= 0 else { return nil }; self = .cached(ageSeconds: age, price: words[2])
         case ("hang", 1): self = .hang
         case ("status", 2): guard let code = Int(words[1]) else { return nil }; self = .status(code)
         case ("status", 3): guard let code = Int(words[1]), let after = Int(words[2]) else { return nil }; self = .status(code, retryAfter: after)
@@ -112,6 +117,13 @@ struct CannedResponse: Sendable {
     var status: Int
     var headers: [(String, String)] = [("Content-Type", "application/json")]
     var body: String
+    /// The `Date` header, as every real venue sends it; now unless a cache's answer is played.
+    var date: String?
+}
+
+/// mempool answers every currency it prices in one body.
+enum MempoolCurrencies {
+    static let all = ["USD", "EUR", "GBP", "CAD", "CHF", "AUD", "JPY"]
 }
 
 enum Payloads {
@@ -136,6 +148,11 @@ enum Payloads {
         case .price(let literal), .slow(_, let literal):
             if path == Market.dayTickerPath { return CannedResponse(status: 200, body: binanceDayBody(literal: literal, symbol: requestedSymbol)) }
             return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol, currency: currency))
+        case .cached(let age, let literal):
+            var response = response(for: .price(literal), market: market, requestedSymbol: requestedSymbol, currency: currency, path: path)
+            response.date = WallClock.httpDate(secondsAgo: age)
+            response.headers.append(("Age", String(age)))
+            return response
         case .hang:
             return CannedResponse(status: 500, body: "")
         case .status(let code, let retryAfter):
@@ -159,6 +176,8 @@ enum Payloads {
             case .kraken: return CannedResponse(status: 200, body: #"{"error":["EQuery:Unknown asset pair"]}"#)
             case .bitstamp: return CannedResponse(status: 404, body: #"{"status":"error","reason":"Invalid currency pair.","code":"404.002"}"#)
             case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"fsym param is invalid. (fsym is a required param.)","HasWarning":false,"Type":2,"RateLimit":{},"Data":{},"ParamWithError":"fsym"}"#)
+            // Before its price updater has reached any exchange.
+            case .mempool: return CannedResponse(status: 200, body: #"{"time":0,"USD":-1,"EUR":-1,"GBP":-1,"CAD":-1,"CHF":-1,"AUD":-1,"JPY":-1}"#)
             }
         case .rateLimitError:
             switch market {
@@ -167,6 +186,7 @@ enum Payloads {
             case .kraken: return CannedResponse(status: 200, body: #"{"error":["EAPI:Rate limit exceeded"]}"#)
             case .bitstamp: return CannedResponse(status: 400, body: #"{"status":"error","reason":"Request rejected due to exceeded rate limit.","code":"400.002"}"#)
             case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You are over your rate limit please upgrade your account!","HasWarning":false,"Type":99,"RateLimit":{"calls_made":{"second":21}},"Data":{}}"#)
+            case .mempool: return CannedResponse(status: 429, headers: [("Content-Type", "text/plain")], body: "Too Many Requests")
             }
         case .authError:
             return CannedResponse(status: 401, body: #"{"Err":{"type":1,"message":"API key required, please refer to the documentation at https://developers.coindesk.com/","other_info":{}},"Data":{}}"#)
@@ -179,6 +199,7 @@ enum Payloads {
             case .kraken: return CannedResponse(status: 200, body: #"{"error":[],"result":{"XXBTZEUR":{"c":["99123.40000","0.01"]}}}"#)
             case .bitstamp: return CannedResponse(status: 200, body: #"{"timestamp":"1763740800","open":"3000.1"}"#)
             case .cryptocompare: return CannedResponse(status: 200, body: #"{"EUR":99123.4}"#)
+            case .mempool: return CannedResponse(status: 200, body: "{\"time\":\(WallClock.seconds()),\"EUR\":99123}")
             }
         case .body(let body):
             return CannedResponse(status: 200, body: body)
@@ -195,9 +216,11 @@ enum Payloads {
         case .kraken:
             "{\"error\":[],\"result\":{\"\(Market.krakenKey(currency: currency))\":{\"a\":[\"\(literal)\",\"1\",\"1.000\"],\"b\":[\"\(literal)\",\"2\",\"2.000\"],\"c\":[\"\(literal)\",\"0.00120000\"],\"v\":[\"1021.41960396\",\"2841.69284418\"],\"p\":[\"85571.70346\",\"85102.06118\"],\"t\":[26874,67542],\"l\":[\"84620.00000\",\"83820.10000\"],\"h\":[\"86420.00000\",\"86420.00000\"],\"o\":\"85091.40000\"}}}"
         case .bitstamp:
-            "{\"timestamp\":\"1763740800\",\"open\":\"85091\",\"high\":\"86420\",\"low\":\"83820\",\"last\":\"\(literal)\",\"volume\":\"1512.70381035\",\"vwap\":\"85210\",\"bid\":\"85865\",\"ask\":\"85867\",\"side\":\"0\",\"open_24\":\"84712\",\"percent_change_24\":\"1.36\"}"
+            "{\"timestamp\":\"\(WallClock.seconds())\",\"open\":\"85091\",\"high\":\"86420\",\"low\":\"83820\",\"last\":\"\(literal)\",\"volume\":\"1512.70381035\",\"vwap\":\"85210\",\"bid\":\"85865\",\"ask\":\"85867\",\"side\":\"0\",\"open_24\":\"84712\",\"percent_change_24\":\"1.36\"}"
         case .cryptocompare:
             "{\"\(currency)\":\(literal)}"
+        case .mempool:
+            "{\"time\":\(WallClock.seconds())," + MempoolCurrencies.all.map { "\"\($0)\":\(literal)" }.joined(separator: ",") + "}"
         }
     }
 

@@ -21,7 +21,7 @@ public final class FakeExchange: Sendable {
     struct State {
         var behaviors: [Market: Behavior] = [
             .binance: .price(Behavior.defaultPrice), .coinbase: .price("114460.215"), .kraken: .price("114459.90000"),
-            .bitstamp: .price("114461"), .cryptocompare: .price("114460.1"),
+            .bitstamp: .price("114461"), .cryptocompare: .price("114460.1"), .mempool: .price("114462"),
         ]
         var requests: [RecordedRequest] = []
         /// What Binance reports as the weight used this minute; nil counts 2 per request.
@@ -273,7 +273,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         guard let market = Market(rawValue: target), let behavior = Behavior(command: body.trimmingCharacters()) else {
-            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{binance|coinbase|kraken|bitstamp|cryptocompare} with a behaviour command\"}"), context: context)
+            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{binance|coinbase|kraken|bitstamp|cryptocompare|mempool} with a behaviour command\"}"), context: context)
             return
         }
         exchange.set(market, behavior)
@@ -282,6 +282,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     private func write(_ response: CannedResponse, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers)
+        headers.add(name: "Date", value: response.date ?? WallClock.httpDate(secondsAgo: 0))
         headers.add(name: "Content-Length", value: String(response.body.utf8.count))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: response.body)))), promise: nil)

@@ -12,13 +12,18 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let stream: StreamEndpoint?
     /// Asked only with an API key (BTCPRICED_CRYPTOCOMPARE_API_KEY and its file or credential).
     public let needsAPIKey: Bool
+    /// In `BTCPRICED_SOURCES`' default. A source the user must point somewhere first (their own
+    /// mempool) is asked only when named.
+    public let inDefaultChain: Bool
 
-    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false) {
+    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false,
+                inDefaultChain: Bool = true) {
         self.name = name
         self.currencies = currencies
         self.rest = rest
         self.stream = stream
         self.needsAPIKey = needsAPIKey
+        self.inDefaultChain = inDefaultChain
     }
 
     public var description: String { name.rawValue }
@@ -68,17 +73,24 @@ public struct RestEndpoint: Sendable {
     public let path: @Sendable (VenueOptions) -> String
     /// The quote asset the answer will be in, known before asking.
     public let quoteAsset: @Sendable (VenueOptions) -> String
-    public let limits: @Sendable (VenueOptions) -> SourceLimits
+    /// The venue's limits for the options and the base URL asked (someone's own instance of
+    /// self-hosted software may be asked more often than the public one).
+    public let limits: @Sendable (VenueOptions, _ baseURL: String) -> SourceLimits
     public let headers: @Sendable (VenueOptions) -> [String: String]
     public let parse: Parser
     /// A second form asked now and then instead, for more than the price (Binance's 24 h figures).
     public let occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)?
+    /// How long the answer may stay the same, where that is longer than a trade's pace
+    /// (mempool's hourly price updater): a chain of such venues alone wants a longer
+    /// BTCPRICED_STALE_AFTER, and `--check-config` says so.
+    public let answerChangesEvery: Duration?
 
     public init(url: URLSetting, symbol: @escaping @Sendable (VenueOptions) -> String, path: @escaping @Sendable (VenueOptions) -> String,
                 quoteAsset: @escaping @Sendable (VenueOptions) -> String = { $0.currency },
-                limits: @escaping @Sendable (VenueOptions) -> SourceLimits,
+                limits: @escaping @Sendable (VenueOptions, _ baseURL: String) -> SourceLimits,
                 headers: @escaping @Sendable (VenueOptions) -> [String: String] = { _ in [:] },
                 occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)? = nil,
+                answerChangesEvery: Duration? = nil,
                 parse: @escaping Parser) {
         self.url = url
         self.symbol = symbol
@@ -87,6 +99,7 @@ public struct RestEndpoint: Sendable {
         self.limits = limits
         self.headers = headers
         self.occasional = occasional
+        self.answerChangesEvery = answerChangesEvery
         self.parse = parse
     }
 }

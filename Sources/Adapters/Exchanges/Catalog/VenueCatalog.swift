@@ -1,10 +1,10 @@
 import PriceCore
 
 extension Venue {
-    /// Every venue, in the default chain's order. The settings, defaults, `--check-config`,
+    /// Every venue, in the default chain's order (those in it; mempool is asked only when named). The settings, defaults, `--check-config`,
     /// `BTCPRICED_STREAM`'s choices, the currencies each quotes and the wiring all derive from
     /// this table.
-    public static let catalog: [Venue] = [binance, coinbase, kraken, bitstamp, cryptocompare]
+    public static let catalog: [Venue] = [binance, coinbase, kraken, bitstamp, cryptocompare, mempool]
 
     public static func named(_ name: SourceName) -> Venue? { catalog.named(name) }
 
@@ -22,7 +22,7 @@ extension Venue {
             symbol: binanceSymbol,
             path: { BinanceAPI.path(symbol: binanceSymbol($0)) },
             quoteAsset: { BinanceAPI.quoteAsset(symbol: binanceSymbol($0)) },
-            limits: { _ in BinanceAPI.limits },
+            limits: { _, _ in BinanceAPI.limits },
             occasional: (path: { BinanceAPI.dayPath(symbol: binanceSymbol($0)) }, every: BinanceAPI.dayFiguresEvery,
                          parse: { response, options throws(FetchFailure) in try BinanceAPI.parseDay(response, expectedSymbol: binanceSymbol(options)) }),
             parse: { response, options throws(FetchFailure) in try BinanceAPI.parse(response, expectedSymbol: binanceSymbol(options)) }),
@@ -39,7 +39,7 @@ extension Venue {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_COINBASE_URL", defaultURL: "https://api.coinbase.com"),
             symbol: { CoinbaseAPI.symbol(currency: $0.currency) }, path: { CoinbaseAPI.path(currency: $0.currency) },
-            limits: { _ in CoinbaseAPI.limits },
+            limits: { _, _ in CoinbaseAPI.limits },
             parse: { response, options throws(FetchFailure) in try CoinbaseAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_COINBASE_STREAM_URL", defaultURL: "wss://advanced-trade-ws.coinbase.com"),
@@ -55,7 +55,7 @@ extension Venue {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_URL", defaultURL: "https://api.kraken.com"),
             symbol: { "XBT" + $0.currency }, path: { KrakenAPI.path(currency: $0.currency) },
-            limits: { _ in KrakenAPI.limits },
+            limits: { _, _ in KrakenAPI.limits },
             parse: { response, options throws(FetchFailure) in try KrakenAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
@@ -71,7 +71,7 @@ extension Venue {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_BITSTAMP_URL", defaultURL: "https://www.bitstamp.net"),
             symbol: { BitstampAPI.symbol(currency: $0.currency) }, path: { BitstampAPI.path(currency: $0.currency) },
-            limits: { _ in BitstampAPI.limits },
+            limits: { _, _ in BitstampAPI.limits },
             parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }))
 
     public static let cryptocompare = Venue(
@@ -80,10 +80,22 @@ extension Venue {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_CRYPTOCOMPARE_URL", defaultURL: "https://min-api.cryptocompare.com"),
             symbol: { "BTC" + $0.currency }, path: { CryptoCompareAPI.path(currency: $0.currency) },
-            limits: { CryptoCompareAPI.limits(dailyCalls: $0.cryptoCompareDailyCalls) },
+            limits: { options, _ in CryptoCompareAPI.limits(dailyCalls: options.cryptoCompareDailyCalls) },
             headers: { options in options.cryptoCompareAPIKey.map { ["authorization": CryptoCompareAPI.authorizationHeader(apiKey: $0)] } ?? [:] },
             parse: { response, options throws(FetchFailure) in try CryptoCompareAPI.parse(response, currency: options.currency) }),
         needsAPIKey: true)
+
+    /// A self-hosted price source: a node runner's own mempool, on the LAN or as a .onion.
+    public static let mempool = Venue(
+        name: "mempool",
+        currencies: MempoolAPI.currencies,
+        rest: RestEndpoint(
+            url: URLSetting(key: "BTCPRICED_MEMPOOL_URL", defaultURL: "https://mempool.space"),
+            symbol: { "BTC" + $0.currency }, path: { _ in MempoolAPI.path },
+            limits: { _, baseURL in MempoolAPI.limits(baseURL: baseURL) },
+            answerChangesEvery: MempoolAPI.defaultUpdateInterval,
+            parse: { response, options throws(FetchFailure) in try MempoolAPI.parse(response, currency: options.currency) }),
+        inDefaultChain: false)
 }
 
 extension [Venue] {

@@ -3,7 +3,7 @@ import PriceCore
 extension Venue {
     public func quoteAsset(_ options: VenueOptions) -> String { rest.quoteAsset(options) }
 
-    public func limits(_ options: VenueOptions) -> SourceLimits { rest.limits(options) }
+    public func limits(_ options: VenueOptions, baseURL: String) -> SourceLimits { rest.limits(options, baseURL) }
 
     /// The full request URL for a base URL.
     public func requestURL(baseURL: String, _ options: VenueOptions) -> String {

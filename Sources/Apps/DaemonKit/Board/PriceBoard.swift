@@ -126,8 +126,10 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// the trades since are newer.
     @discardableResult
     public func record(_ report: CycleReport) -> Bool {
-        let receivedAt = clock.now
-        let streaming = streamIsHealthy.withLock { $0 }?(receivedAt) ?? false
+        let now = clock.now
+        let streaming = streamIsHealthy.withLock { $0 }?(now) ?? false
+        // A cached or venue-dated answer is as old as its origin says, never fresher.
+        let receivedAt = now.advanced(by: .zero - report.ageOnArrival)
         return update { inputs in
             if let quote = report.quote, !(streaming && inputs.transport == .stream) {
                 if let day = report.day { inputs.venueDay = VenueDay(source: quote.source, range: day) }

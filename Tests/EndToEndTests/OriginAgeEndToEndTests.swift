@@ -1,0 +1,60 @@
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// A REST answer is as old as its origin says: a cache's `Age`, a venue's own time field.
+@Suite("Answer ages from their origin, end to end")
+struct OriginAgeEndToEndTests {
+    func status(_ daemon: DaemonProcess) async throws -> JSONValue {
+        try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+    }
+
+    func age(_ status: JSONValue) -> Double? { status["age"]?.numberLiteral.flatMap(Double.init) }
+
+    @Test func aCachedAnswerIsServedAsOldAsTheCacheSays() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.coinbase, .cached(ageSeconds: 30, price: "85866.185"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "coinbase", "BTCPRICED_STALE_AFTER": "1m"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a coinbase quote") { try await daemon.ctl("price").stdout == "85866.185\n" }
+        let served = try await status(daemon)
+        let seconds = try #require(age(served), "no age in \(served.encoded)")
+        #expect(seconds >= 30 && seconds < 45, "a 30 s old cached answer served as \(seconds) s old")
+        #expect(served["state"]?.stringValue == "fresh", "\(served.encoded)")
+        await exchange.shutdown()
+    }
+
+    @Test func aMempoolChainIsDatedByItsTimeAndCheckConfigSaysWhatToSet() async throws {
+        let exchange = try await FakeExchange.start()
+        let fiveMinutesAgo = Int(Date().timeIntervalSince1970) - 300
+        exchange.set(.mempool, .body(#"{"time":\#(fiveMinutesAgo),"USD":85866,"EUR":74118,"GBP":65329}"#))
+        let settings = ["BTCPRICED_SOURCES": "mempool", "BTCPRICED_CURRENCY": "EUR"]
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: settings)
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a mempool quote") { try await daemon.ctl("price").stdout == "74118\n" }
+        let served = try await status(daemon)
+        let seconds = try #require(age(served), "no age in \(served.encoded)")
+        #expect(seconds >= 300 && seconds < 320, "an answer whose time is 5 min ago served as \(seconds) s old")
+        #expect(served["state"]?.stringValue == "stale", "older than BTCPRICED_STALE_AFTER=10s: \(served.encoded)")
+        #expect(daemon.log.contains("Set BTCPRICED_STALE_AFTER=65m"), "no advice at start: \(daemon.log)")
+        #expect(exchange.requests(.mempool).allSatisfy { $0.uri == "/api/v1/prices" })
+
+        let scratch = NSTemporaryDirectory() + "btcpriced-check-\(UUID().uuidString.prefix(8))"
+        let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
+                                                           "--socket", scratch + "/run/btcpriced.sock"],
+                                         environment: settings.merging(["BTCPRICED_MEMPOOL_URL": "http://127.0.0.1:9"]) { $1 })
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("1. mempool       http://127.0.0.1:9/api/v1/prices"), "\(check.stdout)")
+        #expect(check.stdout.contains("note: mempool may answer the same price for up to 60m"), "\(check.stdout)")
+        #expect(check.stdout.contains("Set BTCPRICED_STALE_AFTER=65m"), "\(check.stdout)")
+        let calm = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", scratch + "/state",
+                                                          "--socket", scratch + "/run/btcpriced.sock"],
+                                        environment: settings.merging(["BTCPRICED_STALE_AFTER": "70m"]) { $1 })
+        #expect(calm.status == 0 && !calm.stdout.contains("note: mempool"), "no advice once STALE_AFTER is long enough: \(calm.stdout)")
+        #expect(calm.stdout.contains("https://mempool.space/api/v1/prices") && calm.stdout.contains("at most one call every 10s"), "\(calm.stdout)")
+        await exchange.shutdown()
+    }
+}
