@@ -10,6 +10,8 @@ public struct RecordedRequest: Sendable {
     /// Header names in lower case.
     public let headers: [String: String]
     public let receivedAt: ContinuousClock.Instant
+    /// The wall-clock second the answer's `Date` names, unless the behaviour dates it otherwise.
+    public let dated: Int64
 }
 
 /// A real HTTP server on 127.0.0.1 that serves every venue's price path and misbehaves on
@@ -233,13 +235,15 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
         var headers: [String: String] = [:]
         for header in head.headers { headers[header.name.lowercased()] = header.value }
-        let weight = exchange.record(RecordedRequest(market: market, uri: head.uri, headers: headers, receivedAt: .now))
+        let dated = WallClock.seconds()
+        let weight = exchange.record(RecordedRequest(market: market, uri: head.uri, headers: headers, receivedAt: .now, dated: dated))
         let behavior = exchange.behavior(for: market)
         let symbol = query["symbol"] ?? "BTCUSDT"
         var response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol,
                                          currency: Market.currency(path: path, query: query), path: path)
         if market == .binance { response.headers.append(("X-MBX-USED-WEIGHT-1M", String(weight))) }
         if market == .cryptocompare { response.headers.append(("Cache-Control", "max-age=10")) }
+        if response.date == nil { response.date = WallClock.httpDate(seconds: dated) }
         switch behavior {
         case .hang:
             return

@@ -10,7 +10,12 @@ enum WallClock {
 
     /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) this many seconds before now.
     static func httpDate(secondsAgo: Int) -> String {
-        var time = time_t(seconds() - Int64(secondsAgo))
+        httpDate(seconds: seconds() - Int64(secondsAgo))
+    }
+
+    /// An IMF-fixdate for a second since the epoch.
+    static func httpDate(seconds: Int64) -> String {
+        var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"], months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
