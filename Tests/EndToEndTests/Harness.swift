@@ -58,13 +58,16 @@ final class DaemonProcess {
     var stateDirectory: String { directory + "/state" }
     var quoteFile: String { stateDirectory + "/quote.json" }
 
-    init(exchangeURL: String, directory: String? = nil, settings: [String: String] = [:], configPath: String = "/dev/null") throws {
+    /// `launcher` runs the daemon through another program, such as `ip netns exec NAME`.
+    init(exchangeURL: String, directory: String? = nil, settings: [String: String] = [:], configPath: String = "/dev/null",
+         launcher: [String] = []) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
         logFile = self.directory + "/daemon.log"
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Binaries.daemon)
-        process.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Binaries.daemon)
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [Binaries.daemon])
+            + ["--config", configPath, "--socket", socket, "--state-dir", stateDirectory]
         // Nor the runner's proxy variables: a test that wants a proxy names it.
         let proxyVariables: Set = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") && !proxyVariables.contains($0.key) }
