@@ -130,6 +130,11 @@ struct ProxyEndToEndTests {
         let tunnels = log.components(separatedBy: "CONNECT 127.0.0.1:\(port) ").count - 1
         #expect(tunnels >= 2, "tinyproxy opened the REST and the stream tunnels: \(tunnels) in\n\(log.suffix(600))")
         #expect(!daemon.log.contains("s3cret"))
+        let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
+        let routes = (report["sources"]?.arrayElements ?? []).compactMap { $0["route"]?.stringValue }
+        #expect(!routes.isEmpty && routes.allSatisfy { $0 == "via http://***@127.0.0.1:\(proxy.port)" }, "sources' routes: \(routes)")
+        let table = try await daemon.ctl("sources").stdout
+        #expect(table.contains("route: via http://***@127.0.0.1:\(proxy.port)\n") && !table.contains("s3cret"), "\(table)")
         await exchange.shutdown()
     }
 
@@ -166,6 +171,8 @@ struct ProxyEndToEndTests {
         defer { exempt.stop(); exempt.removeFiles() }
         try await exempt.start()
         try await until("a direct quote") { try await status(exempt)["state"] == .string("fresh") }
+        let table = try await exempt.ctl("sources").stdout
+        #expect(!table.contains("route"), "no route line while every venue goes direct: \(table)")
         await exchange.shutdown()
     }
 }

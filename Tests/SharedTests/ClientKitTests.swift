@@ -173,6 +173,23 @@ struct SourcesTableTests {
         #expect(try SourcesReport(json: SourcesReport(mode: "fallback", entries: []).json).stream == nil)
         #expect(SourcesTable.render(SourcesReport(mode: "fallback", entries: [])).split(separator: "\n").count == 2, "no stream line without a stream")
     }
+
+    @Test func aProxyRouteHasALineAndTravelsTheWire() throws {
+        let tor = "via socks5h://127.0.0.1:9050 (host name resolved by the proxy)"
+        let proxied = SourcesReport(mode: "fallback", entries: [
+            .init(name: "binance", state: "ok", quoteAsset: "USDT", route: tor), .init(name: "kraken", state: "ok", quoteAsset: "USD", route: tor),
+        ])
+        #expect(SourcesTable.render(proxied).split(separator: "\n")[1] == "route: \(tor)")
+        #expect(try SourcesReport(json: proxied.json) == proxied)
+        let mixed = SourcesReport(mode: "fallback", entries: [
+            .init(name: "binance", state: "ok", quoteAsset: "USDT", route: "via http://***@proxy:3128\u{1B}[2J"),
+            .init(name: "mempool", state: "ok", quoteAsset: "USD", route: "direct"),
+        ])
+        let line = SourcesTable.render(mixed).split(separator: "\n")[1]
+        #expect(line.hasPrefix("routes: binance via http://***@proxy:3128") && line.hasSuffix("; mempool direct") && !line.contains("\u{1B}"), "\(line)")
+        let direct = SourcesReport(mode: "fallback", entries: [.init(name: "kraken", state: "ok", quoteAsset: "USD", route: "direct")])
+        #expect(!SourcesTable.render(direct).contains("route"), "no route line when nothing is proxied")
+    }
 }
 
 @Suite("btcctl: what a new user hit")

@@ -20,6 +20,15 @@ public enum SourcesTable {
             let detail = stream.state == "live" ? "" : stream.lastError.map { " (\(clipped(TerminalText.printable($0))))" } ?? ""
             text += "stream: \(TerminalText.printable(stream.name)) \(TerminalText.printable(stream.state))\(detail)\n"
         }
+        // Routes only when a proxy is in play: one line when every venue takes the same one.
+        let routes = report.entries.compactMap { entry in entry.route.map { (entry.name, $0) } }
+        if routes.contains(where: { $0.1 != "direct" }) {
+            if Set(routes.map(\.1)).count == 1, let route = routes.first?.1 {
+                text += "route: \(TerminalText.printable(route))\n"
+            } else {
+                text += "routes: " + routes.map { "\(TerminalText.printable($0.0)) \(TerminalText.printable($0.1))" }.joined(separator: "; ") + "\n"
+            }
+        }
         for row in rows {
             var line = ""
             for (column, cell) in row.enumerated() {

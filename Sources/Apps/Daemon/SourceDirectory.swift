@@ -34,14 +34,15 @@ final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Du
         let rows = plan.settings.sources.compactMap { name in
             live.first { $0.name == name } ?? plan.skippedStatuses.first { $0.name == name }
         }
-        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map(Self.entry), stream: stream.withLock { $0 }?(now))
+        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map { Self.entry($0, route: plan.route(of: $0.name)) },
+                             stream: stream.withLock { $0 }?(now))
     }
 
-    static func entry(_ status: SourceStatus) -> SourcesReport.Entry {
+    static func entry(_ status: SourceStatus, route: String?) -> SourcesReport.Entry {
         SourcesReport.Entry(name: status.name.rawValue, state: status.state.rawValue, quoteAsset: status.quoteAsset,
                             lastPrice: status.lastPrice?.description, lastPriceAt: status.lastPriceAt?.rfc3339,
                             lastError: status.lastError, lastErrorAt: status.lastErrorAt?.rfc3339,
                             latencyMilliseconds: status.latency?.wholeMilliseconds, callsLastDay: status.callsLastDay,
-                            dailyBudget: status.dailyBudget, selected: status.selected, note: status.note)
+                            dailyBudget: status.dailyBudget, selected: status.selected, note: status.note, route: route)
     }
 }

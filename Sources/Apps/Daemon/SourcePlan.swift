@@ -139,6 +139,11 @@ struct SourcePlan: Sendable {
             + "Set BTCPRICED_STALE_AFTER=\(minutes)m, or add a faster venue to BTCPRICED_SOURCES"
     }
 
+    /// How a venue's REST requests leave (credentials masked); nil for a venue not in the catalog.
+    func route(of name: SourceName) -> String? {
+        settings.venue(named: name).map { settings.proxies.route(for: settings.restURL($0)).description }
+    }
+
     /// The disabled rows of `btcctl sources`.
     var skippedStatuses: [SourceStatus] {
         skipped.map {

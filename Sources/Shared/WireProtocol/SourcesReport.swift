@@ -17,10 +17,13 @@ public struct SourcesReport: Sendable, Hashable {
         public var selected: Bool
         /// Why it is disabled or set aside (`no API key`, `outlier`), when it is.
         public var note: String?
+        /// How its requests leave: `direct`, or `via socks5h://127.0.0.1:9050 (…)` with any
+        /// credentials masked. Nil from a daemon that does not say.
+        public var route: String?
 
         public init(name: String, state: String, quoteAsset: String, lastPrice: String? = nil, lastPriceAt: String? = nil,
                     lastError: String? = nil, lastErrorAt: String? = nil, latencyMilliseconds: Int64? = nil,
-                    callsLastDay: Int? = nil, dailyBudget: Int? = nil, selected: Bool = false, note: String? = nil) {
+                    callsLastDay: Int? = nil, dailyBudget: Int? = nil, selected: Bool = false, note: String? = nil, route: String? = nil) {
             self.name = name
             self.state = state
             self.quoteAsset = quoteAsset
@@ -33,6 +36,7 @@ public struct SourcesReport: Sendable, Hashable {
             self.dailyBudget = dailyBudget
             self.selected = selected
             self.note = note
+            self.route = route
         }
 
         var json: JSONValue {
@@ -49,6 +53,7 @@ public struct SourcesReport: Sendable, Hashable {
                 "budget_24h": dailyBudget.map { .number(String($0)) } ?? .null,
                 "selected": .bool(selected),
                 "note": .string(orNull: note),
+                "route": .string(orNull: route),
             ])
         }
 
@@ -62,7 +67,7 @@ public struct SourcesReport: Sendable, Hashable {
                       lastError: json["last_error"]?.stringValue, lastErrorAt: json["last_error_at"]?.stringValue,
                       latencyMilliseconds: integer("latency_ms"), callsLastDay: integer("calls_24h").map { Int($0) },
                       dailyBudget: integer("budget_24h").map { Int($0) }, selected: json["selected"]?.boolValue ?? false,
-                      note: json["note"]?.stringValue)
+                      note: json["note"]?.stringValue, route: json["route"]?.stringValue)
         }
     }
 
