@@ -77,6 +77,7 @@ final class DaemonRun: Sendable {
                 cycles.last.map { $0.at.advanced(by: $0.report.nextCycleIn) <= clock.now } ?? true
             }
             if !due, clock.sleeperCount == sleepers { return }
+            // Not a timing assertion: a stuck simulation fails with its state instead of hanging.
             if ContinuousClock.now - started > .seconds(20) {
                 throw SimulationStuck(description: "after \(cycleCount) cycles at \(clock.now): \(clock.sleeperCount) sleepers, not \(sleepers); a cycle due: \(due)")
             }

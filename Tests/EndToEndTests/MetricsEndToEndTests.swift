@@ -203,8 +203,10 @@ struct MetricsEndToEndTests {
         defer { missing.stop(); missing.removeFiles() }
         try await missing.start()
         try await until("the first quote") { try await missing.ctl("price").status == 0 }
-        // Ten more write attempts at 100 ms: a process on the real clock can only be given the time.
-        try await Task.sleep(for: .seconds(1))
+        // Read after two more fetch cycles (1 s apart), which span ten or more write attempts at
+        // 100 ms: a later event of the daemon's own, not a sleep.
+        let calls = exchange.requestCount(.binance)
+        try await until("two more cycles") { exchange.requestCount(.binance) >= calls + 2 }
         #expect(missing.log.components(separatedBy: "cannot write the metrics textfile").count == 2, "one error line, no flood: \(missing.log)")
         #expect(try await missing.ctl("ping").stdout == "pong\n")
         await exchange.shutdown()

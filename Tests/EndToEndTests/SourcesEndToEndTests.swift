@@ -185,7 +185,10 @@ struct SourcesEndToEndTests {
         defer { second.stop() }
         try await second.start()
         try await until("the restored quote is served") { try await second.ctl("price").stdout == "85866.19\n" }
-        try await Task.sleep(for: .seconds(2))
+        // Read after two later cycles of the restarted daemon (each asks the failing coinbase),
+        // not after a sleep.
+        let coinbaseCalls = exchange.requestCount(.coinbase)
+        try await until("two cycles after the restart") { exchange.requestCount(.coinbase) >= coinbaseCalls + 2 }
         #expect(exchange.requestCount(.binance) == 1, "the 451 rest survived the restart")
         #expect(exchange.requestCount(.cryptocompare) == 1, "CryptoCompare's pace survived the restart")
         #expect(second.log.contains("binance still rests until"))

@@ -7,14 +7,14 @@ import Synchronization
 /// `perUser` connections, and at most `watchersPerUser` of them as `watch` streams, so its own
 /// one-shot requests always find room. `watch` streams together leave `reservedForRequests`
 /// places free, so a prompt is answered even when every other place is a watcher.
-final class ConnectionBudget: Sendable {
+public final class ConnectionBudget: Sendable {
     /// What one connection holds; handed back to `release`.
-    struct Seat: Sendable, Equatable {
-        let uid: UInt32
-        fileprivate(set) var watching = false
+    public struct Seat: Sendable, Equatable {
+        public let uid: UInt32
+        public fileprivate(set) var watching = false
     }
 
-    enum Refusal: Error, Equatable {
+    public enum Refusal: Error, Equatable {
         case full(limit: Int)
         case userFull(uid: UInt32, limit: Int)
         case watchersFull(limit: Int)
@@ -22,14 +22,14 @@ final class ConnectionBudget: Sendable {
         /// The kernel could not say who connected (SO_PEERCRED failed).
         case unknownPeer
 
-        var isPerUser: Bool {
+        public var isPerUser: Bool {
             switch self {
             case .userFull, .userWatchersFull: true
             case .full, .watchersFull, .unknownPeer: false
             }
         }
 
-        var message: String {
+        public var message: String {
             switch self {
             case .full(let limit): "too many connections (limit \(limit)); try again"
             case .userFull(let uid, let limit):
@@ -42,10 +42,10 @@ final class ConnectionBudget: Sendable {
         }
     }
 
-    let maximum: Int
-    let perUser: Int
-    let watchersPerUser: Int
-    let maximumWatchers: Int
+    public let maximum: Int
+    public let perUser: Int
+    public let watchersPerUser: Int
+    public let maximumWatchers: Int
 
     private struct Account {
         var connections = 0
@@ -67,9 +67,11 @@ final class ConnectionBudget: Sendable {
     private let logger: Logger
     private let now: @Sendable () -> Duration
     /// A UID that keeps bumping into its share is logged again only after this long.
-    static let quietPeriod: Duration = .seconds(60)
+    public static let quietPeriod: Duration = .seconds(60)
 
-    init(limits: ServerLimits, logger: Logger, now: @escaping @Sendable () -> Duration) {
+    /// `now` is any monotonic reading (the front door passes CLOCK_MONOTONIC); read only when a
+    /// refusal may need logging.
+    public init(limits: ServerLimits, logger: Logger, now: @escaping @Sendable () -> Duration) {
         maximum = max(1, limits.maximumConnections)
         // Whatever the cap, one UID leaves the reserved places to everyone else.
         perUser = max(1, min(limits.connectionsPerUser, maximum - Self.reservedForRequests(maximum)))
@@ -80,10 +82,10 @@ final class ConnectionBudget: Sendable {
     }
 
     /// Places no single UID, and no `watch` stream, may take: an eighth of the cap.
-    static func reservedForRequests(_ maximum: Int) -> Int { max(1, maximum / 8) }
+    public static func reservedForRequests(_ maximum: Int) -> Int { max(1, maximum / 8) }
 
     /// A new connection from `uid`, not yet watching.
-    func admit(uid: UInt32) -> Result<Seat, Refusal> {
+    public func admit(uid: UInt32) -> Result<Seat, Refusal> {
         let (result, line) = state.withLock { state -> (Result<Seat, Refusal>, Logger.Message?) in
             guard state.open < maximum else { return (.failure(.full(limit: maximum)), nil) }
             // In place: one lookup per accept, the front door's hot path.
@@ -100,7 +102,7 @@ final class ConnectionBudget: Sendable {
     }
 
     /// The connection asked for `watch`; on refusal the seat is unchanged and still held.
-    func startWatching(_ seat: inout Seat) -> Refusal? {
+    public func startWatching(_ seat: inout Seat) -> Refusal? {
         guard !seat.watching else { return nil }
         let uid = seat.uid
         let (refusal, line) = state.withLock { state -> (Refusal?, Logger.Message?) in
@@ -120,7 +122,7 @@ final class ConnectionBudget: Sendable {
         return refusal
     }
 
-    func release(_ seat: Seat) {
+    public func release(_ seat: Seat) {
         let line = state.withLock { state -> Logger.Message? in
             guard var account = state.accounts[seat.uid], account.connections > 0 else { return nil }
             account.connections -= 1
@@ -168,5 +170,5 @@ final class ConnectionBudget: Sendable {
         return .refused("uid \(uid) holds its share of the socket, \(what); refusing its new connections until some close")
     }
 
-    var openConnections: Int { state.withLock { $0.open } }
+    public var openConnections: Int { state.withLock { $0.open } }
 }

@@ -3,15 +3,15 @@ import WireProtocol
 /// The one place a request is routed: what a parsed request line asks of the server, answered
 /// from the daemon's status. Pure (no descriptors, no clock), so the epoll front door and the
 /// NIO path answer alike, and a test needs no socket.
-enum RequestResponder {
-    enum Answer: Sendable, Equatable {
+public enum RequestResponder {
+    public enum Answer: Sendable, Equatable {
         /// The whole reply; the connection closes after it.
         case reply(String)
         /// A `watch` stream: the connection stays open and gets `streamStart` first.
         case startStream
     }
 
-    static func answer(_ request: Result<Request, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
+    public static func answer(_ request: Result<Request, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
         switch request {
         case .failure(let error): .reply(error.line)
         case .success(.watch): .startStream
@@ -26,5 +26,5 @@ enum RequestResponder {
     }
 
     /// A `watch` stream's first line: the status as the stream starts.
-    static func streamStart(status: any StatusProvider) -> String { status.statusReply() }
+    public static func streamStart(status: any StatusProvider) -> String { status.statusReply() }
 }

@@ -7,10 +7,10 @@ import Synchronization
 import Testing
 import TestClocks
 
-/// The stream supervisor (connect, stall, hand over to REST, back off, reconnect, refuse) driven
+/// The stream lineup (connect, stall, hand over to REST, back off, reconnect, refuse) driven
 /// by a scripted stream on a ManualClock.
-@Suite("Stream supervisor on a scripted stream and a manual clock")
-struct StreamSupervisorTests {
+@Suite("Stream lineup on a scripted stream and a manual clock")
+struct StreamLineupTests {
     typealias Policy = StreamLink<ManualClock.Instant>.Policy
 
     static func trade(_ price: String, at milliseconds: Int64) -> [StreamEvent] {

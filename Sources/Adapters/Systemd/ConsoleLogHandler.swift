@@ -2,24 +2,28 @@
 import Glibc
 #endif
 import Logging
-import Systemd
 
-/// Plain `level: message key=value` lines on stderr; the journal or a terminal adds the time.
-struct ConsoleLogHandler: LogHandler {
-    let level: LogLevelSwitch
-    var metadata: Logger.Metadata = [:]
+/// Plain `level: message key=value` lines on stderr, for a terminal or a service manager that
+/// is not systemd's journal (JournalLogHandler); whatever shows them adds the time.
+public struct ConsoleLogHandler: LogHandler {
+    public let level: LogLevelSwitch
+    public var metadata: Logger.Metadata = [:]
 
-    var logLevel: Logger.Level {
+    public init(level: LogLevelSwitch) {
+        self.level = level
+    }
+
+    public var logLevel: Logger.Level {
         get { level.current }
         set { level.current = newValue }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         var line = "\(event.level): \(UntrustedText.oneLine(event.message.description, limit: 2048))"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         // The journal keeps every field; a console line skips what its message already says.
@@ -33,8 +37,8 @@ struct ConsoleLogHandler: LogHandler {
 }
 
 /// One write(2) per line, so concurrent log lines never interleave mid-line.
-enum StandardError {
-    static func write(_ text: String) {
+public enum StandardError {
+    public static func write(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
             var offset = 0
