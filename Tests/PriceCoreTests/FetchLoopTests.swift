@@ -88,6 +88,31 @@ struct FetchLoopTests {
         await task.value
     }
 
+    /// A REST answer is as old as its origin: its own time, a cache's Age, whichever says older.
+    @Test func aQuoteIsStampedWithItsOriginAndCarriesItsAgeOnArrival() async {
+        let clock = ManualClock()
+        let wall = ManualWallClock().now()
+        let binance = StubSource(.binance, [.dated("1", origin: wall.adding(milliseconds: -3_000), cacheAge: .seconds(1)),
+                                            .dated("2", origin: wall, cacheAge: .seconds(5)),
+                                            .dated("3", origin: wall.adding(milliseconds: 60_000), cacheAge: .zero)])
+        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 3)
+        #expect(reports.map(\.ageOnArrival) == [.seconds(3), .seconds(5), .zero], "\(reports.map(\.ageOnArrival))")
+        #expect(reports[0].quote?.timestamp == wall.adding(milliseconds: -3_000), "the origin's time, not the arrival")
+        #expect(reports[1].quote?.timestamp == wall.adding(milliseconds: -5_000), "a cache that dated it anew: its Age counts")
+        #expect(reports[2].quote?.timestamp == wall, "an origin a minute ahead of this clock: dated by arrival")
+    }
+
+    @Test func aConsensusIsAsOldAsItsOldestAnswer() async {
+        let clock = ManualClock()
+        let wall = ManualWallClock().now()
+        let sources = [StubSource(.coinbase, [.dated("100", origin: wall.adding(milliseconds: -2_000), cacheAge: .zero)]),
+                       StubSource(.kraken, [.dated("100", origin: wall.adding(milliseconds: -7_000), cacheAge: .zero)])]
+        let loop = makeLoop(sources, clock: clock, mode: .consensus(ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)))
+        let report = await run(loop, clock: clock, cycles: 1)
+        #expect(report.first?.ageOnArrival == .seconds(7) && report.first?.quote?.timestamp == wall.adding(milliseconds: -7_000),
+                "\(String(describing: report.first?.ageOnArrival))")
+    }
+
     @Test func healthyLoopRunsOnAFixedGrid() async {
         let clock = ManualClock()
         let reports = await run(makeLoop([StubSource(.binance, [.quote("1")])], clock: clock), clock: clock, cycles: 5)

@@ -5,6 +5,8 @@ import Synchronization
 public final class StubSource: PriceSource, Sendable {
     public enum Step: Sendable {
         case quote(String)
+        /// A quote the venue or a cache dated: made at `origin`, held `cacheAge` by a cache.
+        case dated(String, origin: Timestamp?, cacheAge: Duration)
         case fail(FetchFailure)
         /// Never answers until cancelled.
         case hang
@@ -37,6 +39,9 @@ public final class StubSource: PriceSource, Sendable {
         switch step {
         case .quote(let text):
             return SourceQuote(price: try Price(parsing: text), symbol: name == .binance ? "BTCUSDT" : "BTCUSD", quoteAsset: quoteAsset)
+        case .dated(let text, let origin, let cacheAge):
+            return SourceQuote(price: try Price(parsing: text), symbol: name == .binance ? "BTCUSDT" : "BTCUSD", quoteAsset: quoteAsset,
+                               originTime: origin, cacheAge: cacheAge)
         case .fail(let failure):
             throw failure
         case .hang:
