@@ -5,22 +5,12 @@ import Logging
 
 /// Plain `level: message key=value` lines on stderr, for a terminal or a service manager that
 /// is not systemd's journal (JournalLogHandler); whatever shows them adds the time.
-public struct ConsoleLogHandler: LogHandler {
+public struct ConsoleLogHandler: SwitchedLogHandler {
     public let level: LogLevelSwitch
     public var metadata: Logger.Metadata = [:]
 
     public init(level: LogLevelSwitch) {
         self.level = level
-    }
-
-    public var logLevel: Logger.Level {
-        get { level.current }
-        set { level.current = newValue }
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
     }
 
     public func log(event: LogEvent) {

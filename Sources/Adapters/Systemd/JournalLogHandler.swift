@@ -17,7 +17,7 @@ public final class LogLevelSwitch: Sendable {
 
 /// A swift-log backend that writes native journal entries with sd_journal_sendv(3): priority,
 /// code location and metadata become fields that `journalctl -o json` and filters can use.
-public struct JournalLogHandler: LogHandler {
+public struct JournalLogHandler: SwitchedLogHandler {
     public let identifier: String
     public let level: LogLevelSwitch
     public var metadata: Logger.Metadata = [:]
@@ -25,16 +25,6 @@ public struct JournalLogHandler: LogHandler {
     public init(identifier: String, level: LogLevelSwitch) {
         self.identifier = identifier
         self.level = level
-    }
-
-    public var logLevel: Logger.Level {
-        get { level.current }
-        set { level.current = newValue }
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
     }
 
     public func log(event: LogEvent) {
