@@ -18,6 +18,7 @@ public enum MempoolAPI {
     public static let publicHosts = ["mempool.space", "mempoolhqx4isw62xs7abwphsq7ldayuidyx2v2oethdhhj6mlo2r6ad.onion"]
     /// How often a self-hosted instance's prices change by default (`PRICE_UPDATES_PER_HOUR=1`).
     public static let defaultUpdateInterval = Duration.seconds(3600)
+    public static let updateIntervalReason = "a self-hosted mempool updates once an hour unless its PRICE_UPDATES_PER_HOUR says otherwise"
 
     /// The limits for a base URL: the public instance's unless the host is someone's own.
     public static func limits(baseURL: String) -> SourceLimits {

@@ -65,8 +65,7 @@ enum ResponseChecks {
     static let longestAge: Int64 = 366 * 86_400
 
     static func age(_ header: String?) -> Duration {
-        guard let seconds = header.flatMap({ Int64($0.trimmingBlanks) }), seconds > 0 else { return .zero }
-        return .seconds(min(seconds, longestAge))
+        seconds(header, atMost: .seconds(longestAge)) ?? .zero
     }
 
     /// A venue's own time field in whole seconds since the epoch (a string or a number); nil
@@ -78,8 +77,13 @@ enum ResponseChecks {
     }
 
     static func retryAfter(_ header: String?) -> Duration? {
+        seconds(header, atMost: longestRetryAfter)
+    }
+
+    /// A header holding whole seconds (`Retry-After`, `Age`), capped; nil when it holds none.
+    private static func seconds(_ header: String?, atMost cap: Duration) -> Duration? {
         guard let header, let seconds = Int64(header.trimmingBlanks), seconds >= 0 else { return nil }
-        return min(.seconds(seconds), longestRetryAfter)
+        return min(.seconds(seconds), cap)
     }
 
     static func parse(_ body: [UInt8]) -> Result<JSONValue, FetchFailure> {

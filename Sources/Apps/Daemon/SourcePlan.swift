@@ -130,11 +130,12 @@ struct SourcePlan: Sendable {
     /// When every usable venue's answer changes more slowly than BTCPRICED_STALE_AFTER (a
     /// mempool-only chain), every quote will show as stale: say what to set instead.
     var staleAfterAdvice: String? {
-        let slow = active.compactMap { venue in venue.rest.answerChangesEvery.map { (venue, $0) } }
-        guard !slow.isEmpty, slow.count == active.count, let fastest = slow.map(\.1).min(), fastest > settings.staleAfter else { return nil }
-        let minutes = (fastest + .seconds(300)).components.seconds / 60
-        return "\(slow.map(\.0.name.rawValue).joined(separator: ", ")) may answer the same price for up to \(fastest.humanReadable) "
-            + "(a self-hosted mempool updates once an hour unless its PRICE_UPDATES_PER_HOUR says otherwise), and its age counts from "
+        let slow = active.compactMap { venue in venue.rest.answerChangesEvery.map { (venue: venue, every: $0.every, because: $0.because) } }
+        guard !slow.isEmpty, slow.count == active.count, let fastest = slow.min(by: { $0.every < $1.every }),
+              fastest.every > settings.staleAfter else { return nil }
+        let minutes = (fastest.every + .seconds(300)).components.seconds / 60
+        return "\(slow.map(\.venue.name.rawValue).joined(separator: ", ")) may answer the same price for up to \(fastest.every.humanReadable) "
+            + "(\(fastest.because)), and its age counts from "
             + "its own time; with BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) the quote will often show as stale. "
             + "Set BTCPRICED_STALE_AFTER=\(minutes)m, or add a faster venue to BTCPRICED_SOURCES"
     }

@@ -10,14 +10,7 @@ extension Timestamp {
               String(decoding: b[26..<29], as: UTF8.self) == "GMT",
               let monthIndex = Self.monthNames.firstIndex(of: String(decoding: b[8..<11], as: UTF8.self))
         else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var value: Int64 = 0
-            for i in range {
-                guard b[i] >= 48, b[i] <= 57 else { return nil }
-                value = value * 10 + Int64(b[i] - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int64? { Self.digits(b, range) }
         let month = Int64(monthIndex + 1)
         guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19), let minute = number(20..<22),
               let second = number(23..<25), (1...CivilDate.daysIn(month: month, year: year)).contains(day),

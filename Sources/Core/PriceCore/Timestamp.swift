@@ -34,15 +34,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Accepts RFC 3339 with `Z` or a numeric offset and 0–9 fraction digits (kept to ms).
     public init?(rfc3339 text: String) {
         let b = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int64? {
-            guard range.upperBound <= b.count else { return nil }
-            var value: Int64 = 0
-            for i in range {
-                guard b[i] >= 48, b[i] <= 57 else { return nil }
-                value = value * 10 + Int64(b[i] - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int64? { Self.digits(b, range) }
         guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
@@ -74,6 +66,19 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
         self.init(millisecondsSinceEpoch: seconds * 1000 + millis)
+    }
+}
+
+extension Timestamp {
+    /// The decimal number written in `range` of `bytes`; nil past the end or at a non-digit.
+    static func digits(_ bytes: [UInt8], _ range: Range<Int>) -> Int64? {
+        guard range.upperBound <= bytes.count else { return nil }
+        var value: Int64 = 0
+        for i in range {
+            guard bytes[i] >= 48, bytes[i] <= 57 else { return nil }
+            value = value * 10 + Int64(bytes[i] - 48)
+        }
+        return value
     }
 }
 

@@ -1,9 +1,8 @@
-import Glibc
 /// The venues' stream messages, shaped as the real ones (see Tests/AdapterTests/Fixtures/streams).
 /// Trades are stamped with the wall clock in milliseconds, for latency measurements.
 enum StreamPayloads {
     static func trade(market: Market, price: String, sequence: Int, binanceSymbol: String, symbol: String? = nil) -> String {
-        let now = wallMilliseconds()
+        let now = WallClock.milliseconds()
         switch market {
         case .binance:
             // Trade ids grow across connections, as Binance's do.
@@ -18,14 +17,14 @@ enum StreamPayloads {
     /// Coinbase's and Kraken's heartbeat (Binance has none: it pings).
     static func heartbeat(market: Market, sequence: Int) -> String {
         market == .coinbase
-            ? #"{"channel":"heartbeats","client_id":"","timestamp":"\#(wallMilliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
+            ? #"{"channel":"heartbeats","client_id":"","timestamp":"\#(WallClock.milliseconds())","sequence_num":\#(sequence),"events":[{"current_time":"now","heartbeat_counter":\#(sequence)}]}"#
             : #"{"channel":"heartbeat"}"#
     }
 
     static func everySecond(market: Market, price: String, sequence: Int, binanceSymbol: String) -> String {
         switch market {
         case .binance:
-            return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(wallMilliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"\#(Market.dayOpen)","h":"\#(Market.dayRange(last: price).high)","l":"\#(Market.dayRange(last: price).low)","v":"21843.5","q":"1878203044.4"}}"#
+            return #"{"stream":"\#(binanceSymbol.lowercased())@miniTicker","data":{"e":"24hrMiniTicker","E":\#(WallClock.milliseconds()),"s":"\#(binanceSymbol)","c":"\#(price)","o":"\#(Market.dayOpen)","h":"\#(Market.dayRange(last: price).high)","l":"\#(Market.dayRange(last: price).low)","v":"21843.5","q":"1878203044.4"}}"#
         default:
             return heartbeat(market: market, sequence: sequence)
         }
@@ -53,21 +52,13 @@ enum StreamPayloads {
     }
 
     static func serverShutdown() -> String {
-        #"{"event":{"e":"serverShutdown","E":\#(wallMilliseconds())}}"#
+        #"{"event":{"e":"serverShutdown","E":\#(WallClock.milliseconds())}}"#
     }
 
     /// The send time as a price: 100000 + (wall-clock microseconds mod 10^8) / 10^6.
     static func clockPrice() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let window = (Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000) % 100_000_000
+        let window = WallClock.microseconds() % 100_000_000
         let fraction = String(window % 1_000_000)
         return "\(100_000 + window / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-    }
-
-    private static func wallMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -2,11 +2,16 @@ import Glibc
 
 /// The fake's wall clock, for the time fields and headers real venues send.
 enum WallClock {
-    static func seconds() -> Int64 {
+    /// Now, in microseconds since the epoch.
+    static func microseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
     }
+
+    static func milliseconds() -> Int64 { microseconds() / 1000 }
+
+    static func seconds() -> Int64 { microseconds() / 1_000_000 }
 
     /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) this many seconds before now.
     static func httpDate(secondsAgo: Int) -> String {

@@ -80,17 +80,17 @@ public struct RestEndpoint: Sendable {
     public let parse: Parser
     /// A second form asked now and then instead, for more than the price (Binance's 24 h figures).
     public let occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)?
-    /// How long the answer may stay the same, where that is longer than a trade's pace
-    /// (mempool's hourly price updater): a chain of such venues alone wants a longer
+    /// How long the answer may stay the same, where that is longer than a trade's pace, and
+    /// why (mempool's hourly price updater): a chain of such venues alone wants a longer
     /// BTCPRICED_STALE_AFTER, and `--check-config` says so.
-    public let answerChangesEvery: Duration?
+    public let answerChangesEvery: (every: Duration, because: String)?
 
     public init(url: URLSetting, symbol: @escaping @Sendable (VenueOptions) -> String, path: @escaping @Sendable (VenueOptions) -> String,
                 quoteAsset: @escaping @Sendable (VenueOptions) -> String = { $0.currency },
                 limits: @escaping @Sendable (VenueOptions, _ baseURL: String) -> SourceLimits,
                 headers: @escaping @Sendable (VenueOptions) -> [String: String] = { _ in [:] },
                 occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)? = nil,
-                answerChangesEvery: Duration? = nil,
+                answerChangesEvery: (every: Duration, because: String)? = nil,
                 parse: @escaping Parser) {
         self.url = url
         self.symbol = symbol

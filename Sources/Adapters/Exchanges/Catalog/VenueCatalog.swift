@@ -93,7 +93,7 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_MEMPOOL_URL", defaultURL: "https://mempool.space"),
             symbol: { "BTC" + $0.currency }, path: { _ in MempoolAPI.path },
             limits: { _, baseURL in MempoolAPI.limits(baseURL: baseURL) },
-            answerChangesEvery: MempoolAPI.defaultUpdateInterval,
+            answerChangesEvery: (MempoolAPI.defaultUpdateInterval, MempoolAPI.updateIntervalReason),
             parse: { response, options throws(FetchFailure) in try MempoolAPI.parse(response, currency: options.currency) }),
         inDefaultChain: false)
 }
