@@ -236,6 +236,16 @@ struct ConfigTests {
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["stray"]) }
     }
 
+    /// Found by the config fuzzer: 80 control characters escape to 560 bytes, which with the
+    /// list of known sources made a 610-byte line.
+    @Test func anEchoedValueIsBoundedInBytesNotOnlyInCharacters() {
+        let hostile = "bi" + String(repeating: "\u{17}", count: 200) + "en"
+        let message = error(env: ["BTCPRICED_SOURCES": hostile])
+        #expect(message.contains("unknown source \"bi\\u{17}") && message.contains("… (204 bytes)"), "\(message)")
+        #expect(message.utf8.count < 400 && !message.contains("\u{17}"), "\(message.utf8.count) bytes: \(message)")
+        #expect(error(env: ["BTCPRICED_SOURCES": "bybit"]).contains("unknown source \"bybit\"; known sources: binance"), "plain names unchanged")
+    }
+
     @Test func consensusSettingsAreValidated() throws {
         let settings = try load(env: ["BTCPRICED_MODE": "consensus", "BTCPRICED_MAX_DEVIATION": "0.5%", "BTCPRICED_CONSENSUS_MIN": "3",
                                       "BTCPRICED_CONSENSUS_USDT": "yes"])

@@ -85,9 +85,16 @@ public enum ConfigFile {
 
 
 /// An echoed value in an error: quoted, escaped and cut to a readable length, so a 1 MB value
-/// costs one short line in the journal.
+/// costs one short line in the journal. The cut counts `limit` characters and also the escaped
+/// text, at most twice that many bytes: a control character escapes to seven (`\u{17}`).
 func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
     let value = String(text)
-    let shown = value.count > limit ? String(value.prefix(limit)) : value
-    return shown.debugDescription + (value.count > limit ? "… (\(value.utf8.count) bytes)" : "")
+    var shown = "", count = 0
+    for character in value.prefix(limit) {
+        let escaped = String(character).debugDescription.dropFirst().dropLast()
+        guard shown.utf8.count + escaped.utf8.count <= 2 * limit else { break }
+        shown += escaped
+        count += 1
+    }
+    return "\"" + shown + "\"" + (count < value.count ? "… (\(value.utf8.count) bytes)" : "")
 }
