@@ -34,7 +34,7 @@ struct HealthServicesTests {
         let logger = Logger(label: "btcpriced") { _ in logs }
         let lines = Mutex<[String]>([])
         let intake = makeIntake(board, health: health, logger: logger) { line in lines.withLock { $0.append(line) } }
-        let monitor = FreshnessMonitor(intake: intake, health: health, logger: logger)
+        let monitor = FreshnessMonitor(intake: intake, logger: logger)
         intake.accept(CycleReport(quote: quote("100"), failureSummary: nil, nextCycleIn: .seconds(1)))
         #expect(lines.withLock { $0.count } == 1, "the quote itself went out")
         let task = Task { try await monitor.run() }

@@ -8,12 +8,13 @@ import TestClocks
 struct PriceBoardTests {
     @Test func aRepeatedFailureMakesNoNewSnapshotButAQuoteDoes() throws {
         let (board, _, _) = makeBoard()
-        #expect(board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))))
+        let intake = makeIntake(board)
+        #expect(intake.poll(nil, failureSummary: "binance: timeout"))
         let failing = board.current
-        #expect(!board.record(CycleReport(quote: nil, failureSummary: "binance: timeout", nextCycleIn: .seconds(1))),
+        #expect(!intake.poll(nil, failureSummary: "binance: timeout"),
                 "nothing changed: watchers hear nothing")
         #expect(board.current === failing, "and no snapshot is made")
-        #expect(board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1))))
+        #expect(intake.poll(quote("114459.8")))
         let snapshot = board.current
         #expect(snapshot.status.kind == .fresh)
         #expect(snapshot.statusLine.contains(#""price":"114459.8""#) && snapshot.statusLine.contains(#""age":0.000,"state":"fresh""#))
@@ -22,7 +23,8 @@ struct PriceBoardTests {
 
     @Test func requestsSpliceTheAgeOnTheInjectedClock() throws {
         let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(10))
-        _ = board.record(CycleReport(quote: quote("114459.8"), failureSummary: nil, nextCycleIn: .seconds(1)))
+        let intake = makeIntake(board)
+        _ = intake.poll(quote("114459.8"))
         let made = board.current
         clock.advance(by: .milliseconds(3250))
         wallClock.advance(milliseconds: 3250)
@@ -33,20 +35,21 @@ struct PriceBoardTests {
         #expect(board.priceReply() == "114459.8\n", "a stale price is still served; the status says it is stale")
         #expect(board.statusSummary().kind == .stale)
         #expect(board.current.statusLine.contains(#""state":"fresh""#), "the snapshot's own line is as of when it was made")
-        #expect(board.refreshState(), "fresh to stale is a change of state")
-        #expect(!board.refreshState(), "once")
+        #expect(intake.timePassed(), "fresh to stale is a change of state")
+        #expect(!intake.timePassed(), "once")
         let republished = board.current
         #expect(republished.statusLine.contains(#""state":"stale""#) && republished !== made)
     }
 
     @Test func tradesMakeNoSnapshotUntilOneIsAskedFor() throws {
         let (board, clock, _) = makeBoard()
-        board.record(streamed: quote("100.1"))
+        let intake = makeIntake(board)
+        intake.stream(quote("100.1"))
         let first = board.current
         #expect(board.current === first, "asking twice makes one snapshot")
         for cents in 11...49 {
             clock.advance(by: .milliseconds(20))
-            #expect(board.record(streamed: quote("100.\(cents)")))
+            #expect(intake.stream(quote("100.\(cents)")))
         }
         #expect(board.stateKey == first.stateKey, "39 more trades: the same state for watchers")
         let latest = board.current
@@ -56,17 +59,19 @@ struct PriceBoardTests {
 
     @Test func aFailingDiskShowsInLastErrorAndStatus() throws {
         let (board, _, _) = makeBoard()
-        _ = board.record(CycleReport(quote: quote("1.5"), failureSummary: "kraken: HTTP 500", nextCycleIn: .seconds(1)))
-        board.persistence(failing: "No space left on device")
+        let intake = makeIntake(board)
+        _ = intake.poll(quote("1.5"), failureSummary: "kraken: HTTP 500")
+        intake.savingFailed("No space left on device")
         #expect(board.current.problems == "kraken: HTTP 500; saving: No space left on device")
         #expect(board.statusReply().contains(#""last_error":"kraken: HTTP 500; saving: No space left on device""#))
-        board.persistence(failing: nil)
+        intake.savingFailed(nil)
         #expect(board.current.problems == "kraken: HTTP 500")
     }
 
     @Test func aQuoteOfUnknownAgeIsStaleWithANullAge() throws {
         let (board, _, _) = makeBoard()
-        board.restore(quote("1.5"), ageKnown: false)
+        let intake = makeIntake(board)
+        intake.restored(quote: quote("1.5"), ageKnown: false)
         #expect(board.statusReply().contains(#""age":null,"state":"stale""#))
         #expect(board.statusSummary().text.hasPrefix("STALE, age unknown"))
     }
@@ -81,13 +86,14 @@ struct PriceBoardTests {
     /// served beside a range that leaves it out (the status said high 114,459.80 at 121,000).
     @Test func theDayRangeAlwaysIncludesTheServedPrice() throws {
         let (board, _, _) = makeBoard()
-        board.record(streamed: quote("114459.8"))
-        _ = board.record(day: DayRange(open: try Price(parsing: "113020"), high: try Price(parsing: "114459.8"), low: try Price(parsing: "100000")),
+        let intake = makeIntake(board)
+        intake.stream(quote("114459.8"))
+        _ = intake.dayRange(DayRange(open: try Price(parsing: "113020"), high: try Price(parsing: "114459.8"), low: try Price(parsing: "100000")),
                          from: .binance)
-        board.record(streamed: quote("121000"))
+        intake.stream(quote("121000"))
         let above = board.statusReply()
         #expect(above.contains(#""high_24h":"121000","low_24h":"100000""#), "\(above)")
-        board.record(streamed: quote("99000.5"))
+        intake.stream(quote("99000.5"))
         let below = board.statusReply()
         #expect(below.contains(#""high_24h":"114459.8","low_24h":"99000.5""#), "the new low; the high is the venue's again until its next refresh: \(below)")
     }

@@ -52,7 +52,8 @@ struct QuotePersisterTests {
         let store = RecordingStore()
         let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .seconds(3600), logger: Logger(label: "test"))
         try await testGracefulShutdown { trigger in
-            let group = ServiceGroup(services: [PersistService(persister: persister)], logger: Logger(label: "test"))
+            let group = ServiceGroup(services: [PersistService(persister: persister, intake: makeIntake(makeBoard().0, persister: persister))],
+                                     logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 persister.offer(quote(at: 0))
@@ -67,11 +68,8 @@ struct QuotePersisterTests {
 
     @Test func aBrokenDiskIsReportedOnceAndItsRecoveryOnce() async throws {
         let logs = InMemoryLogHandler()
-        let reports = Mutex<[String?]>([])
         let store = RecordingStore(failures: 3)
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test") { _ in logs }) { problem in
-            reports.withLock { $0.append(problem) }
-        }
+        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test") { _ in logs })
         let running = Task { await persister.run() }
         for second in 1...5 {
             persister.offer(quote(at: Int64(second)))
@@ -80,7 +78,9 @@ struct QuotePersisterTests {
         persister.finish()
         await running.value
         #expect(store.saved == [4000, 5000])
-        #expect(reports.withLock { $0 } == ["No space left on device", nil])
+        var reports: [String?] = []
+        for await problem in persister.problems { reports.append(problem) }  // ended with the run, every change kept
+        #expect(reports == ["No space left on device", nil])
         #expect(logs.entries.map(\.level) == [.error, .info])
         #expect(logs.entries.first?.message.description == "cannot save the quote: No space left on device; still serving it from memory")
     }

@@ -44,10 +44,9 @@ struct StreamLineupTests {
         let lineup = try #require(StreamLineup(streams.map { name, stream in
             .init(connection: stream, state: StreamState(venue: name, link: StreamLink(policy: policy, now: clock.now)))
         }))
-        board.attach { lineup.isHealthy(at: $0) }
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
-        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), ledger: SourceLedger(),
+        let service = StreamService(lineup: lineup, intake: makeIntake(board, streamGate: lineup.gate, logger: logger), ledger: SourceLedger(),
                                     restraints: RestraintKeeper(store: MemoryRestraintStore(), work: ThreadWork(), logger: logger),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
@@ -59,11 +58,11 @@ struct StreamLineupTests {
         let running = try await start([(.binance, stream)])
         defer { running.task.cancel() }
         try await eventually { running.board.quote?.price.description == "100.5" }
-        #expect(running.state == "live" && running.lineup.isHealthy(at: running.clock.now))
+        #expect(running.state == "live" && running.lineup.gate.carriesQuotes(at: running.clock.now))
 
         await running.advance(seconds: 5)  // Policy().stallAfter: no message since
         try await eventually { running.state == "retrying" }
-        #expect(!running.lineup.isHealthy(at: running.clock.now), "REST polls while the stream rests")
+        #expect(!running.lineup.gate.carriesQuotes(at: running.clock.now), "REST polls while the stream rests")
         #expect(running.warnings == ["binance stream is down (no message for 5s); polling REST until it is back"])
         #expect(stream.connections == 1, "no reconnect before the rest is over")
 

@@ -25,19 +25,20 @@ struct WatchPublisherTests {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
-        board.record(streamed: quote("100.1")); publisher.publish()
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
         #expect(lines.prices == ["100.1"], "the first goes out at once")
         clock.advance(by: .milliseconds(100))
-        board.record(streamed: quote("100.2")); publisher.publish()
+        intake.stream(quote("100.2"))
         clock.advance(by: .milliseconds(100))
-        board.record(streamed: quote("100.3")); publisher.publish()
+        intake.stream(quote("100.3"))
         #expect(lines.prices == ["100.1"], "held inside the interval")
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(50))
         await waitFor(lines, count: 2)
         #expect(lines.prices == ["100.1", "100.3"], "one line at the end of the interval, the newest")
         clock.advance(by: .milliseconds(300))
-        board.record(streamed: quote("100.4")); publisher.publish()
+        intake.stream(quote("100.4"))
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
@@ -56,9 +57,10 @@ struct WatchPublisherTests {
         let lines = Lines()
         let executor = CountingExecutor()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
-        board.record(streamed: quote("100.1")); publisher.publish()
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(100))
-        board.record(streamed: quote("100.2")); publisher.publish()
+        intake.stream(quote("100.2"))
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(150))
         await waitFor(lines, count: 2)
@@ -71,16 +73,17 @@ struct WatchPublisherTests {
         let lines = Lines()
         let watching = Mutex(false)
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: { watching.withLock { $0 } }) { lines.append($0) }
-        board.record(streamed: quote("100.1")); publisher.publish()
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
         let untouched = board.current
         clock.advance(by: .milliseconds(300))
-        board.record(streamed: quote("100.2")); publisher.publish()
+        intake.stream(quote("100.2"))
         #expect(lines.count == 0, "nobody watches: nothing is broadcast")
         let afterTwoTrades = board.current
         #expect(afterTwoTrades !== untouched && afterTwoTrades.quote?.price.description == "100.2", "the board still serves the newest trade on request")
         watching.withLock { $0 = true }
         clock.advance(by: .milliseconds(300))
-        board.record(streamed: quote("100.3")); publisher.publish()
+        intake.stream(quote("100.3"))
         #expect(lines.prices == ["100.3"], "once someone watches, lines go out again")
     }
 
@@ -105,9 +108,10 @@ struct WatchPublisherTests {
         let board = makeBoard(clock: stopped, wallClock: wallClock)
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
-        board.record(streamed: quote("100.1")); publisher.publish()
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(100))
-        board.record(streamed: quote("100.2")); publisher.publish()
+        intake.stream(quote("100.2"))
         for _ in 0..<100_000 where stopped.failedSleeps == 0 { await Task.yield() }
         for _ in 0..<1_000 { await Task.yield() }
         #expect(stopped.failedSleeps == 1, "the held line waited for its slot")
@@ -118,10 +122,10 @@ struct WatchPublisherTests {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
-        board.record(streamed: quote("100.1")); publisher.publish()
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(10))
-        board.record(CycleReport(quote: quote("100.5"), attempts: [], events: [], failureSummary: nil, nextCycleIn: .seconds(1)))
-        publisher.publish()
+        intake.poll(quote("100.5"))
         #expect(lines.prices == ["100.1", "100.5"], "stream to poll goes out at once")
     }
 
@@ -129,7 +133,8 @@ struct WatchPublisherTests {
         let (board, _, _) = makeBoard()
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .zero) { lines.append($0) }
-        for price in ["1.1", "1.2", "1.3"] { board.record(streamed: quote(price)); publisher.publish() }
+        let intake = makeIntake(board, publisher: publisher)
+        for price in ["1.1", "1.2", "1.3"] { intake.stream(quote(price)) }
         #expect(lines.prices == ["1.1", "1.2", "1.3"])
     }
 }

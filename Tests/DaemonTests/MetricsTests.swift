@@ -39,10 +39,11 @@ struct DaemonMetricsTests {
 
     @Test func theScrapeReadsTheExactPriceTheStateAndTheBuildFromTheBoard() throws {
         let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
+        let intake = makeIntake(board)
         let replies = try makeReplies(board)
         #expect(replies.metricsReply().contains("btcpriced_stale 1\n"), "no quote yet counts as stale")
         #expect(!replies.metricsReply().contains("btcpriced_price{"))
-        _ = board.record(CycleReport(quote: quote("114459.80000001"), failureSummary: nil, nextCycleIn: .seconds(1)))
+        _ = intake.poll(quote("114459.80000001"))
         let fresh = replies.metricsReply()
         #expect(fresh.contains(#"btcpriced_price{source="binance",quote_asset="USDT",currency="USD",symbol="BTCUSDT"} 114459.80000001"#), "\(fresh)")
         #expect(fresh.contains("btcpriced_stale 0\n") && fresh.contains("btcpriced_last_update_timestamp_seconds 1763740800.000\n"))

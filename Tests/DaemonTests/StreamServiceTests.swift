@@ -105,7 +105,7 @@ struct StreamServiceTests {
         #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
         #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1,
                 "a healthy stream is not dropped to try the first choice again")
-        try await eventually { running.lineup.isHealthy(at: running.clock.now) }
+        try await eventually { running.lineup.gate.carriesQuotes(at: running.clock.now) }
         await exchange.shutdown()
     }
 

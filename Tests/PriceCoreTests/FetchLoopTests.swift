@@ -52,7 +52,7 @@ struct FetchLoopTests {
         var loop = makeLoop([binance], clock: clock)
         // A stream is healthy for the first 3 s, then drops: polling resumes on the next tick.
         let streamUntil = ManualClock.Instant(offset: .seconds(3))
-        loop.standby = { $0 < streamUntil ? $0 : nil }
+        loop.streamGate = StreamGate { $0 < streamUntil ? $0 : nil }
         let reports = await run(loop, clock: clock, cycles: 6)
         #expect(reports.map { $0.quote != nil } == [false, false, false, true, true, true])
         #expect(reports.allSatisfy { $0.nextCycleIn == .seconds(1) }, "the ticks keep their pace, so the watchdog stays fed")
@@ -70,8 +70,7 @@ struct FetchLoopTests {
         let bell = StandbyBell()
         let streamUntil = ManualClock.Instant(offset: .milliseconds(4500))
         let carried = Mutex(true)
-        loop.standby = { now in carried.withLock { $0 } ? streamUntil : nil }
-        loop.standbyBell = bell
+        loop.streamGate = StreamGate(bell: bell) { now in carried.withLock { $0 } ? streamUntil : nil }
         let log = ReportLog()
         let task = Task { await loop.run { log.append($0) } }
         _ = await eventually { log.count == 1 }
@@ -172,7 +171,7 @@ struct FetchLoopTests {
         let clock = ManualClock()
         var loop = makeLoop([StubSource(.binance, [.fail(.transport("connection refused"))])], clock: clock)
         let streamFrom = ManualClock.Instant(offset: .seconds(1))
-        loop.standby = { $0 >= streamFrom ? $0 : nil }
+        loop.streamGate = StreamGate { $0 >= streamFrom ? $0 : nil }
         let reports = await run(loop, clock: clock, cycles: 2)
         #expect(reports.map(\.failureSummary) == ["binance: connection refused", nil])
     }

@@ -89,26 +89,20 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         } catch {
             throw DaemonStartError(description: "cannot use the state directory: \(error)", exitStatus: ExitStatus.cannotCreate)
         }
-        SavedQuote.restore(from: store, into: board, at: parts.wallClock.now(), logger: logger)
-        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), work: parts.work, logger: logger)
-        await history.restore(into: board)
         health = DaemonHealth(notifier: parts.notifier, watchdogInterval: parts.watchdogInterval, clock: parts.clock)
         let server = self.server
         let publisher = WatchPublisher(board: board, interval: parts.publishInterval, executor: parts.executor,
                                        audience: { server.watcherCount > 0 }) { server.broadcast($0) }
-        let health = self.health
-        persister = QuotePersister(store: store, work: parts.work, minimumInterval: parts.persistInterval, logger: logger) { problem in
-            if board.persistence(failing: problem) {
-                publisher.publish()
-                health.reportStatus(board.statusSummary())
-            }
-        }
-        intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister, logger: logger)
+        persister = QuotePersister(store: store, work: parts.work, minimumInterval: parts.persistInterval, logger: logger)
+        intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
+                             streamGate: parts.streams?.gate ?? .closed, logger: logger)
+        QuoteKeeper(store: store, logger: logger).restore(into: intake)
+        history = HistorySaver(store: FileHistoryStore(directory: parts.stateDirectory, currency: parts.plan.settings.currency.code), work: parts.work, logger: logger)
+        await history.restore(into: intake)
         restraints = RestraintKeeper(store: FileRestraintStore(directory: parts.stateDirectory), work: parts.work, logger: logger)
         await restraints.restore(into: directory.ledger, now: parts.clock.now, wallTime: parts.wallClock.now())
         if let streams = parts.streams {
             directory.attach { streams.report(at: $0) }
-            board.attach { streams.isHealthy(at: $0) }
             for (venue, until) in streams.resumeRefusals(from: directory.ledger, at: parts.clock.now) {
                 logger.notice("not asking \(venue) for its stream for another \(parts.clock.now.duration(to: until).humanReadable): it refused before the restart",
                               metadata: ["source": "\(venue)"])
@@ -121,7 +115,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     func apply(_ plan: SourcePlan) {
         directory.current = plan
-        intake.boardChanged(board.use(plan.stalenessPolicy))
+        intake.use(plan.stalenessPolicy)
         parts.streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
         reloadContinuation.yield(plan)
     }
@@ -140,10 +134,10 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         // Stopped in reverse order: the writers (quote, history) after what feeds them.
         var services: [any Service] = [
             ServerService(server: server),
-            PersistService(persister: persister),
+            PersistService(persister: persister, intake: intake),
             HistoryService(board: board, saver: history, clock: parts.clock),
             fetchService(),
-            FreshnessMonitor(intake: intake, health: health, logger: parts.logger),
+            FreshnessMonitor(intake: intake, logger: parts.logger),
         ]
         if let streams = parts.streams {
             services.append(StreamService(lineup: streams, intake: intake, ledger: directory.ledger, restraints: restraints, clock: parts.clock,
@@ -169,10 +163,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
                 schedule: FetchSchedule(interval: plan.settings.interval, maximumBackoff: maximumBackoff),
                 wallClock: parts.wallClock, jitter: parts.jitter, ledger: ledger, mode: plan.mode
             )
-            if let streams = parts.streams {
-                loop.standby = { streams.healthyUntil(at: $0) }
-                loop.standbyBell = streams.standbyBell
-            }
+            if let streams = parts.streams { loop.streamGate = streams.gate }
             loop.hostPace = parts.hostPace
             return loop
         }
@@ -181,32 +172,6 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
         fetch.cycleHandled = parts.cycleHandled
         fetch.executor = parts.executor
         return fetch
-    }
-}
-
-/// quote.json at start. Corrupt state gives no data, never a failure to serve: whatever is wrong
-/// with the file is logged once and the daemon starts with live prices only.
-enum SavedQuote {
-    static func restore<C>(from store: FileQuoteStore, into board: PriceBoard<C>, at now: Timestamp, logger: Logger) {
-        do {
-            switch try store.load() {
-            case .none:
-                logger.info("no saved quote in \(store.path) yet")
-            case .quote(let quote) where quote.timestamp.milliseconds(since: now) > restoredFutureTolerance.wholeMilliseconds:
-                board.restore(quote, ageKnown: false)
-                logger.warning("\(store.path) is stamped \(quote.timestamp.rfc3339), in the future (a wrong clock or a copied file); serving its price as stale, of unknown age, until a fresh quote arrives")
-            case .quote(let quote):
-                board.restore(quote, ageKnown: true)
-                logger.info("restored \(quote.price) \(quote.currency) via \(quote.source) from \(quote.timestamp.rfc3339)",
-                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)"])
-            case .foreign(let quote, let reason):
-                logger.warning("not restoring \(quote.price) \(quote.currency) from \(store.path): \(reason) (a test or fake exchange?); it is replaced by the next quote")
-            case .quarantined(let reason, let movedTo):
-                logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
-            }
-        } catch {
-            logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
-        }
     }
 }
 

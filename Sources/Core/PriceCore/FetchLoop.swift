@@ -77,13 +77,11 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let jitter: any JitterSource
     public let ledger: SourceLedger<C.Instant>
     public let mode: FetchMode
-    /// While something else (a healthy stream) carries the quotes: until when it surely will,
-    /// unless it ends early and rings `standbyBell`; nil when it does not. The loop asks no
-    /// source meanwhile and rests until the first tick at or after that moment (at most
-    /// `maximumBackoff` ahead, so the watchdog stays fed), instead of waking every interval.
-    public var standby: @Sendable (C.Instant) -> C.Instant? = { _ in nil }
-    /// Rung when the standby ends early (the stream's connection ended): polling starts at once.
-    public var standbyBell: StandbyBell?
+    /// Whether a stream carries the quotes: while it does, the loop asks no source and rests
+    /// until the first tick at or after the moment the gate gives (at most `maximumBackoff`
+    /// ahead, so the watchdog stays fed), instead of waking every interval; the gate's bell
+    /// ends the rest early.
+    public var streamGate = StreamGate<C.Instant>.closed
     /// Shared with the other instances on this host (other currencies), when there are any.
     public var hostPace: (any HostPace)?
 
@@ -107,15 +105,15 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         var deadline = clock.now
         while !Task.isCancelled {
             let started = clock.now
-            if let carriedUntil = standby(started) {
+            if let carriedUntil = streamGate.carriedUntil(at: started) {
                 consecutiveFailures = 0
                 ledger.quoteArrivedElsewhere(at: started)
                 deadline = schedule.tick(atOrAfter: min(carriedUntil, started.advanced(by: schedule.maximumBackoff)),
                                          onGridOf: schedule.nextTick(after: deadline, now: started))
                 await handle(CycleReport(quote: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
                                          nextCycleIn: started.duration(to: deadline)))
-                if let standbyBell {
-                    await standbyBell.rest(until: deadline, on: clock)
+                if let bell = streamGate.bell {
+                    await bell.rest(until: deadline, on: clock)
                     if Task.isCancelled { return }
                     // Woken early: the grid starts again now, so polling begins at once.
                     deadline = min(deadline, clock.now)

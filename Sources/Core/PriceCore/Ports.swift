@@ -10,6 +10,8 @@ public protocol PriceSource: Sendable {
 
 /// Where the latest quote survives restarts.
 public protocol QuoteStore: Sendable {
+    /// Where it keeps the quote, for messages.
+    var path: String { get }
     func load() throws -> StoredQuote
     func save(_ quote: Quote) throws
 }

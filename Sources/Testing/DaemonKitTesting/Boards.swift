@@ -14,12 +14,44 @@ public func makeBoard(staleAfter: Duration = .seconds(10)) -> (PriceBoard<Manual
     return (makeBoard(clock: clock, wallClock: wallClock, staleAfter: staleAfter), clock, wallClock)
 }
 
-/// The one door on `board`, its publisher sending to `broadcast`, saving into a recording store.
-public func makeIntake(_ board: PriceBoard<ManualClock>, health: DaemonHealth<ManualClock>? = nil, interval: Duration = .zero,
-                       logger: Logger = Logger(label: "btcpriced"), broadcast: @escaping @Sendable (String) -> Void = { _ in }) -> PriceIntake<ManualClock> {
-    PriceIntake(board: board, publisher: WatchPublisher(board: board, interval: interval, broadcast: broadcast),
+/// The one door on `board`, its publisher sending to `broadcast`, saving with `persister` (or into `store`).
+public func makeIntake<C: Clock>(_ board: PriceBoard<C>, health: DaemonHealth<C>? = nil, interval: Duration = .zero,
+                                 store: any QuoteStore = RecordingStore(), persister: QuotePersister? = nil,
+                                 streamGate: StreamGate<C.Instant> = .closed, logger: Logger = Logger(label: "btcpriced"),
+                                 broadcast: @escaping @Sendable (String) -> Void = { _ in }) -> PriceIntake<C> {
+    makeIntake(board, publisher: WatchPublisher(board: board, interval: interval, broadcast: broadcast), health: health, store: store,
+               persister: persister, streamGate: streamGate, logger: logger)
+}
+
+/// The one door on `board`, telling `publisher`, saving with `persister` (or into `store`).
+public func makeIntake<C: Clock>(_ board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>? = nil,
+                                 store: any QuoteStore = RecordingStore(), persister: QuotePersister? = nil,
+                                 streamGate: StreamGate<C.Instant> = .closed, logger: Logger = Logger(label: "btcpriced")) -> PriceIntake<C> {
+    PriceIntake(board: board, publisher: publisher,
                 health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
-                persister: QuotePersister(store: RecordingStore(), work: ThreadWork(), minimumInterval: .zero, logger: logger), logger: logger)
+                persister: persister ?? QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: logger),
+                streamGate: streamGate, logger: logger)
+}
+
+extension PriceIntake {
+    /// `quote` as one streamed trade that the order rule admits, stamped now; returns whether
+    /// watchers see a change.
+    @discardableResult
+    public func stream(_ quote: Quote) -> Bool {
+        accept([.trade(SourceQuote(price: quote.price, symbol: quote.symbol, quoteAsset: quote.currency), nil)], from: quote.source) { _ in true }
+    }
+
+    /// A venue's 24 h figures, as its stream sends them; returns whether watchers see a change.
+    @discardableResult
+    public func dayRange(_ day: DayRange, from venue: SourceName) -> Bool {
+        accept([.dayRange(day)], from: venue) { _ in true }
+    }
+
+    /// `quote` as a fetch cycle's quote, fresh, with no failures; returns whether watchers see a change.
+    @discardableResult
+    public func poll(_ quote: Quote?, failureSummary: String? = nil) -> Bool {
+        accept(CycleReport(quote: quote, failureSummary: failureSummary, nextCycleIn: .seconds(1)))
+    }
 }
 
 /// A binance BTCUSDT quote at `price`, a literal the test writes: one that is not a price is a

@@ -9,15 +9,19 @@ public final class RecordingStore: QuoteStore {
     public let record = Mutex(Record())
     private let gate = DispatchSemaphore(value: 0)
     private let gated: Bool
+    private let stored: StoredQuote
+    public let path = "(memory)/quote.json"
 
-    public init(gated: Bool = false, failures: Int = 0) {
+    /// `stored` is what `load` finds, as if the previous run had left it.
+    public init(gated: Bool = false, failures: Int = 0, stored: StoredQuote = .none) {
         self.gated = gated
+        self.stored = stored
         record.withLock { $0.failuresLeft = failures }
     }
 
     public struct DiskFull: Error, CustomStringConvertible { public var description: String { "No space left on device" } }
 
-    public func load() throws -> StoredQuote { .none }
+    public func load() throws -> StoredQuote { stored }
 
     public func save(_ quote: Quote) throws {
         let failing = record.withLock { record in

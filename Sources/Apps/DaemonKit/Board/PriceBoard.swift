@@ -2,10 +2,8 @@ import PriceCore
 import Synchronization
 import WireProtocol
 
-/// How far in the future a restored quote's stamp may be before its age counts as unknown.
-public let restoredFutureTolerance = Duration.seconds(60)
-
-/// The daemon's current knowledge. A change updates the inputs and the state key, nothing
+/// The daemon's current knowledge, changed only through `PriceIntake` (its mutators are
+/// internal, so the door is the only way in). A change updates the inputs and the state key, nothing
 /// more; the snapshot (and its rendered lines) is made from them when something first asks
 /// for it: a request, the publisher, systemd. So a stream's trade costs a few stores, not a
 /// rendering. Socket connections read on event-loop threads: one short critical section.
@@ -50,8 +48,6 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private let state: Mutex<State>
-    /// Whether a stream carries the quotes now, once a stream is wired in.
-    private let streamIsHealthy = Mutex<(@Sendable (C.Instant) -> Bool)?>(nil)
     public let clock: C
     public let wallClock: any WallClock
     /// The configured currency: the history's, and the status's before any quote.
@@ -117,19 +113,12 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
                              transport: inputs.transport, problems: inputs.problems)
     }
 
-    public func attach(streamHealth: @escaping @Sendable (C.Instant) -> Bool) {
-        streamIsHealthy.withLock { $0 = streamHealth }
-    }
-
     /// Records a cycle; returns whether it changed anything. A polled quote does not replace a
-    /// streamed one while the stream is healthy: the poll began before the stream came up, and
-    /// the trades since are newer.
-    @discardableResult
-    public func record(_ report: CycleReport) -> Bool {
-        let now = clock.now
-        let streaming = streamIsHealthy.withLock { $0 }?(now) ?? false
+    /// streamed one while the stream carries the quotes: the poll began before the stream came
+    /// up, and the trades since are newer.
+    func record(_ report: CycleReport, streamCarriesQuotes streaming: Bool) -> Bool {
         // A cached or venue-dated answer is as old as its origin says, never fresher.
-        let receivedAt = now.advanced(by: .zero - report.ageOnArrival)
+        let receivedAt = clock.now.advanced(by: .zero - report.ageOnArrival)
         return update { inputs in
             if let quote = report.quote, !(streaming && inputs.transport == .stream) {
                 if let day = report.day { inputs.venueDay = VenueDay(source: quote.source, range: day) }
@@ -144,8 +133,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// A streamed price; its age starts `ageOnArrival` before now (the venue's trade time).
     /// Returns whether it changed anything (every trade changes the age).
-    @discardableResult
-    public func record(streamed quote: Quote, ageOnArrival: Duration = .zero) -> Bool {
+    func record(streamed quote: Quote, ageOnArrival: Duration) -> Bool {
         let receivedAt = clock.now.advanced(by: .zero - ageOnArrival)
         return update { inputs in
             inputs.quote = quote
@@ -156,15 +144,14 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// A streaming venue's own 24 h figures.
-    @discardableResult
-    public func record(day: DayRange, from source: SourceName) -> Bool {
+    func record(day: DayRange, from source: SourceName) -> Bool {
         update { $0.venueDay = VenueDay(source: source, range: day) }
     }
 
     /// The history saved by the previous run. Bars stamped after `now` (a clock that was
     /// wrong then) are dropped, or they would block recording until the clock caught up;
     /// returns how many.
-    public func restore(_ history: PriceHistory) -> Int {
+    func restore(_ history: PriceHistory) -> Int {
         let nowMinute = MinuteBar.minute(of: wallClock.now())
         let kept = history.bars.filter { $0.minute <= nowMinute }
         state.withLock { state in
@@ -189,30 +176,27 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }).line
     }
 
-    @discardableResult
-    public func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
+    /// The quote saved by the previous run; no history bar, as it was recorded then.
+    func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
         update {
             $0.quote = quote
             $0.ageKnown = ageKnown
         }
     }
 
-    /// Set by the persister when saving starts or stops failing.
-    @discardableResult
-    public func persistence(failing problem: String?) -> Bool {
+    /// Saving started or stopped failing.
+    func persistence(failing problem: String?) -> Bool {
         update { $0.persistenceProblem = problem }
     }
 
     /// Changes on reload.
-    @discardableResult
-    public func use(_ policy: StalenessPolicy) -> Bool {
+    func use(_ policy: StalenessPolicy) -> Bool {
         update { $0.policy = policy }
     }
 
     /// Takes the state as of now when time alone changed it (the quote turned stale): the next
     /// snapshot is made afresh. Returns whether the state changed.
-    @discardableResult
-    public func refreshState() -> Bool {
+    func refreshState() -> Bool {
         let now = clock.now, wallTime = wallClock.now()
         return state.withLock { state in
             let key = Self.stateKey(of: state.inputs, at: now, wallTime: wallTime)

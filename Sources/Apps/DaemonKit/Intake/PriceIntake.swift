@@ -2,39 +2,51 @@ import Logging
 import PriceCore
 import Synchronization
 
-/// The one door every price enters by, polled or streamed. It stamps a streamed quote with
-/// the venue's time, applies the venue's order rule, updates the board, tells the publisher
-/// (the only writer to watchers), systemd's status and the persister. Nothing on this path
-/// renders: the board makes its snapshot when someone asks.
+/// The one door every change to the board comes through: polled and streamed prices, a
+/// venue's day range, the quote and history restored at start, saving failing or working
+/// again, a reload's policy, and time passing. The board's mutators are internal to DaemonKit,
+/// so there is no other way in. Each change that watchers could see goes to the publisher
+/// (the only writer to watchers) and to systemd's status; a kept quote goes to the persister.
+/// Nothing on this path renders: the board makes its snapshot when someone asks.
 public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     public let board: PriceBoard<C>
     public let publisher: WatchPublisher<C>
     private let health: DaemonHealth<C>
     private let persister: QuotePersister
+    /// The same gate the fetch loop asks: while it says the stream carries the quotes, a polled
+    /// quote does not replace a streamed one.
+    private let streamGate: StreamGate<C.Instant>
     private let logger: Logger
-    private let firstQuoteLogged: Mutex<Bool>
+    private let firstQuoteLogged = Mutex(false)
 
-    public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister, logger: Logger) {
+    public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister,
+                streamGate: StreamGate<C.Instant> = .closed, logger: Logger) {
         self.board = board
         self.publisher = publisher
         self.health = health
         self.persister = persister
+        self.streamGate = streamGate
         self.logger = logger
-        firstQuoteLogged = Mutex(board.quote != nil)
     }
 
     /// A fetch cycle's outcome: its quote (stamped by the fetch loop) and its failures.
-    public func accept(_ report: CycleReport) {
-        if board.record(report) { changed() }
-        // A polled quote that the board kept out (a healthy stream's trades are newer) is not saved either.
+    /// Returns whether watchers see a change.
+    @discardableResult
+    public func accept(_ report: CycleReport) -> Bool {
+        let changed = board.record(report, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now))
+        if changed { self.changed() }
+        // A polled quote that the board kept out (a stream's trades are newer) is not saved either.
         if let quote = report.quote, board.quote == quote { accepted(quote) }
+        return changed
     }
 
     /// A stream's messages, in order of arrival: one message, or all that one read of the
     /// connection found. `admits` is the venue's order rule: late or reordered messages, and a
     /// ticker's close behind a newer trade, never move the price back. Only the newest admitted
-    /// price is applied; a superseded trade costs its order check and nothing else.
-    public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) {
+    /// price is applied; a superseded trade costs its order check and nothing else. Returns
+    /// whether watchers see a change.
+    @discardableResult
+    public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) -> Bool {
         var newest: (trade: SourceQuote, stamp: TradeStamp?)?
         var dayChanged = false
         for event in events {
@@ -54,22 +66,61 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         let quoteChanged = quote.map { board.record(streamed: $0.0, ageOnArrival: $0.1) } ?? false
         // One publish for the read, however many of its messages changed the board: a second
         // one within the interval would hold a line and wake the loop again to flush it.
-        if quoteChanged { changed() } else if dayChanged { publisher.publish() }
+        let changed = quoteChanged || dayChanged
+        if changed { self.changed() }
         if let (quote, _) = quote { accepted(quote) }
+        return changed
     }
 
-    /// Time alone changed the state (the quote turned stale): watchers and systemd hear it.
-    /// Returns whether it changed.
+    /// The quote the previous run saved, taken before anyone is served, so there is nobody to
+    /// tell. `ageKnown` is false for one stamped in the future (a wrong clock or a copied file):
+    /// it is served as stale, of unknown age. It is not saved again, and the first live quote
+    /// after it is not logged as a first quote.
+    public func restored(quote: Quote, ageKnown: Bool) {
+        _ = board.restore(quote, ageKnown: ageKnown)
+        firstQuoteLogged.withLock { $0 = true }
+    }
+
+    /// The history the previous run saved, taken before anyone is served. Returns how many
+    /// minutes were dropped for being stamped in the future (a wrong clock then): they would
+    /// block recording until the clock caught up.
+    public func restored(history: PriceHistory) -> Int {
+        board.restore(history)
+    }
+
+    /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
+    @discardableResult
+    public func savingFailed(_ problem: String?) -> Bool {
+        let changed = board.persistence(failing: problem)
+        if changed { self.changed() }
+        return changed
+    }
+
+    /// Follows the persister's outages until it stops: the persister is built before this door
+    /// and never calls back into it.
+    public func followSaving(_ problems: AsyncStream<String?>) async {
+        for await problem in problems { savingFailed(problem) }
+    }
+
+    /// A reload's staleness policy, applied at once.
+    @discardableResult
+    public func use(_ policy: StalenessPolicy) -> Bool {
+        let changed = board.use(policy)
+        if changed { self.changed() }
+        return changed
+    }
+
+    /// Time alone may have changed the state (the quote turned stale): watchers and systemd hear
+    /// it. While the quote is not fresh, systemd's status is brought up to date even without a
+    /// change, as its text shows the growing age. Returns whether the state changed.
     @discardableResult
     public func timePassed() -> Bool {
-        guard board.refreshState() else { return false }
-        changed()
-        return true
-    }
-
-    /// Anything else that changes what watchers see: a failing disk, a reload's policy.
-    public func boardChanged(_ didChange: Bool) {
-        if didChange { changed() }
+        if board.refreshState() {
+            changed()
+            return true
+        }
+        if board.freshness().state != .fresh { health.reportStatus(board.statusSummary()) }
+        return false
     }
 
     private func changed() {

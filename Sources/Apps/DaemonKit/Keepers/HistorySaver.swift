@@ -27,13 +27,13 @@ public actor HistorySaver {
     }
 
     /// A bad file gives an empty history, never a failure to serve.
-    public func restore<C>(into board: PriceBoard<C>) {
+    public func restore<C>(into intake: PriceIntake<C>) {
         do {
             switch try store.load() {
             case .none:
                 logger.info("no price history in \(store.path) yet; changes appear as it fills")
             case .history(let history):
-                let dropped = board.restore(history)
+                let dropped = intake.restored(history: history)
                 logger.info("restored \(history.bars.count - dropped) minutes of price history from \(store.path)")
                 if dropped > 0 {
                     logger.warning("dropped \(dropped) minutes of history stamped in the future (was the clock wrong before?)")

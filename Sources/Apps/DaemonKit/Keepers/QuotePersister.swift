@@ -7,13 +7,14 @@ import Synchronization
 /// The newest offer waits in one slot; the writer is woken only when a write is due, so a quote
 /// (or a streamed trade) inside the interval costs no thread a wakeup. One writer means at most
 /// one write at a time; while it writes, newer offers replace the waiting one. Writes run off
-/// the cooperative pool (fsync can block), and a broken disk is reported once, not every second.
+/// the cooperative pool (fsync can block), and a broken disk is reported once, not every second:
+/// in the log, and as a change on `problems`, which the price intake follows.
 public final class QuotePersister: Sendable {
     private let store: any QuoteStore
     private let work: any BlockingWork
     private let minimumInterval: Duration
     private let logger: Logger
-    private let report: @Sendable (String?) -> Void
+    private let problemsContinuation: AsyncStream<String?>.Continuation
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
     private let slot = Mutex(Slot())
@@ -28,18 +29,22 @@ public final class QuotePersister: Sendable {
         var woken = false
     }
 
-    /// `report` hears the problem when saving starts failing, and nil when it works again.
+    /// The problem when saving starts failing, and nil when it works again; it ends when `run`
+    /// does. Only changes are sent, at most one per write, and the follower (the price intake)
+    /// runs beside the writer, so a few slots are plenty; a follower far behind loses the
+    /// oldest changes, never where saving stands now.
+    public let problems: AsyncStream<String?>
+
     /// `work` runs the writes (fsync blocks).
-    public init(store: any QuoteStore, work: any BlockingWork, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory,
-                report: @escaping @Sendable (String?) -> Void = { _ in }) {
+    public init(store: any QuoteStore, work: any BlockingWork, minimumInterval: Duration, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.work = work
         duration = CoreMetrics.Timer(label: "btcpriced_persist_duration_seconds", factory: metrics)
         failures = Counter(label: "btcpriced_persist_failures_total", factory: metrics)
         self.store = store
         self.minimumInterval = minimumInterval
         self.logger = logger
-        self.report = report
         (wakeups, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (problems, problemsContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Returns at once; the write happens behind.
@@ -62,6 +67,7 @@ public final class QuotePersister: Sendable {
 
     /// Writes offered quotes until `finish`, then whatever the rate limit held back.
     public func run() async {
+        defer { problemsContinuation.finish() }
         var outage = OutageLog(logger: logger)
         for await _ in wakeups {
             let taken = slot.withLock { slot in
@@ -88,11 +94,11 @@ public final class QuotePersister: Sendable {
         do {
             try await work.run { try store.save(quote) }
             duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds)
-            if outage.succeeded("saving quotes works again") { report(nil) }
+            if outage.succeeded("saving quotes works again") { problemsContinuation.yield(nil) }
             return true
         } catch {
             failures.increment()
-            if outage.failed(error, "cannot save the quote: \(error); still serving it from memory") { report("\(error)") }
+            if outage.failed(error, "cannot save the quote: \(error); still serving it from memory") { problemsContinuation.yield("\(error)") }
             return false
         }
     }

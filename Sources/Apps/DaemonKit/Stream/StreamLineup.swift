@@ -3,7 +3,7 @@ import Synchronization
 import WireProtocol
 
 /// The venues BTCPRICED_STREAM allows, in the chain's order, each with its own link, and the
-/// one in use. The fetch loop, the board and `btcctl sources` see the one in use.
+/// one in use. The fetch loop, the price intake and `btcctl sources` see the one in use.
 public final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     public struct Candidate: Sendable {
         public let connection: any PriceStream
@@ -42,9 +42,11 @@ public final class StreamLineup<Instant: InstantProtocol & Sendable>: Sendable w
         standbyBell.ring()
     }
 
-    public func isHealthy(at now: Instant) -> Bool { current.state.isHealthy(at: now) }
-    /// Until when the stream in use surely carries the quotes (`StreamLink.healthyUntil`).
-    public func healthyUntil(at now: Instant) -> Instant? { current.state.update { $0.healthyUntil(at: now) } }
+    /// Whether the stream in use carries the quotes, and until when it surely does
+    /// (`StreamLink.healthyUntil`): the gate the fetch loop and the price intake both ask.
+    public var gate: StreamGate<Instant> {
+        StreamGate(bell: standbyBell) { [self] now in current.state.update { $0.healthyUntil(at: now) } }
+    }
     public func report(at now: Instant) -> SourcesReport.Stream { current.state.report(at: now) }
 
     /// Venues that refused their stream before a restart stay refused for the rest of their
