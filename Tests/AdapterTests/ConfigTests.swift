@@ -54,8 +54,8 @@ struct ConfigTests {
         #expect(settings.restURL(.coinbase) == "https://api.coinbase.com")
         #expect(settings.restURL(.kraken) == "https://api.kraken.com")
         #expect(settings.restURL(.bitstamp) == "https://www.bitstamp.net")
-        #expect(settings.cryptoCompareAPIKey == nil)
-        #expect(settings.cryptoCompareDailyCalls == 7500)
+        #expect(settings.apiKeys[Venue.cryptocompare.name] == nil)
+        #expect(settings.value(Venue.cryptoCompareDailyCalls) == "7500")
         #expect(settings.mode == .fallback)
         #expect(settings.maximumDeviation == Decimal(string: "0.01")!)
         #expect(settings.consensusMinimum == 2)
@@ -66,7 +66,7 @@ struct ConfigTests {
         #expect(settings.persistInterval == .seconds(120))
         #expect(settings.watchStall == .seconds(30))
         #expect(settings.restURL(.binance) == "https://api.binance.com")
-        #expect(settings.binanceSymbol == "BTCUSDT")
+        #expect(settings.value(Venue.binanceSymbolSetting) == "BTCUSDT")
         #expect(settings.restURL(.cryptocompare) == "https://min-api.cryptocompare.com")
         #expect(settings.stateDirectory == "/var/lib/btcpriced")
         #expect(settings.socketPath == "/run/btcpriced/btcpriced.sock")
@@ -184,7 +184,7 @@ struct ConfigTests {
         (.restURL(.binance), "https://", "has no host"),
         (.restURL(.binance), "https://x/?a=1", "without spaces, query or fragment"),
         (.restURL(.cryptocompare), "https://x:99999", "invalid port"),
-        (.binanceSymbol, "btc-usdt", "not a BTC market symbol"),
+        (.venue(Venue.binanceSymbolSetting), "btc-usdt", "not a BTC market symbol"),
         (.logLevel, "loud", "unknown log level"),
         (.watchStall, "0", "must be greater than zero"),
         (.watchStall, "2h", "longer than the maximum"),
@@ -268,14 +268,14 @@ struct ConfigTests {
 
     @Test func theAPIKeyComesFromItsFileTheVariableOrTheCredential() throws {
         let fromFile = try resolve(env: ["BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE": "/etc/btcpriced/key"], files: ["/etc/btcpriced/key": "abc123\n"])
-        #expect(fromFile.cryptoCompareAPIKey?.value == "abc123")
+        #expect(fromFile.apiKeys[Venue.cryptocompare.name]?.value == "abc123")
         let fromVariable = try resolve(env: ["BTCPRICED_CRYPTOCOMPARE_API_KEY": "xyz"], files: [:])
-        #expect(fromVariable.cryptoCompareAPIKey?.value == "xyz")
+        #expect(fromVariable.apiKeys[Venue.cryptocompare.name]?.value == "xyz")
         let fromCredential = try resolve(env: ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"],
                                          files: ["/run/credentials/btcpriced.service/cryptocompare-api-key": "cred-key"])
-        #expect(fromCredential.cryptoCompareAPIKey?.value == "cred-key")
+        #expect(fromCredential.apiKeys[Venue.cryptocompare.name]?.value == "cred-key")
         let none = try resolve(env: ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"], files: [:])
-        #expect(none.cryptoCompareAPIKey == nil)
+        #expect(none.apiKeys[Venue.cryptocompare.name] == nil)
     }
 
     @Test func keyProblemsAreClearAndNeverShowTheKey() {

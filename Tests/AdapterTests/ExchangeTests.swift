@@ -13,7 +13,8 @@ struct ExchangeTests {
 
     static func source(_ market: Market, baseURL: String, symbol: String = "BTCUSDT", apiKey: String? = nil,
                        timeout: Duration = .seconds(2)) -> HTTPPriceSource {
-        let options = VenueOptions(binanceSymbol: symbol, cryptoCompareAPIKey: apiKey)
+        var options = VenueOptions(values: [Venue.binanceSymbolSetting.key: symbol])
+        options.values[Venue.cryptoCompareAPIKey.key] = apiKey
         return Venue.named(SourceName(market.rawValue))!.source(baseURL: baseURL, options, client: client, timeout: timeout, userAgent: "test")
     }
 

@@ -44,6 +44,14 @@ struct VenueCatalogTests {
                 #expect(file.contains("#\(url.key)=\(url.defaultURL)\n"), "config/btcpriced.conf lacks #\(url.key)=\(url.defaultURL)")
                 #expect(page.contains(url.key), "btcpriced.conf(5) lacks \(url.key)")
             }
+            for setting in venue.settings {
+                #expect(SettingKey(rawValue: setting.key) != nil, "\(setting.key) is not a setting")
+                #expect(file.contains("#\(setting.key)=\(setting.defaultValue)\n"), "config/btcpriced.conf lacks #\(setting.key)=\(setting.defaultValue)")
+                #expect(page.contains("*\(setting.key)*="), "btcpriced.conf(5) lacks \(setting.key)")
+                if let fileKey = setting.fileKey {
+                    #expect(file.contains("#\(fileKey)=") && page.contains("*\(fileKey)*="), "\(fileKey) is not documented")
+                }
+            }
         }
         #expect(SettingKey(rawValue: "BTCPRICED_KRAKEN_STREAM_URLS") == nil)
     }
@@ -79,6 +87,51 @@ struct VenueCatalogTests {
         }
         #expect(refused?.description == "/etc/btcpriced/btcpriced.conf:1: unknown setting BTCPRICED_NEWCOMER_URL",
                 "got: \(refused?.description ?? "no error")")
+    }
+
+    /// A newcomer that needs a key and lets the user pick a symbol, as a contributor would add one.
+    static let keyedNewcomer = Venue(
+        name: "keyed",
+        currencies: ["USD"],
+        rest: RestEndpoint(
+            url: URLSetting(key: "BTCPRICED_KEYED_URL", defaultURL: "https://api.keyed.example"),
+            symbol: { $0.value(keyedSymbol) }, path: { "/api/v2/ticker/\($0.value(keyedSymbol).lowercased())/" },
+            limits: { options, _ in SourceLimits(minimumInterval: .seconds(1), dailyCalls: options.number(keyedBudget)) },
+            headers: { options in options.given(keyedKey).map { ["x-api-key": $0] } ?? [:] },
+            parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
+        settings: [keyedSymbol, keyedKey, keyedBudget])
+    static let keyedSymbol = VenueSetting(key: "BTCPRICED_KEYED_SYMBOL", defaultValue: "BTCUSD", kind: .symbol)
+    static let keyedKey = VenueSetting(key: "BTCPRICED_KEYED_API_KEY", kind: .apiKey(credential: "keyed-api-key"))
+    static let keyedBudget = VenueSetting(key: "BTCPRICED_KEYED_DAILY_CALLS", defaultValue: "1000", kind: .wholeNumber(1...5000))
+
+    @Test func aNewEntryWithAKeyAndASymbolNeedsNothingElse() throws {
+        let catalog = Venue.catalog + [Self.keyedNewcomer]
+        let file = "BTCPRICED_SOURCES=keyed,kraken\nBTCPRICED_KEYED_SYMBOL=BTCUSDC\nBTCPRICED_KEYED_DAILY_CALLS=864\n"
+        let keyless = try SettingsLoader.load(.init(file: ("/etc/btcpriced/btcpriced.conf", file), catalog: catalog))
+        #expect(keyless.value(Self.keyedSymbol) == "BTCUSDC" && keyless.value(Self.keyedBudget) == "864")
+        let skipped = try SourcePlan(keyless)
+        #expect(skipped.active.map(\.name) == ["kraken"])
+        #expect(skipped.skipped.map(\.reason) == ["no API key: set BTCPRICED_KEYED_API_KEY_FILE (or the systemd credential keyed-api-key)"],
+                "\(skipped.skipped.map(\.reason))")
+
+        let credentials = ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"]
+        let keyed = try APIKeyResolver.resolve(try SettingsLoader.load(.init(environment: credentials, file: ("/etc/btcpriced/btcpriced.conf", file),
+                                                                             catalog: catalog)),
+                                               environment: credentials) { path in path.hasSuffix("/keyed-api-key") ? "k-123\n" : nil }
+        let plan = try SourcePlan(keyed)
+        #expect(plan.active.map(\.name) == ["keyed", "kraken"], "the credential enables it")
+        #expect(Self.keyedNewcomer.rest.headers(keyed.venueOptions) == ["x-api-key": "k-123"])
+        #expect(Self.keyedNewcomer.rest.symbol(keyed.venueOptions) == "BTCUSDC")
+        #expect(plan.limits(Self.keyedNewcomer).pace == .seconds(100), "864 calls a day")
+        #expect(plan.description.contains("keyed budget: 864 calls a day (at most one every 100s); API key set"), "\(plan.description)")
+        #expect(!plan.description.contains("k-123"), "the key itself is never shown")
+        #expect(Self.keyedNewcomer.hint(for: .unauthorized("bad key")) == "; check the key in BTCPRICED_KEYED_API_KEY_FILE (or the credential keyed-api-key). Not asking it again for 10m")
+        #expect(Self.keyedNewcomer.hint(for: .wrongSymbol(expected: "BTCUSDC", got: "BTCUSD")) == "; check BTCPRICED_KEYED_SYMBOL")
+
+        let refused = #expect(throws: ConfigError.self) {
+            try SettingsLoader.load(.init(environment: ["BTCPRICED_KEYED_DAILY_CALLS": "9000"], catalog: catalog))
+        }
+        #expect(refused?.description.contains("environment variable BTCPRICED_KEYED_DAILY_CALLS") == true, "\(refused?.description ?? "no error")")
     }
 
     @Test func aNewEntryAloneAsksItsVenueOverHTTP() async throws {

@@ -26,7 +26,9 @@ struct HardeningEndToEndTests {
 
     @Test func aSecondDaemonOnTheSameStateDirectoryRefusesAndTouchesNothing() async throws {
         let exchange = try await FakeExchange.start()
-        let first = try DaemonProcess(exchangeURL: exchange.baseURL)
+        // The first daemon saves its first quote and then nothing for an hour, so any change to
+        // quote.json below is the second daemon's (at the harness's 0 it rewrites it every second).
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_PERSIST_INTERVAL": "1h"])
         defer { first.stop(); first.removeFiles() }
         try await first.start()
         try await until("a quote is saved") { FileManager.default.fileExists(atPath: first.quoteFile) }
@@ -39,7 +41,7 @@ struct HardeningEndToEndTests {
         #expect(result.stderr.contains("another btcpriced is already using"))
         #expect(!FileManager.default.fileExists(atPath: first.directory + "/second/btcpriced.sock"))
         let after = try Data(contentsOf: URL(fileURLWithPath: first.quoteFile))
-        #expect(after.count == before.count)
+        #expect(after == before, "quote.json changed: \(String(decoding: before, as: UTF8.self)) became \(String(decoding: after, as: UTF8.self))")
         #expect(try await first.ctl("ping").status == 0)
         await exchange.shutdown()
     }

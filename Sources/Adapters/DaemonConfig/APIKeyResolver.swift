@@ -1,23 +1,27 @@
+import Exchanges
 import PriceCore
-/// Finds the CryptoCompare API key: `BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE`, else
-/// `BTCPRICED_CRYPTOCOMPARE_API_KEY`, else the systemd credential `cryptocompare-api-key`
-/// (`LoadCredential=`). Errors name the file, never its content.
+
+/// Finds each keyed venue's API key (`VenueSetting.Kind.apiKey`): its `_FILE` setting, else the
+/// key setting itself, else its systemd credential (`LoadCredential=`). Errors name the file,
+/// never its content.
 public enum APIKeyResolver {
-    public static let credentialName = "cryptocompare-api-key"
     static let longestKey = 512
 
     /// `read` returns a file's text, nil when it does not exist, and throws when it cannot be read.
     public static func resolve(_ settings: DaemonSettings, environment: [String: String],
                                read: (String) throws -> String?) throws(ConfigError) -> DaemonSettings {
         var settings = settings
-        if let path = settings.cryptoCompareAPIKeyFile {
-            guard settings.cryptoCompareAPIKey == nil else {
-                throw ConfigError("both BTCPRICED_CRYPTOCOMPARE_API_KEY and BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE are set; keep only the file")
+        for venue in settings.catalog {
+            guard let setting = venue.apiKey, let fileKey = setting.fileKey, let credential = setting.credential else { continue }
+            if let path = settings.apiKeyFiles[venue.name] {
+                guard settings.apiKeys[venue.name] == nil else {
+                    throw ConfigError("both \(setting.key) and \(fileKey) are set; keep only the file")
+                }
+                settings.apiKeys[venue.name] = try key(fromFile: path, named: fileKey, required: true, read: read)
+            } else if settings.apiKeys[venue.name] == nil, let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+                settings.apiKeys[venue.name] = try key(fromFile: directory + "/" + credential, named: "the systemd credential \(credential)",
+                                                       required: false, read: read)
             }
-            settings.cryptoCompareAPIKey = try key(fromFile: path, named: "BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE", required: true, read: read)
-        } else if settings.cryptoCompareAPIKey == nil, let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            settings.cryptoCompareAPIKey = try key(fromFile: directory + "/" + credentialName, named: "the systemd credential \(credentialName)",
-                                                   required: false, read: read)
         }
         return settings
     }

@@ -1,7 +1,7 @@
 import Exchanges
 
-/// A setting, by the name it has in both the config file and the environment. The venues' URL
-/// settings come from the catalog (`SettingNames`); the rest are listed here.
+/// A setting, by the name it has in both the config file and the environment. The venues' own
+/// settings (URLs, a symbol, a key) come from the catalog (`SettingNames`); the rest are listed here.
 public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
@@ -23,12 +23,8 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let staleAfter = SettingKey("BTCPRICED_STALE_AFTER")
     public static let persistInterval = SettingKey("BTCPRICED_PERSIST_INTERVAL")
     public static let watchStall = SettingKey("BTCPRICED_WATCH_STALL")
-    public static let binanceSymbol = SettingKey("BTCPRICED_BINANCE_SYMBOL")
     public static let stream = SettingKey("BTCPRICED_STREAM")
     public static let publishInterval = SettingKey("BTCPRICED_PUBLISH_INTERVAL")
-    public static let cryptoCompareAPIKey = SettingKey("BTCPRICED_CRYPTOCOMPARE_API_KEY")
-    public static let cryptoCompareAPIKeyFile = SettingKey("BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE")
-    public static let cryptoCompareDailyCalls = SettingKey("BTCPRICED_CRYPTOCOMPARE_DAILY_CALLS")
     public static let mode = SettingKey("BTCPRICED_MODE")
     public static let maximumDeviation = SettingKey("BTCPRICED_MAX_DEVIATION")
     public static let consensusMinimum = SettingKey("BTCPRICED_CONSENSUS_MIN")
@@ -49,21 +45,25 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static func restURL(_ venue: Venue) -> SettingKey { SettingKey(venue.rest.url.key) }
     /// The setting holding a venue's stream URL; nil for a venue without a stream.
     public static func streamURL(_ venue: Venue) -> SettingKey? { venue.stream.map { SettingKey($0.url.key) } }
+    /// A venue's own setting (`BTCPRICED_<VENUE>_SYMBOL`).
+    public static func venue(_ setting: VenueSetting) -> SettingKey { SettingKey(setting.key) }
+    /// The setting naming the file an API key is read from; nil for other settings.
+    public static func file(of setting: VenueSetting) -> SettingKey? { setting.fileKey.map(SettingKey.init) }
 
     static let general: [SettingKey] = [
-        sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, binanceSymbol, stream, publishInterval,
-        cryptoCompareAPIKey, cryptoCompareAPIKeyFile, cryptoCompareDailyCalls, mode, maximumDeviation, consensusMinimum,
+        sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
+        mode, maximumDeviation, consensusMinimum,
         consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
         userConnections, userWatchers, proxy, plainHTTPHosts,
     ]
 
-    /// Every setting of the standard catalog: the general ones, then each venue's URLs.
+    /// Every setting of the standard catalog: the general ones, then each venue's own.
     public static var allCases: [SettingKey] { SettingNames.standard.all }
 
     public static let prefix = "BTCPRICED_"
 
     /// The hierarchical key swift-configuration uses; its environment encoder maps it back to
-    /// the upper-case name (`btcpriced.binance.url` ↔ `BTCPRICED_BINANCE_URL`).
+    /// the upper-case name (`btcpriced.<venue>.url` ↔ `BTCPRICED_<VENUE>_URL`).
     var configKey: [String] { rawValue.lowercased().split(separator: "_").map(String.init) }
 }
 

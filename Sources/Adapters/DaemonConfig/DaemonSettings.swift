@@ -24,7 +24,6 @@ public struct DaemonSettings: Sendable, Equatable {
     public var watchStall: Duration
     /// Each venue's REST base URL, by venue name (every catalog entry has one).
     public var restURLs: [SourceName: String]
-    public var binanceSymbol: String
     /// Which venue streams trades over WebSocket while REST polling rests.
     public var stream: StreamChoice
     /// Each streaming venue's stream URL, by venue name.
@@ -32,10 +31,13 @@ public struct DaemonSettings: Sendable, Equatable {
     /// `watch` subscribers get at most one line per this interval (zero: every update); state
     /// changes are never held back.
     public var publishInterval: Duration
-    /// Resolved from the key, its file or the systemd credential (see `APIKeyResolver`).
-    public var cryptoCompareAPIKey: APIKey?
-    public var cryptoCompareAPIKeyFile: String?
-    public var cryptoCompareDailyCalls: Int
+    /// The venues' own settings that are not secrets (a symbol, a budget), validated, by key.
+    public var venueValues: [String: String]
+    /// Each keyed venue's API key, resolved from the key, its file or the systemd credential
+    /// (see `APIKeyResolver`), by venue.
+    public var apiKeys: [SourceName: APIKey]
+    /// Each keyed venue's key file setting, where given, by venue.
+    public var apiKeyFiles: [SourceName: String]
     public var mode: SourceMode
     /// A fraction: `0.01` for 1 %.
     public var maximumDeviation: Decimal
@@ -63,9 +65,18 @@ public struct DaemonSettings: Sendable, Equatable {
 
     /// The market choices every venue's requests are built from.
     public var venueOptions: VenueOptions {
-        VenueOptions(currency: currency.code, binanceSymbol: binanceSymbol, cryptoCompareAPIKey: cryptoCompareAPIKey?.value,
-                     cryptoCompareDailyCalls: cryptoCompareDailyCalls)
+        var values = venueValues
+        for venue in catalog {
+            if let setting = venue.apiKey, let key = apiKeys[venue.name] { values[setting.key] = key.value }
+        }
+        return VenueOptions(currency: currency.code, values: values)
     }
+
+    /// A venue's own setting, validated, or its default.
+    public func value(_ setting: VenueSetting) -> String { venueValues[setting.key] ?? setting.defaultValue }
+
+    /// Whether `venue` can be asked as far as keys go: it needs none, or has one.
+    public func hasKey(for venue: Venue) -> Bool { !venue.needsAPIKey || apiKeys[venue.name] != nil }
 
     public static let defaultConfigPath = "/etc/btcpriced/btcpriced.conf"
 
@@ -85,11 +96,8 @@ public struct DaemonSettings: Sendable, Equatable {
         case .staleAfter: "10s"
         case .persistInterval: "2m"
         case .watchStall: "30s"
-        case .binanceSymbol: "BTCUSDT"
         case .stream: "auto"
         case .publishInterval: "250ms"
-        case .cryptoCompareAPIKey, .cryptoCompareAPIKeyFile: ""
-        case .cryptoCompareDailyCalls: "7500"
         case .mode: "fallback"
         case .maximumDeviation: "1%"
         case .consensusMinimum: "2"
@@ -103,7 +111,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"
-        default: names.urlDefault(for: key) ?? ""
+        default: names.venueDefault(for: key) ?? ""
         }
     }
 

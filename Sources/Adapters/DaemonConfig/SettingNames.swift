@@ -1,7 +1,7 @@
 import Exchanges
 
-/// The settings a venue catalog gives: the general ones, then each venue's URL settings with
-/// their defaults. The daemon uses `standard` (Venue.catalog); a test may load settings for a
+/// The settings a venue catalog gives: the general ones, then each venue's own (its URLs, then
+/// its other settings) with their defaults. The daemon uses `standard` (Venue.catalog); a test may load settings for a
 /// catalog of its own, so a venue added there is known to the config file and the environment.
 public struct SettingNames: Sendable {
     public let catalog: [Venue]
@@ -13,7 +13,10 @@ public struct SettingNames: Sendable {
 
     public init(catalog: [Venue]) {
         self.catalog = catalog
-        all = SettingKey.general + catalog.flatMap { venue in [SettingKey.restURL(venue)] + [SettingKey.streamURL(venue)].compactMap { $0 } }
+        all = SettingKey.general + catalog.flatMap { venue in
+            [SettingKey.restURL(venue)] + [SettingKey.streamURL(venue)].compactMap { $0 }
+                + venue.settings.flatMap { [SettingKey.venue($0)] + [SettingKey.file(of: $0)].compactMap { $0 } }
+        }
         names = Set(all.map(\.rawValue))
     }
 
@@ -28,8 +31,12 @@ public struct SettingNames: Sendable {
             .flatMap { editDistance($0.rawValue, unknown) <= 4 ? $0 : nil }
     }
 
-    /// A venue URL setting's default.
-    func urlDefault(for key: SettingKey) -> String? {
-        catalog.lazy.flatMap { [$0.rest.url, $0.stream?.url].compactMap { $0 } }.first { $0.key == key.rawValue }?.defaultURL
+    /// A venue setting's default: a URL's, or another setting's ("" for an API key or its file).
+    func venueDefault(for key: SettingKey) -> String? {
+        if let url = catalog.lazy.flatMap({ [$0.rest.url, $0.stream?.url].compactMap { $0 } }).first(where: { $0.key == key.rawValue }) {
+            return url.defaultURL
+        }
+        return catalog.lazy.flatMap(\.settings).first { $0.key == key.rawValue || $0.fileKey == key.rawValue }
+            .map { $0.key == key.rawValue ? $0.defaultValue : "" }
     }
 }

@@ -71,6 +71,37 @@ public enum SettingsLoader {
             return urls
         }
 
+        // Each venue's own settings, parsed by their kind; API keys apart, as they are secrets.
+        func venueValues() throws(ConfigError) -> [String: String] {
+            var values: [String: String] = [:]
+            for setting in input.catalog.flatMap(\.settings) {
+                switch setting.kind {
+                case .symbol: values[setting.key] = try value(.venue(setting), ValueParsers.symbol)
+                case .wholeNumber(let range): values[setting.key] = String(try value(.venue(setting), ValueParsers.wholeNumber(in: range)))
+                case .apiKey: continue
+                }
+            }
+            return values
+        }
+        func apiKeys() throws(ConfigError) -> [SourceName: APIKey] {
+            var keys: [SourceName: APIKey] = [:]
+            for venue in input.catalog {
+                guard let setting = venue.apiKey else { continue }
+                keys[venue.name] = try value(.venue(setting)) { text in
+                    text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
+                }
+            }
+            return keys
+        }
+        func apiKeyFiles() throws(ConfigError) -> [SourceName: String] {
+            var files: [SourceName: String] = [:]
+            for venue in input.catalog {
+                guard let setting = venue.apiKey, let fileKey = SettingKey.file(of: setting) else { continue }
+                files[venue.name] = try value(fileKey) { .success($0.isEmpty ? nil : $0) }
+            }
+            return files
+        }
+
         let plainHosts = try value(.plainHTTPHosts, ValueParsers.plainHosts)
         let interval = try positive(.interval, atMost: .seconds(3600))
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
@@ -86,18 +117,15 @@ public enum SettingsLoader {
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
             watchStall: try positive(.watchStall, atMost: .seconds(3600)),
             restURLs: try venueURLs({ ValueParsers.baseURL($0, plainHosts: plainHosts) }) { SettingKey.restURL($0) },
-            binanceSymbol: try value(.binanceSymbol, ValueParsers.symbol),
             stream: try value(.stream) { text in
                 StreamChoice(text, catalog: input.catalog).map { .success($0) }
                     ?? .failure("unknown stream \(quoted(text)); use one of \(StreamChoice.choices(in: input.catalog).joined(separator: ", "))")
             },
             streamURLs: try venueURLs({ ValueParsers.streamURL($0, plainHosts: plainHosts) }) { SettingKey.streamURL($0) },
             publishInterval: try positive(.publishInterval, allowZero: true, atMost: .seconds(60)),
-            cryptoCompareAPIKey: try value(.cryptoCompareAPIKey) { text in
-                text.isEmpty ? .success(nil) : APIKeyResolver.validate(text).map { .some($0) }
-            },
-            cryptoCompareAPIKeyFile: try value(.cryptoCompareAPIKeyFile) { .success($0.isEmpty ? nil : $0) },
-            cryptoCompareDailyCalls: try value(.cryptoCompareDailyCalls, ValueParsers.wholeNumber(in: 1...1_000_000)),
+            venueValues: try venueValues(),
+            apiKeys: try apiKeys(),
+            apiKeyFiles: try apiKeyFiles(),
             mode: try value(.mode, ValueParsers.mode),
             maximumDeviation: try value(.maximumDeviation, ValueParsers.percentage),
             consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...input.catalog.count)),

@@ -39,12 +39,12 @@ enum ValueParsers {
     /// An absolute http(s) URL with no query or fragment; plain http only to loopback.
     /// `plainHosts`: the LAN hosts `BTCPRICED_PLAIN_HTTP_HOSTS` allows over plain http.
     static func baseURL(_ text: String, plainHosts: [String] = []) -> Result<String, InvalidValue> {
-        endpointURL(text, secure: "https", plain: "http", example: "https://api.binance.com", plainHosts: plainHosts)
+        endpointURL(text, secure: "https", plain: "http", example: Venue.catalog.exampleURL, plainHosts: plainHosts)
     }
 
     /// A WebSocket URL: `wss://` (TLS, always verified), or `ws://` for loopback test servers.
     static func streamURL(_ text: String, plainHosts: [String] = []) -> Result<String, InvalidValue> {
-        endpointURL(text, secure: "wss", plain: "ws", example: "wss://stream.binance.com:9443", plainHosts: plainHosts)
+        endpointURL(text, secure: "wss", plain: "ws", example: Venue.catalog.exampleStreamURL, plainHosts: plainHosts)
     }
 
     /// Plain http(s) is refused on the public internet. Three exceptions: loopback (test
@@ -158,7 +158,7 @@ enum ValueParsers {
         let known = catalog.map(\.name)
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingBlanks).lowercased() }
         guard !names.isEmpty, !names.contains("") else {
-            return .failure("\(quoted(text)) names no sources; use e.g. coinbase,kraken,bitstamp")
+            return .failure("\(quoted(text)) names no sources; use e.g. \(catalog.keylessDefaults.map(\.rawValue).joined(separator: ","))")
         }
         var result: [SourceName] = []
         for name in names {
@@ -179,7 +179,8 @@ enum ValueParsers {
         return .failure("\(quoted(text)) is not an ISO 4217 currency code\(hint)")
     }
 
-    /// A Binance BTC market: `BTC` then its quote asset, which the quotes are labelled with.
+    /// A venue's BTC market (`VenueSetting.Kind.symbol`): `BTC` then its quote asset, which the
+    /// quotes are labelled with.
     static func symbol(_ text: String) -> Result<String, InvalidValue> {
         let valid = (5...20).contains(text.utf8.count) && text.hasPrefix("BTC")
             && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }

@@ -71,7 +71,7 @@ public struct HTTPPriceSource: PriceSource {
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
                                         usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), date: http.headers.first(name: "Date"),
                                         age: http.headers.first(name: "Age"), body: Array(buffer: body))
-            // The venue's own count of request weight used in its window, where it sends one (Binance).
+            // The venue's own count of request weight used in its window, where it sends one.
             if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
                 Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
             }
@@ -105,7 +105,7 @@ public struct HTTPPriceSource: PriceSource {
 }
 
 /// A request a source makes instead of its plain one at most once a `period`: it weighs the same
-/// against the venue's limits and its answer says more (Binance's 24 h mini ticker).
+/// against the venue's limits and its answer says more (a 24 h ticker's day range).
 public final class OccasionalRequest: Sendable {
     let url: String
     let period: Duration

@@ -18,7 +18,7 @@ public struct FileQuoteStore: QuoteStore {
     public var quarantinePath: String { path + ".corrupt" }
     /// Each venue's configured base URL, now: stamped on saves and compared on loads.
     let origins: @Sendable () -> [SourceName: String]
-    /// What the configured venues quote in, now (`USD` and Binance's `USDT`, or `EUR`): a saved
+    /// What the configured venues quote in, now (`USD` and a stablecoin such as `USDT`, or `EUR`): a saved
     /// quote in anything else is another currency's. Empty accepts any.
     let quoteAssets: @Sendable () -> Set<String>
 

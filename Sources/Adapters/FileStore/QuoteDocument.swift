@@ -2,7 +2,7 @@ import JSONText
 import PriceCore
 
 /// The on-disk form of a quote:
-/// `{"version":1,"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"binance","timestamp":"…"}`.
+/// `{"version":1,"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"<venue>","timestamp":"…"}`.
 public enum QuoteDocument {
     public static let formatVersion = 1
 

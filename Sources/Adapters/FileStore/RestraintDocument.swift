@@ -5,7 +5,7 @@ import JSONText
 import PriceCore
 
 /// `sources.json`: the cool-downs and budgeted calls that must survive a restart.
-/// `{"version":1,"sources":{"binance":{"resting_until":"…","stream_refused_until":"…"},"cryptocompare":{"last_call":"…","calls_by_hour":{"1795309200000":312}}}}`
+/// `{"version":1,"sources":{"<venue>":{"resting_until":"…","stream_refused_until":"…"},"<keyed venue>":{"last_call":"…","calls_by_hour":{"1795309200000":312}}}}`
 /// (`stream_refused_until` came later; files without it read as before.)
 public enum RestraintDocument {
     public static let formatVersion = 1

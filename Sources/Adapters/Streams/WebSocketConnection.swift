@@ -137,7 +137,7 @@ enum WebSocketConnection {
                     try channel.syncOptions?.setOption(.autoRead, value: false)
                     // A paced read takes an interval's messages at once: buffers that fit them
                     // from the start, so a busy interval needs no second read (NIO's default starts
-                    // at 2 KiB, a dozen Binance trades).
+                    // at 2 KiB, a dozen trade messages).
                     try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 16_384, maximum: 65_536))
                     try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval), position: .first)
                 }

@@ -27,7 +27,7 @@ public enum HumanFormat {
     }
 
     /// A price as people read it in its currency: `€97,123.45`, `¥15,234,567`, rounded half up
-    /// to the currency's minor units. A quote asset that is not an ISO currency (Binance's
+    /// to the currency's minor units. A quote asset that is not an ISO currency (a stablecoin such as
     /// USDT) keeps every digit and gets no symbol.
     public static func money(_ text: String, currency code: String) -> String {
         guard let currency = Currency(code: code) else { return groupedPrice(text) }
@@ -91,7 +91,7 @@ public enum HumanFormat {
         return text
     }
 
-    /// One `watch` line: `2026-11-21T16:00:00.123Z  114,459.80  binance  fresh`.
+    /// One `watch` line: `2026-11-21T16:00:00.123Z  114,459.80  <venue>  fresh`.
     public static func watchLine(_ status: StatusMessage) -> String {
         let price = status.price.map { money($0, currency: status.currency) } ?? "-"
         let marker = status.state == .fresh ? "fresh" : status.state == .stale ? "STALE" : "NO DATA"

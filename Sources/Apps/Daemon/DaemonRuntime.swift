@@ -101,7 +101,7 @@ struct DaemonRuntime {
         )
         parts.onReady = { status in
             logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
-            SourcePlanLogging.logSkipped(plan, logger: logger)
+            plan.logNotices(logger)
             notifier.ready(status: status.text)
         }
         let daemon: DaemonService<EventLoopClock>

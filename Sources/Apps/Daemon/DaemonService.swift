@@ -1,3 +1,4 @@
+import DaemonConfig
 import DaemonKit
 import FileStore
 import Logging
@@ -168,7 +169,7 @@ struct DaemonService<C: Clock>: Service where C.Duration == Duration, C.Instant:
             return loop
         }
         var fetch = FetchService(makeLoop: makeLoop, initialPlan: parts.plan, reloads: reloads, intake: intake, ledger: ledger,
-                                 restraints: restraints, health: health, hints: VenueHints.operatorHints, logger: parts.logger)
+                                 restraints: restraints, health: health, hints: .from(parts.plan.settings.catalog), logger: parts.logger)
         fetch.cycleHandled = parts.cycleHandled
         fetch.executor = parts.executor
         return fetch

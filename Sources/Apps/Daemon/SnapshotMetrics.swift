@@ -6,7 +6,7 @@ import WireProtocol
 /// keeps its exact decimal text (a Gauge would round it through a Double), and the age and
 /// staleness are as of the scrape.
 enum SnapshotMetrics {
-    /// `currency` is the one configured (`USD` even when Binance answers in USDT, which
+    /// `currency` is the one configured (`USD` even when a venue answers in USDT, which
     /// `quote_asset` says); `symbol` is the venue's market.
     static func families(quote: Quote?, state: FreshnessState, currency: String) -> [MetricFamilyText] {
         var families = [

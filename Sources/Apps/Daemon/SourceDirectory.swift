@@ -1,3 +1,4 @@
+import DaemonConfig
 import PriceCore
 import Synchronization
 import WireProtocol

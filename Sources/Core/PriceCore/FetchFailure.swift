@@ -16,9 +16,9 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case missingField(String)
     case wrongSymbol(expected: String, got: String)
     case invalidPrice(PriceError)
-    /// The exchange answered with its own error object (CryptoCompare does so with HTTP 200).
+    /// The exchange answered with its own error object (some do so with HTTP 200).
     case exchangeError(String)
-    /// The venue wants a valid API key (CryptoCompare's HTTP 401, or its HTTP-200 "auth key" error).
+    /// The venue wants a valid API key (HTTP 401, or an HTTP-200 error object about the key).
     case unauthorized(String)
 
     /// How long a rate-limited venue rests when it names no time of its own.

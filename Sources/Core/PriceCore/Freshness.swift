@@ -48,7 +48,7 @@ public struct Freshness: Sendable, Hashable {
     }
 }
 
-/// When a quote turns stale. A source that may be asked only every `pace` (CryptoCompare's
+/// When a quote turns stale. A source that may be asked only every `pace` (a keyed venue's
 /// 10 s cache, a daily budget) cannot refresh faster than that, so its quotes get that much more
 /// than `staleAfter`: stale means "not refreshed when its source allowed", and a slow source no
 /// longer flaps between fresh and stale between two permitted calls.

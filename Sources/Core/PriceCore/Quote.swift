@@ -14,9 +14,9 @@ public struct SourceName: Sendable, Hashable, CustomStringConvertible, Expressib
 /// What a source says, before the daemon stamps it with its receipt time.
 public struct SourceQuote: Sendable, Hashable {
     public let price: Price
-    /// The source's own market symbol: `BTCUSDT` on Binance, `XXBTZUSD` on Kraken.
+    /// The source's own market symbol: `BTCUSDT`, `XXBTZUSD`, `btcusd`.
     public let symbol: String
-    /// What the price is counted in: `USDT` on Binance's default market, `USD` elsewhere.
+    /// What the price is counted in: `USDT` on a stablecoin market, `USD` elsewhere.
     public let quoteAsset: String
     /// Set when the venue says it is close to its rate limit: leave it alone this long.
     public let pauseRequested: Duration?

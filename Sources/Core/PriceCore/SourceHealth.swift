@@ -15,7 +15,7 @@ public enum HealthEvent: Sendable, Hashable {
     case sourceRecovered(SourceName, failedCycles: Int)
     case allSourcesFailing
     case quotesFlowingAgain
-    /// The venue said it is near its rate limit (Binance's used weight); it rests this long.
+    /// The venue said it is near its rate limit (a used request weight); it rests this long.
     case sourceNearRateLimit(SourceName, pause: Duration)
     /// In consensus mode: this venue's price is too far from the others' median.
     case sourceOutlier(SourceName, price: Price, median: Price)
@@ -121,7 +121,7 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
         lastQuote = (now, 0)
     }
 
-    /// `binance: HTTP 451 (geo-restricted); cryptocompare: rate-limited`, or nil when all is well.
+    /// `<venue>: HTTP 451 (geo-restricted); <venue>: rate-limited`, or nil when all is well.
     /// Only failures that still matter: since the last quote, or of a source ranked above the
     /// one that gave it (why the quote comes from further down the chain).
     public var failureSummary: String? {

@@ -206,7 +206,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         state.withLock { $0.health.quoteArrived(at: now) }
     }
 
-    /// `binance: HTTP 451 (geo-restricted); coinbase: HTTP 503`, or nil when all is well.
+    /// `<venue>: HTTP 451 (geo-restricted); <venue>: HTTP 503`, or nil when all is well.
     public var failureSummary: String? {
         state.withLock { state in
             let parts = [state.health.failureSummary, state.shortfall].compactMap { $0 }

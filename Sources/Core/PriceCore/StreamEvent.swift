@@ -1,10 +1,10 @@
 /// What one message on a venue's stream says, reduced to what the daemon acts on. A message
-/// can say several things (Binance's mini ticker carries a price and the day's range).
+/// can say several things (a mini ticker carries a price and the day's range).
 public enum StreamEvent: Sendable, Hashable {
     /// A trade, or a ticker update that the venue sends for every trade; stamped with the
     /// venue's own time (and trade id) where it sends them.
     case trade(SourceQuote, TradeStamp?)
-    /// A periodic ticker's last price (Binance's miniTicker `c`): never overrides a newer trade.
+    /// A periodic ticker's last price (a mini ticker's close): never overrides a newer trade.
     case tickerClose(SourceQuote, TradeStamp?)
     /// The venue's own rolling 24 h figures.
     case dayRange(DayRange)
@@ -48,7 +48,7 @@ public struct TradeStamp: Sendable, Hashable {
         self.tradeID = tradeID
     }
 
-    /// The venue's milliseconds since the epoch, as Binance sends `T` and `E`.
+    /// The venue's milliseconds since the epoch, as venues send trade and event times.
     public init?(milliseconds: Int64?, tradeID: Int64? = nil) {
         guard let milliseconds, milliseconds > 0 else { return nil }
         self.init(time: Timestamp(millisecondsSinceEpoch: milliseconds), tradeID: tradeID)

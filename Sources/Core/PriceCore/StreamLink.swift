@@ -19,7 +19,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         public var provenAfter: Duration = .seconds(60)
         /// A refused upgrade (HTTP 451 or 403) is not tried again for this long.
         public var refusalCooldown: Duration = .seconds(3600)
-        /// Reconnect this long after connecting, before a venue's own cut-off (Binance: 24 h).
+        /// Reconnect this long after connecting, before a venue's own cut-off (24 h at some).
         public var rotateAfter: Duration? = .seconds(23 * 3600 + 30 * 60)
         /// A replacement that failed is tried again after this, while the old connection serves.
         public var replacementRetry: Duration = .seconds(30)
@@ -249,7 +249,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
 
 extension StreamLink {
     /// Of several venues' links in the user's order, the one to use next: the first that is not
-    /// resting after a refusal (a geo-blocked Binance hands over to the next venue that can
+    /// resting after a refusal (a geo-blocked venue hands over to the next venue that can
     /// stream); when every one is, the one whose rest ends first.
     public static func preferred(_ links: [StreamLink], at now: Instant) -> Int? {
         func restingUntil(_ link: StreamLink) -> Instant? {

@@ -1,8 +1,9 @@
 import PriceCore
 
 /// A venue btcpriced can ask. Its entry in `Venue.catalog` is the one place that says what the
-/// rest of the daemon needs to know about it: the settings naming its URLs, its market, its
-/// limits and its parsers. Adding a venue is one entry plus its adapter files (CONTRIBUTING.md).
+/// rest of the daemon needs to know about it: the settings naming its URLs and its other
+/// settings (a symbol, a key), its market, its limits, its parsers and the operator's hints.
+/// Adding a venue is one entry plus its adapter files (CONTRIBUTING.md).
 public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let name: SourceName
     /// The ISO 4217 currencies it has a BTC market in, as documented by the venue.
@@ -10,21 +11,28 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let rest: RestEndpoint
     /// Nil for a venue without a public trade stream.
     public let stream: StreamEndpoint?
-    /// Asked only with an API key (BTCPRICED_CRYPTOCOMPARE_API_KEY and its file or credential).
-    public let needsAPIKey: Bool
+    /// Its settings beyond the URLs; an `.apiKey` one means it is asked only with a key.
+    public let settings: [VenueSetting]
     /// In `BTCPRICED_SOURCES`' default. A source the user must point somewhere first (their own
     /// mempool) is asked only when named.
     public let inDefaultChain: Bool
+    /// What the operator can do about its failures, beyond what `hint(for:)` says of any venue.
+    public let advice: VenueAdvice
 
-    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, needsAPIKey: Bool = false,
-                inDefaultChain: Bool = true) {
+    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, settings: [VenueSetting] = [],
+                inDefaultChain: Bool = true, advice: VenueAdvice = VenueAdvice()) {
         self.name = name
         self.currencies = currencies
         self.rest = rest
         self.stream = stream
-        self.needsAPIKey = needsAPIKey
+        self.settings = settings
         self.inDefaultChain = inDefaultChain
+        self.advice = advice
     }
+
+    /// The API key it is asked with; nil for a venue that needs none.
+    public var apiKey: VenueSetting? { settings.first { $0.credential != nil } }
+    public var needsAPIKey: Bool { apiKey != nil }
 
     public var description: String { name.rawValue }
     public func quotes(_ currency: String) -> Bool { currencies.contains(currency) }
@@ -48,17 +56,23 @@ public struct URLSetting: Sendable, Hashable {
 public struct VenueOptions: Sendable, Equatable {
     /// The ISO 4217 code of the currency asked for (`BTCPRICED_CURRENCY`).
     public var currency: String
-    /// Binance's market for USD (`BTCPRICED_BINANCE_SYMBOL`): a stablecoin stand-in by default.
-    public var binanceSymbol: String
-    public var cryptoCompareAPIKey: String?
-    public var cryptoCompareDailyCalls: Int
+    /// The venues' own settings (`VenueSetting`), validated, by key; a missing one has its default.
+    public var values: [String: String]
 
-    public init(currency: String = "USD", binanceSymbol: String = "BTCUSDT", cryptoCompareAPIKey: String? = nil,
-                cryptoCompareDailyCalls: Int = CryptoCompareAPI.defaultDailyCalls) {
+    public init(currency: String = "USD", values: [String: String] = [:]) {
         self.currency = currency
-        self.binanceSymbol = binanceSymbol
-        self.cryptoCompareAPIKey = cryptoCompareAPIKey
-        self.cryptoCompareDailyCalls = cryptoCompareDailyCalls
+        self.values = values
+    }
+
+    public func value(_ setting: VenueSetting) -> String { values[setting.key] ?? setting.defaultValue }
+
+    /// A whole-number setting's value (validated when read, so the default is only a fallback).
+    public func number(_ setting: VenueSetting) -> Int { Int(value(setting)) ?? Int(setting.defaultValue) ?? 0 }
+
+    /// A setting's value, nil when it is empty (an API key not given).
+    public func given(_ setting: VenueSetting) -> String? {
+        let value = value(setting)
+        return value.isEmpty ? nil : value
     }
 }
 

@@ -8,11 +8,19 @@ extension Venue {
 
     public static func named(_ name: SourceName) -> Venue? { catalog.named(name) }
 
+    /// Binance's market for USD: a stablecoin stand-in by default.
+    public static let binanceSymbolSetting = VenueSetting(key: "BTCPRICED_BINANCE_SYMBOL", defaultValue: "BTCUSDT", kind: .symbol)
+
     /// Binance's market for the options' currency: the configured symbol for USD (`BTCUSDT`,
     /// labelled USDT), `BTC` + the code otherwise.
     static func binanceSymbol(_ options: VenueOptions) -> String {
-        options.currency == "USD" ? options.binanceSymbol : "BTC" + options.currency
+        options.currency == "USD" ? options.value(binanceSymbolSetting) : "BTC" + options.currency
     }
+
+    public static let cryptoCompareAPIKey = VenueSetting(key: "BTCPRICED_CRYPTOCOMPARE_API_KEY", kind: .apiKey(credential: "cryptocompare-api-key"))
+    /// The key's plan: the calls it may make a day, spread evenly over the day.
+    public static let cryptoCompareDailyCalls = VenueSetting(key: "BTCPRICED_CRYPTOCOMPARE_DAILY_CALLS", defaultValue: "\(CryptoCompareAPI.defaultDailyCalls)",
+                                                             kind: .wholeNumber(1...1_000_000))
 
     public static let binance = Venue(
         name: "binance",
@@ -31,7 +39,15 @@ extension Venue {
             path: { BinanceStream.path(symbol: binanceSymbol($0)) },
             parser: { options in
                 BinanceStream.parser(expectedSymbol: binanceSymbol(options))
-            }))
+            }),
+        settings: [binanceSymbolSetting],
+        advice: VenueAdvice(
+            failure: { failure in
+                guard case .geoRestricted = failure else { return nil }
+                let others = catalog.keylessDefaults.filter { $0 != "binance" }.map(\.rawValue)
+                return "; Binance refuses this location, so the next sources in BTCPRICED_SOURCES are used. To stop asking it, set BTCPRICED_SOURCES=\(others.joined(separator: ",")) (or BTCPRICED_BINANCE_URL=https://api.binance.us)"
+            },
+            nearRateLimit: " (request weight used this minute is over \(BinanceAPI.weightPauseThreshold) of \(BinanceAPI.weightLimitPerMinute), shared by everything on this IP)"))
 
     public static let coinbase = Venue(
         name: "coinbase",
@@ -80,10 +96,10 @@ extension Venue {
         rest: RestEndpoint(
             url: URLSetting(key: "BTCPRICED_CRYPTOCOMPARE_URL", defaultURL: "https://min-api.cryptocompare.com"),
             symbol: { "BTC" + $0.currency }, path: { CryptoCompareAPI.path(currency: $0.currency) },
-            limits: { options, _ in CryptoCompareAPI.limits(dailyCalls: options.cryptoCompareDailyCalls) },
-            headers: { options in options.cryptoCompareAPIKey.map { ["authorization": CryptoCompareAPI.authorizationHeader(apiKey: $0)] } ?? [:] },
+            limits: { options, _ in CryptoCompareAPI.limits(dailyCalls: options.number(cryptoCompareDailyCalls)) },
+            headers: { options in options.given(cryptoCompareAPIKey).map { ["authorization": CryptoCompareAPI.authorizationHeader(apiKey: $0)] } ?? [:] },
             parse: { response, options throws(FetchFailure) in try CryptoCompareAPI.parse(response, currency: options.currency) }),
-        needsAPIKey: true)
+        settings: [cryptoCompareAPIKey, cryptoCompareDailyCalls])
 
     /// A self-hosted price source: a node runner's own mempool, on the LAN or as a .onion.
     public static let mempool = Venue(
@@ -101,4 +117,13 @@ extension Venue {
 extension [Venue] {
     /// The entry called `name` in this catalog.
     public func named(_ name: SourceName) -> Venue? { first { $0.name == name } }
+
+    /// The default chain's venues that need no key: what a message suggests asking instead.
+    public var keylessDefaults: [SourceName] { filter { $0.inDefaultChain && !$0.needsAPIKey }.map(\.name) }
+
+    /// A base URL of this catalog, for examples in messages.
+    public var exampleURL: String { first?.rest.url.defaultURL ?? "https://exchange.example" }
+
+    /// A stream URL of this catalog, for examples in messages.
+    public var exampleStreamURL: String { lazy.compactMap(\.stream).first?.url.defaultURL ?? "wss://exchange.example" }
 }

@@ -2,7 +2,7 @@ import PriceCore
 import WireProtocol
 
 /// The one-line STATUS= text for `systemctl status`, e.g.
-/// `BTC/USD 114459.80 via binance (BTCUSDT), 0.4s old` or `STALE 42s: binance: HTTP 451 (geo-restricted)`.
+/// `BTC/USD 114459.80 via <venue> (BTCUSDT), 0.4s old` or `STALE 42s: <venue>: HTTP 451 (geo-restricted)`.
 public enum StatusSummary {
     /// The kind alone, without rendering the text: what a trade on the hot path needs.
     public static func kind(quote: Quote?, freshness: Freshness, failures: String?) -> StatusKind {

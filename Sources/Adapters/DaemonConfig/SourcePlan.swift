@@ -1,27 +1,28 @@
-import DaemonConfig
-import ExchangeHTTP
 import Exchanges
 import PriceCore
 import WireProtocol
 
 /// Which configured venues the daemon asks, which it skips and why, and what each is allowed.
-struct SourcePlan: Sendable {
-    struct Skipped: Sendable {
-        let venue: Venue
-        let reason: String
+public struct SourcePlan: Sendable {
+    public struct Skipped: Sendable {
+        public let venue: Venue
+        public let reason: String
         /// No market in the currency, rather than set aside by a setting.
-        var unsupported = false
+        public var unsupported = false
     }
 
-    let settings: DaemonSettings
-    let active: [Venue]
-    let skipped: [Skipped]
+    public let settings: DaemonSettings
+    public let active: [Venue]
+    public let skipped: [Skipped]
 
-    static let noKeyReason = "no API key: set BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE (or the systemd credential \(APIKeyResolver.credentialName))"
+    /// Why a venue that needs an API key is skipped without one.
+    static func noKeyReason(_ setting: VenueSetting) -> String {
+        "no API key: set \(setting.fileKey ?? setting.key)" + (setting.credential.map { " (or the systemd credential \($0))" } ?? "")
+    }
 
     /// Throws when nothing usable is left, so the daemon does not start (or reload) into a
     /// configuration that can never produce a quote.
-    init(_ settings: DaemonSettings) throws(ConfigError) {
+    public init(_ settings: DaemonSettings) throws(ConfigError) {
         self.settings = settings
         var active: [Venue] = [], skipped: [Skipped] = []
         let currency = settings.currency.code
@@ -30,8 +31,8 @@ struct SourcePlan: Sendable {
             guard let venue = settings.venue(named: name) else { continue }
             if !venue.quotes(currency) {
                 skipped.append(Skipped(venue: venue, reason: "no BTC/\(currency) market (it quotes \(venue.currencies.joined(separator: ", ")))", unsupported: true))
-            } else if venue.needsAPIKey, settings.cryptoCompareAPIKey == nil {
-                skipped.append(Skipped(venue: venue, reason: Self.noKeyReason))
+            } else if let key = venue.apiKey, !settings.hasKey(for: venue) {
+                skipped.append(Skipped(venue: venue, reason: Self.noKeyReason(key)))
             } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(settings.venueOptions) != currency {
                 let asset = venue.quoteAsset(settings.venueOptions)
                 skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not \(currency): set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
@@ -42,64 +43,55 @@ struct SourcePlan: Sendable {
         self.active = active
         self.skipped = skipped
         if active.isEmpty, skipped.allSatisfy(\.unsupported) {
-            let quoting = Venue.catalog.filter { $0.quotes(currency) }.map(\.name.rawValue)
+            let quoting = settings.catalog.filter { $0.quotes(currency) }.map(\.name.rawValue)
             throw ConfigError("no venue in BTCPRICED_SOURCES (\(settings.sources.map(\.rawValue).joined(separator: ","))) has a BTC/\(currency) market"
                 + (quoting.isEmpty ? "; no venue btcpriced knows quotes \(currency): choose another BTCPRICED_CURRENCY"
                     : "; venues that quote \(currency): \(quoting.joined(separator: ", ")). Set BTCPRICED_SOURCES=\(quoting.joined(separator: ","))"))
         }
         if active.isEmpty {
             let why = skipped.map { "\($0.venue) (\($0.reason))" }.joined(separator: "; ")
-            throw ConfigError("BTCPRICED_SOURCES leaves no usable source: \(why). Add a keyless venue, e.g. BTCPRICED_SOURCES=coinbase,kraken,bitstamp")
+            throw ConfigError("BTCPRICED_SOURCES leaves no usable source: \(why). Add a keyless venue, e.g. BTCPRICED_SOURCES=\(settings.catalog.keylessDefaults.map(\.rawValue).joined(separator: ","))")
         }
         if settings.mode == .consensus, active.count < settings.consensusMinimum {
             throw ConfigError("BTCPRICED_MODE=consensus needs at least BTCPRICED_CONSENSUS_MIN=\(settings.consensusMinimum) usable sources, but only \(active.map(\.name.rawValue).joined(separator: ", ")) can be asked; add venues to BTCPRICED_SOURCES or lower BTCPRICED_CONSENSUS_MIN")
         }
     }
 
-    func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions, baseURL: settings.restURL(venue)) }
+    public func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions, baseURL: settings.restURL(venue)) }
 
     /// What the usable venues quote in: a saved quote in anything else is not restored.
-    var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(settings.venueOptions) }) }
+    public var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(settings.venueOptions) }) }
 
     /// Each usable venue's base URL, as saved quotes are stamped with it.
-    var origins: [SourceName: String] {
+    public var origins: [SourceName: String] {
         Dictionary(uniqueKeysWithValues: active.map { ($0.name, settings.restURL($0)) })
     }
 
-    var descriptors: [SourceDescriptor] {
+    public var descriptors: [SourceDescriptor] {
         active.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset(settings.venueOptions), limits: limits($0)) }
     }
 
-    /// Each venue asks through the client of its route (`BTCPRICED_PROXY`, curl's variables).
-    func sources(clients: HTTPClients, userAgent: String) -> [any PriceSource] {
-        active.map { venue in
-            let url = settings.restURL(venue)
-            return venue.source(baseURL: url, settings.venueOptions, client: clients.client(for: settings.proxies.route(for: url)),
-                                timeout: settings.timeout, userAgent: userAgent)
-        }
-    }
-
-    var mode: FetchMode {
+    public var mode: FetchMode {
         switch settings.mode {
         case .fallback: .fallback
         case .consensus: .consensus(ConsensusRule(maximumDeviation: settings.maximumDeviation, minimumAgreeing: settings.consensusMinimum))
         }
     }
 
-    var stalenessPolicy: StalenessPolicy {
+    public var stalenessPolicy: StalenessPolicy {
         StalenessPolicy(staleAfter: settings.staleAfter, interval: settings.interval,
                         paces: Dictionary(uniqueKeysWithValues: active.map { ($0.name, limits($0).pace) }),
                         consensusMinimum: settings.consensusMinimum)
     }
 
     /// How long a live stream may carry no price before REST refreshes the quote.
-    var priceSilenceAfter: Duration {
+    public var priceSilenceAfter: Duration {
         PriceSilence.limit(staleAfter: settings.staleAfter, interval: settings.interval, timeout: settings.timeout,
                            readInterval: settings.publishInterval)
     }
 
     /// What `--check-config` prints: the effective chain, each source's URL and state, and the budget.
-    var description: String {
+    public var description: String {
         var lines = ["currency: \(settings.currency.code)", "mode: \(settings.mode.rawValue)" + (settings.mode == .consensus
             ? " (median of at least \(settings.consensusMinimum), outliers beyond \(settings.maximumDeviation * 100)% excluded)" : ""),
                      "sources, in order:"]
@@ -108,7 +100,7 @@ struct SourcePlan: Sendable {
             let state: String
             if let skip = skipped.first(where: { $0.venue == venue }) {
                 state = skip.unsupported ? "unsupported — \(skip.reason); never asked"
-                    : venue.needsAPIKey && settings.cryptoCompareAPIKey == nil ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
+                    : !settings.hasKey(for: venue) ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
             } else {
                 state = "enabled, BTC/\(venue.quoteAsset(settings.venueOptions)) as \(venue.rest.symbol(settings.venueOptions)), at most one call every \(limits(venue).pace.humanReadable)"
             }
@@ -123,13 +115,19 @@ struct SourcePlan: Sendable {
             lines.append("  \(venue.name.rawValue): \(rest)" + (stream.map { $0 == rest ? "" : "; stream \($0)" } ?? ""))
         }
         if let advice = staleAfterAdvice { lines.append("note: " + advice) }
-        lines.append("cryptocompare budget: \(settings.cryptoCompareDailyCalls) calls a day (at most one every \(limits(.cryptocompare).pace.humanReadable)); API key \(settings.cryptoCompareAPIKey == nil ? "not set" : "set")")
+        // A venue with a daily budget (a keyed plan's) says what it allows, asked or not.
+        for venue in settings.catalog {
+            let limits = limits(venue)
+            guard let daily = limits.dailyCalls else { continue }
+            lines.append("\(venue.name.rawValue) budget: \(daily) calls a day (at most one every \(limits.pace.humanReadable))"
+                + (venue.needsAPIKey ? "; API key \(settings.hasKey(for: venue) ? "set" : "not set")" : ""))
+        }
         return lines.joined(separator: "\n")
     }
 
     /// When every usable venue's answer changes more slowly than BTCPRICED_STALE_AFTER (a
-    /// mempool-only chain), every quote will show as stale: say what to set instead.
-    var staleAfterAdvice: String? {
+    /// chain of self-hosted sources alone), every quote will show as stale: say what to set instead.
+    public var staleAfterAdvice: String? {
         let slow = active.compactMap { venue in venue.rest.answerChangesEvery.map { (venue: venue, every: $0.every, because: $0.because) } }
         guard !slow.isEmpty, slow.count == active.count, let fastest = slow.min(by: { $0.every < $1.every }),
               fastest.every > settings.staleAfter else { return nil }
@@ -141,12 +139,18 @@ struct SourcePlan: Sendable {
     }
 
     /// How a venue's REST requests leave (credentials masked); nil for a venue not in the catalog.
-    func route(of name: SourceName) -> String? {
+    public func route(of name: SourceName) -> String? {
         settings.venue(named: name).map { settings.proxies.route(for: settings.restURL($0)).description }
     }
 
+    /// What the daemon logs about the plan at start and when a reload changes it: one notice per
+    /// skipped venue, naming what would enable it, and the freshness advice.
+    public var notices: [(venue: Venue?, text: String)] {
+        skipped.map { (venue: $0.venue, text: "\($0.venue) is skipped: \($0.reason)") } + (staleAfterAdvice.map { [(venue: nil, text: $0)] } ?? [])
+    }
+
     /// The disabled rows of `btcctl sources`.
-    var skippedStatuses: [SourceStatus] {
+    public var skippedStatuses: [SourceStatus] {
         skipped.map {
             SourceStatus.disabled($0.venue.name, quoteAsset: $0.unsupported ? settings.currency.code : $0.venue.quoteAsset(settings.venueOptions),
                                   reason: $0.reason, state: $0.unsupported ? .unsupported : .disabled)
@@ -155,5 +159,5 @@ struct SourcePlan: Sendable {
 }
 
 extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    fileprivate func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

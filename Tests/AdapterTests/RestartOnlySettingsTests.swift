@@ -1,0 +1,35 @@
+import DaemonConfig
+import Testing
+
+/// What a reload applies and what waits for a restart, without a daemon.
+@Suite("Restart-only settings on reload")
+struct RestartOnlySettingsTests {
+    func load(_ environment: [String: String]) throws -> DaemonSettings {
+        try SettingsLoader.load(.init(environment: environment))
+    }
+
+    @Test func aReloadKeepsTheStartedCurrencyStreamSocketAndMetricsAndSaysSo() throws {
+        let started = try load(["BTCPRICED_CURRENCY": "USD", "BTCPRICED_STREAM": "auto"])
+        let next = try load(["BTCPRICED_CURRENCY": "GBP", "BTCPRICED_STREAM": "binance", "BTCPRICED_SOCKET": "/run/other.sock",
+                             "BTCPRICED_METRICS_LISTEN": "127.0.0.1:9843", "BTCPRICED_STALE_AFTER": "30s"])
+        let kept = RestartOnlySettings.keep(started, in: next)
+        #expect(kept.settings.currency == started.currency && kept.settings.stream == started.stream)
+        #expect(kept.settings.socketPath == started.socketPath && kept.settings.metricsListen == nil)
+        #expect(kept.settings.staleAfter == .seconds(30), "a live setting is applied")
+        #expect(kept.warnings == [
+            "BTCPRICED_CURRENCY changes (USD to GBP) take effect at the next restart",
+            "BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart; at the next restart it would stop the daemon: BTCPRICED_STREAM=binance: binance has no BTC/GBP market; coinbase and kraken stream BTC/GBP; set BTCPRICED_STREAM=auto or one of them",
+            "BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart",
+            "BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart",
+        ], "\(kept.warnings)")
+    }
+
+    @Test func anUnchangedReloadWarnsOfNothing() throws {
+        let started = try load(["BTCPRICED_CURRENCY": "EUR"])
+        let kept = RestartOnlySettings.keep(started, in: try load(["BTCPRICED_CURRENCY": "EUR", "BTCPRICED_INTERVAL": "2s"]))
+        #expect(kept.warnings.isEmpty, "\(kept.warnings)")
+        #expect(kept.settings.interval == .seconds(2))
+        #expect(!RestartOnlySettings.chainChanged(from: started, to: kept.settings))
+        #expect(RestartOnlySettings.chainChanged(from: started, to: try load(["BTCPRICED_CURRENCY": "EUR", "BTCPRICED_SOURCES": "kraken"])))
+    }
+}
