@@ -110,6 +110,7 @@ let package = Package(
         .target(
             name: "MetricsExport",
             dependencies: [
+                "PriceCore", "WireProtocol",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,5 +1,5 @@
 import ClientKit
-@testable import Daemon
+import Daemon
 import DaemonKit
 import DaemonKitTesting
 import DaemonConfig
@@ -42,16 +42,18 @@ final class DaemonRun: Sendable {
         try SourcePlan(SettingsLoader.load(.init(environment: ["BTCPRICED_SOURCES": "binance,coinbase"].merging(environment) { $1 })))
     }
 
-    func parts(sources: @escaping @Sendable (SourcePlan) -> [any PriceSource], plan: SourcePlan, watchdogInterval: Duration? = .seconds(20),
-               persistInterval: Duration = .seconds(120)) -> DaemonParts<ManualClock> {
+    /// The daemon as production assembles it, on this run's clocks, directory and recorders.
+    func daemon(sources: @escaping @Sendable (SourcePlan) -> [any PriceSource], plan: SourcePlan, watchdogInterval: Duration? = .seconds(20),
+                persistInterval: Duration = .seconds(120)) async throws -> PriceDaemon<ManualClock, SourcePlan> {
         let logger = Logger(label: "btcpriced") { [logs] _ in logs }
-        var parts = DaemonParts(clock: clock, wallClock: wallClock, plan: plan, sources: sources, stateDirectory: directory,
+        let parts = DaemonParts(clock: clock, wallClock: wallClock, plan: plan, sources: sources, stateDirectory: directory,
                                 listener: .path(socketPath), group: MultiThreadedEventLoopGroup.singleton, notifier: notifier,
                                 watchdogInterval: watchdogInterval, logger: logger, serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() },
                                 version: "test", persistInterval: persistInterval)
-        parts.onReady = { status in self.readyStatus.withLock { $0.append(status.text) } }
-        parts.cycleHandled = { report in self.cycles.withLock { $0.append((report, self.clock.now)) } }
-        return parts
+        var ports = try DaemonAssembly.ports(parts)
+        ports.onReady = { status in self.readyStatus.withLock { $0.append(status.text) } }
+        ports.cycleHandled = { report in self.cycles.withLock { $0.append((report, self.clock.now)) } }
+        return await PriceDaemon(ports)
     }
 
     /// Steps both clocks from one deadline to the next, as the services ask, until `duration`
@@ -99,7 +101,7 @@ struct DaemonServiceTests {
         defer { try? FileManager.default.removeItem(atPath: run.directory) }
         let binance = StubSource(.binance, [.quote("114459.8")]), coinbase = StubSource(.coinbase, [.quote("114501.2")])
         // Two hours between saves: only the shutdown can write the recovered quote.
-        let daemon = try await DaemonService(run.parts(sources: { _ in [binance, coinbase] }, plan: DaemonRun.plan(), persistInterval: .seconds(7200)))
+        let daemon = try await run.daemon(sources: { _ in [binance, coinbase] }, plan: DaemonRun.plan(), persistInterval: .seconds(7200))
         try await testGracefulShutdown { trigger in
             let task = Task { try await daemon.run() }
             try await run.advance(by: .seconds(5), sleepers: Self.sleepers)
@@ -144,7 +146,7 @@ struct DaemonServiceTests {
         defer { try? FileManager.default.removeItem(atPath: first.directory) }
         let source = StubSource(.binance, [.quote("114459.8")])
         let plan = try DaemonRun.plan(["BTCPRICED_SOURCES": "binance"])
-        let daemon = try await DaemonService(first.parts(sources: { _ in [source] }, plan: plan))
+        let daemon = try await first.daemon(sources: { _ in [source] }, plan: plan)
         try await testGracefulShutdown { trigger in
             let task = Task { try await daemon.run() }
             try await first.advance(by: .seconds(2), sleepers: Self.sleepers)
@@ -155,7 +157,7 @@ struct DaemonServiceTests {
         let second = try DaemonRun(directory: first.directory)
         second.wallClock.advance(milliseconds: 3_000)
         let down = StubSource(.binance, [.fail(.httpStatus(503))])
-        let restarted = try await DaemonService(second.parts(sources: { _ in [down] }, plan: plan))
+        let restarted = try await second.daemon(sources: { _ in [down] }, plan: plan)
         #expect(second.lines.contains { $0.hasPrefix("info: restored 114459.8 USDT via binance from ") })
         try await testGracefulShutdown { trigger in
             let task = Task { try await restarted.run() }
@@ -177,7 +179,7 @@ struct DaemonServiceTests {
         defer { try? FileManager.default.removeItem(atPath: run.directory) }
         let binance = StubSource(.binance, [.quote("114459.8")]), kraken = StubSource(.kraken, [.quote("114400.1")])
         let sources: @Sendable (SourcePlan) -> [any PriceSource] = { plan in plan.active.contains(.kraken) ? [kraken] : [binance] }
-        let daemon = try await DaemonService(run.parts(sources: sources, plan: DaemonRun.plan(["BTCPRICED_SOURCES": "binance"])))
+        let daemon = try await run.daemon(sources: sources, plan: DaemonRun.plan(["BTCPRICED_SOURCES": "binance"]))
         try await testGracefulShutdown { trigger in
             let task = Task { try await daemon.run() }
             try await run.advance(by: .seconds(3), sleepers: Self.sleepers)

@@ -1,4 +1,4 @@
-@testable import Daemon
+import Daemon
 import DaemonKit
 import DaemonKitTesting
 import Logging

@@ -10,9 +10,24 @@ public final class HTTPClients: Sendable {
     private let configuration: HTTPClient.Configuration
     private let clients = Mutex<[ProxyRules.Route: HTTPClient]>([:])
 
-    public init(group: any EventLoopGroup, configuration: HTTPClient.Configuration) {
+    public init(group: any EventLoopGroup, configuration: HTTPClient.Configuration = HTTPClients.daemonConfiguration) {
         self.group = group
         self.configuration = configuration
+    }
+
+    /// How the daemon asks venues: verified TLS, no redirects, and no retries or tracing of
+    /// AsyncHTTPClient's own.
+    public static var daemonConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
+        // The core enforces BTCPRICED_TIMEOUT per attempt; these only bound a misbehaving connection.
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(10))
+        // The fetch loop has its own retry (the fallback chain, the next cycle, backoff). AHC's
+        // silent connect retries would turn a refused connection into "timeout after 800ms".
+        configuration.connectionPool.retryConnectionEstablishment = false
+        // No tracer: btcpriced exports no traces, and even the no-op tracer's span parses every
+        // request's URL with Foundation, 5 % of an idle daemon's CPU.
+        configuration.tracing.tracer = nil
+        return configuration
     }
 
     public func client(for route: ProxyRules.Route) -> HTTPClient {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import DaemonKit
-import AsyncHTTPClient
 import DaemonConfig
 import EventLoopScheduling
 import ExchangeHTTP
@@ -59,16 +58,7 @@ struct DaemonRuntime {
             }
         }
 
-        var httpConfiguration = HTTPClient.Configuration(certificateVerification: .fullVerification, redirectConfiguration: .disallow)
-        // The core enforces BTCPRICED_TIMEOUT per attempt; these only bound a misbehaving connection.
-        httpConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(10))
-        // The fetch loop has its own retry (the fallback chain, the next cycle, backoff). AHC's
-        // silent connect retries would turn a refused connection into "timeout after 800ms".
-        httpConfiguration.connectionPool.retryConnectionEstablishment = false
-        // No tracer: btcpriced exports no traces, and even the no-op tracer's span parses every
-        // request's URL with Foundation, 5 % of an idle daemon's CPU.
-        httpConfiguration.tracing.tracer = nil
-        let httpClients = HTTPClients(group: group, configuration: httpConfiguration)
+        let httpClients = HTTPClients(group: group)
         func stop(_ status: Int32) async -> Int32 {
             await httpClients.shutdown()
             try? await group.shutdownGracefully()
@@ -94,36 +84,44 @@ struct DaemonRuntime {
         var parts = DaemonParts(
             clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan,
             sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
-            stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group,
+            stateDirectory: settings.stateDirectory, listener: listener, group: group,
             notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
-            version: ProductVersion.current, persistInterval: settings.persistInterval, publishInterval: settings.publishInterval,
-            streams: stream, hostPace: hostPace, metrics: metrics, executor: EventLoopExecutor(loop)
+            version: ProductVersion.current, persistInterval: settings.persistInterval
         )
-        parts.onReady = { status in
-            logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
-            plan.logNotices(logger)
-            notifier.ready(status: status.text)
-        }
-        let daemon: DaemonService<EventLoopClock>
+        parts.serverLimits = limits
+        parts.metrics = metrics
+        let daemon: PriceDaemon<EventLoopClock, SourcePlan>
         do {
-            daemon = try await DaemonService(parts)
+            var ports = try DaemonAssembly.ports(parts)
+            ports.publishInterval = settings.publishInterval
+            ports.streams = stream
+            ports.hostPace = hostPace
+            ports.executor = EventLoopExecutor(loop)
+            ports.onReady = { status in
+                logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
+                plan.logNotices(logger)
+                notifier.ready(status: status.text)
+            }
+            daemon = await PriceDaemon(ports)
         } catch {
             logger.critical("\(error)")
-            return await stop(error.exitStatus)
+            return await stop(ExitStatus.cannotCreate)
         }
 
         // Stopped in reverse order: the metrics writers after the daemon that feeds them.
         var services: [any Service] = []
+        let replies = daemon.replies
         do {
-            if let metricsListener = try await startMetricsListener(replies: daemon.replies, group: group) {
-                services.append(MetricsHTTPService(server: metricsListener))
+            if let metricsListener = try await startMetricsListener(replies: replies, group: group) {
+                services.append(ClosingService { await metricsListener.shutdown() })
             }
         } catch {
             logger.critical("\(error)")
             return await stop(ExitStatus.config)
         }
         if let path = settings.metricsTextfile {
-            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, replies: daemon.replies, clock: EventLoopClock(loop), logger: logger))
+            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
+                                                   write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop), logger: logger))
         }
         let reloader = Reloader(options: options, environment: environment, current: settings, daemon: daemon, logLevel: logLevel,
                                 notifier: notifier, logger: logger)
@@ -141,7 +139,7 @@ struct DaemonRuntime {
             try await serviceGroup.run()
         } catch let error as DaemonStartError {
             logger.critical("\(error)")
-            status = error.exitStatus
+            status = ExitStatus.cannotCreate
         } catch {
             logger.critical("stopped on an unexpected error: \(error)")
             status = ExitStatus.failure
@@ -153,7 +151,7 @@ struct DaemonRuntime {
 
     /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any. A port in use is a
     /// configuration error: the operator picked it.
-    private func startMetricsListener(replies: SocketReplies<EventLoopClock>, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
+    private func startMetricsListener(replies: DaemonReplies<EventLoopClock, SourcePlan>, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
         guard let address = settings.metricsListen else { return nil }
         do {
             let listener = try await MetricsHTTPServer.start(host: address.host, port: address.port, group: group) { replies.metricsReply() }

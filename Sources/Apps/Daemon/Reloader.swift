@@ -13,13 +13,13 @@ actor Reloader {
     /// What the daemon started with: keys read only at start are compared with this, so every
     /// reload that asks for a change of them says it waits for a restart.
     private let started: DaemonSettings
-    private let daemon: DaemonService<EventLoopClock>
+    private let daemon: PriceDaemon<EventLoopClock, SourcePlan>
     private let logLevel: LogLevelSwitch
     private let notifier: SystemdNotifier
     private let logger: Logger
 
     init(options: DaemonOptions, environment: [String: String], current: DaemonSettings,
-         daemon: DaemonService<EventLoopClock>, logLevel: LogLevelSwitch,
+         daemon: PriceDaemon<EventLoopClock, SourcePlan>, logLevel: LogLevelSwitch,
          notifier: SystemdNotifier, logger: Logger) {
         self.options = options
         self.environment = environment

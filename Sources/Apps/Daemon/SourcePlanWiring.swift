@@ -13,6 +13,14 @@ extension OperatorHints {
     }
 }
 
+extension SourcePlan: ChainPlan {
+    public var modeName: String { settings.mode.rawValue }
+    public var interval: Duration { settings.interval }
+    public var timeout: Duration { settings.timeout }
+    public var currency: String { settings.currency.code }
+    public var configured: [SourceName] { settings.sources }
+}
+
 extension SourcePlan {
     /// Each venue asks through the client of its route (`BTCPRICED_PROXY`, curl's variables).
     func sources(clients: HTTPClients, userAgent: String) -> [any PriceSource] {

@@ -1,14 +1,13 @@
-import MetricsExport
 import PriceCore
 import WireProtocol
 
 /// The families read off the current snapshot at each scrape rather than recorded: the price
 /// keeps its exact decimal text (a Gauge would round it through a Double), and the age and
 /// staleness are as of the scrape.
-enum SnapshotMetrics {
+public enum SnapshotMetrics {
     /// `currency` is the one configured (`USD` even when a venue answers in USDT, which
     /// `quote_asset` says); `symbol` is the venue's market.
-    static func families(quote: Quote?, state: FreshnessState, currency: String) -> [MetricFamilyText] {
+    public static func families(quote: Quote?, state: FreshnessState, currency: String) -> [MetricFamilyText] {
         var families = [
             MetricFamilyText(name: "btcpriced_build_info", type: "gauge", samples: [([("version", ProductVersion.current)], "1")]),
             MetricFamilyText(name: "btcpriced_stale", type: "gauge", samples: [([], state == .fresh ? "0" : "1")]),
@@ -23,5 +22,12 @@ enum SnapshotMetrics {
                                              samples: [([], "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction)]))
         }
         return families
+    }
+}
+
+extension PrometheusExporter {
+    /// The exposition with the snapshot's families added, as each scrape reads them.
+    public func exposition(quote: Quote?, state: FreshnessState, currency: String) -> String {
+        exposition(adding: SnapshotMetrics.families(quote: quote, state: state, currency: currency))
     }
 }

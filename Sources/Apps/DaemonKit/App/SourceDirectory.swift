@@ -1,23 +1,24 @@
-import DaemonConfig
 import PriceCore
 import Synchronization
 import WireProtocol
 
-/// Answers the `sources` request: the ledger's live rows merged with the configured but
-/// skipped sources, in the configured order.
-final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    let ledger = SourceLedger<Instant>()
-    private let plan: Mutex<SourcePlan>
+/// The configured chain and the ledger of every venue's health, rests and budget. It answers
+/// the `sources` request: the ledger's live rows merged with the configured but skipped
+/// sources, in the configured order.
+public final class SourceDirectory<Plan: ChainPlan, Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public let ledger = SourceLedger<Instant>()
+    private let plan: Mutex<Plan>
     /// The stream's line of the report, once a stream is wired in.
     private let stream = Mutex<(@Sendable (Instant) -> SourcesReport.Stream)?>(nil)
 
     /// The ledger knows the chain from the start, so `sources` lists it before the first cycle.
-    init(plan: SourcePlan) {
+    public init(plan: Plan) {
         self.plan = Mutex(plan)
         ledger.configure(plan.descriptors)
     }
 
-    var current: SourcePlan {
+    /// The plan in use; a reload sets the next one, and the ledger follows.
+    public var current: Plan {
         get { plan.withLock { $0 } }
         set {
             plan.withLock { $0 = newValue }
@@ -25,21 +26,21 @@ final class SourceDirectory<Instant: InstantProtocol>: Sendable where Instant.Du
         }
     }
 
-    func attach(stream report: @escaping @Sendable (Instant) -> SourcesReport.Stream) {
+    public func attach(stream report: @escaping @Sendable (Instant) -> SourcesReport.Stream) {
         stream.withLock { $0 = report }
     }
 
-    func report(at now: Instant) -> SourcesReport {
+    public func report(at now: Instant) -> SourcesReport {
         let plan = current
         let live = ledger.statuses(at: now)
-        let rows = plan.settings.sources.compactMap { name in
+        let rows = plan.configured.compactMap { name in
             live.first { $0.name == name } ?? plan.skippedStatuses.first { $0.name == name }
         }
-        return SourcesReport(mode: plan.settings.mode.rawValue, entries: rows.map { Self.entry($0, route: plan.route(of: $0.name)) },
+        return SourcesReport(mode: plan.modeName, entries: rows.map { Self.entry($0, route: plan.route(of: $0.name)) },
                              stream: stream.withLock { $0 }?(now))
     }
 
-    static func entry(_ status: SourceStatus, route: String?) -> SourcesReport.Entry {
+    private static func entry(_ status: SourceStatus, route: String?) -> SourcesReport.Entry {
         SourcesReport.Entry(name: status.name.rawValue, state: status.state.rawValue, quoteAsset: status.quoteAsset,
                             lastPrice: status.lastPrice?.description, lastPriceAt: status.lastPriceAt?.rfc3339,
                             lastError: status.lastError, lastErrorAt: status.lastErrorAt?.rfc3339,

@@ -6,14 +6,14 @@ import Glibc
 /// for daemons that need many (systemd.exec(5), LimitNOFILE=), and the socket's connection cap
 /// leaves a reserve below it, so clients run into `busy` long before the store, the HTTP
 /// client or the journal run out of descriptors.
-enum DescriptorLimit {
+public enum DescriptorLimit {
     /// Descriptors kept for everything but admitted clients: the store, HTTP connections to
     /// five venues, the journal, the event loop, listeners, and clients being told `busy`
     /// (each holds one for up to a second).
-    static let reserve = 160
+    public static let reserve = 160
 
     /// Raises the soft limit as far as allowed; returns the limit now in force.
-    static func raiseSoftLimit() -> Int {
+    public static func raiseSoftLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {
@@ -25,7 +25,7 @@ enum DescriptorLimit {
     }
 
     /// Protocol 1's cap of 1024, or less when the descriptor limit is lower.
-    static func connectionCap(descriptorLimit: Int, protocolCap: Int = 1024) -> Int {
+    public static func connectionCap(descriptorLimit: Int, protocolCap: Int = 1024) -> Int {
         max(8, min(protocolCap, descriptorLimit - reserve))
     }
 }

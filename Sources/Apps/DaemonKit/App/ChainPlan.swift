@@ -1,0 +1,25 @@
+import PriceCore
+
+/// The configured chain as the daemon's logic sees it: which venues are asked and how, how
+/// fresh a quote must be, and what the `sources` report lists. The configuration's plan
+/// conforms to it in the composition root; a reload hands the daemon a new one.
+public protocol ChainPlan: Sendable {
+    /// The sources asked, in order, with their quote assets and limits.
+    var descriptors: [SourceDescriptor] { get }
+    var mode: FetchMode { get }
+    /// How `btcctl sources` names the mode: `fallback`, `consensus`.
+    var modeName: String { get }
+    var interval: Duration { get }
+    var timeout: Duration { get }
+    /// The configured currency's ISO 4217 code.
+    var currency: String { get }
+    var stalenessPolicy: StalenessPolicy { get }
+    /// How long a live stream may carry no price before REST refreshes the quote.
+    var priceSilenceAfter: Duration { get }
+    /// Every configured source, in order, asked or not.
+    var configured: [SourceName] { get }
+    /// The rows of the configured sources that are not asked, and why.
+    var skippedStatuses: [SourceStatus] { get }
+    /// How a source's requests leave (credentials masked); nil for one not configured.
+    func route(of name: SourceName) -> String?
+}

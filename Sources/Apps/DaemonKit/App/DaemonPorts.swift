@@ -1,0 +1,67 @@
+import Logging
+import PriceCore
+import WireProtocol
+
+/// What the daemon is made of, handed over by the composition root: production wires the
+/// event loop's clock, the venues over HTTPS, the state directory's files, the socket and
+/// systemd; tests wire a ManualClock, scripted sources, memory or temporary files and a recorder.
+public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+    public var clock: C
+    public var wallClock: any WallClock
+    /// The configured chain, with the ledger of every venue's health, rests and budget.
+    public var directory: SourceDirectory<Plan, C.Instant>
+    /// The venues a plan asks; called again with each plan a reload brings.
+    public var sources: @Sendable (Plan) -> [any PriceSource]
+    public var quoteStore: any QuoteStore
+    public var historyStore: any HistoryStore
+    public var restraintStore: any RestraintStore
+    /// Starts serving the socket with the daemon's replies.
+    public var serve: @Sendable (DaemonReplies<C, Plan>) async throws -> any WatcherServer
+    /// Renders the metrics exposition for the replies.
+    public var exposition: DaemonReplies<C, Plan>.Exposition
+    public var notifier: any HealthNotifier
+    public var watchdogInterval: Duration?
+    public var logger: Logger
+    /// For ServiceLifecycle's own messages.
+    public var serviceLogger: Logger
+    /// Called once the socket serves the restored quote, before the first fetch: READY=1 in production.
+    public var onReady: @Sendable (DaemonStatus) -> Void = { _ in }
+    /// The least time between two writes of quote.json (a clean stop always writes the last).
+    public var persistInterval: Duration
+    /// `watch` subscribers get at most one line per this interval.
+    public var publishInterval: Duration = .zero
+    public var streams: StreamLineup<C.Instant>?
+    /// The venues' pace shared with the other instances on this host, if any.
+    public var hostPace: (any HostPace)?
+    public var jitter: any JitterSource = SystemJitter()
+    /// What to tell the operator about a venue's failures.
+    public var hints = OperatorHints()
+    /// Where blocking file writes run.
+    public var work: any BlockingWork
+    /// Where the services run (the daemon's event loop in production).
+    public var executor: (any TaskExecutor)?
+    /// Hears every fetch cycle after the daemon has handled it (tests step the clock on it).
+    public var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
+
+    public init(clock: C, wallClock: any WallClock, directory: SourceDirectory<Plan, C.Instant>, sources: @escaping @Sendable (Plan) -> [any PriceSource],
+                quoteStore: any QuoteStore, historyStore: any HistoryStore, restraintStore: any RestraintStore,
+                serve: @escaping @Sendable (DaemonReplies<C, Plan>) async throws -> any WatcherServer,
+                exposition: @escaping DaemonReplies<C, Plan>.Exposition, notifier: any HealthNotifier, watchdogInterval: Duration?,
+                logger: Logger, serviceLogger: Logger, persistInterval: Duration, work: any BlockingWork) {
+        self.clock = clock
+        self.wallClock = wallClock
+        self.directory = directory
+        self.sources = sources
+        self.quoteStore = quoteStore
+        self.historyStore = historyStore
+        self.restraintStore = restraintStore
+        self.serve = serve
+        self.exposition = exposition
+        self.notifier = notifier
+        self.watchdogInterval = watchdogInterval
+        self.logger = logger
+        self.serviceLogger = serviceLogger
+        self.persistInterval = persistInterval
+        self.work = work
+    }
+}

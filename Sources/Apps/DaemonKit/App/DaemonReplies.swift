@@ -1,0 +1,38 @@
+import PriceCore
+import WireProtocol
+
+/// What the socket answers: the board's lines, the `sources` report (the configured chain and
+/// the ledger) and the metrics exposition, which the metrics adapter renders from the board.
+public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration {
+    /// Renders the metrics exposition with the families read off the board at each scrape:
+    /// the quote (exact), the freshness state and the configured currency.
+    public typealias Exposition = @Sendable (_ quote: Quote?, _ state: FreshnessState, _ currency: String) -> String
+
+    public let board: PriceBoard<C>
+    public let directory: SourceDirectory<Plan, C.Instant>
+    private let exposition: Exposition
+
+    public init(board: PriceBoard<C>, directory: SourceDirectory<Plan, C.Instant>, exposition: @escaping Exposition) {
+        self.board = board
+        self.directory = directory
+        self.exposition = exposition
+    }
+
+    public func statusReply() -> String { board.statusReply() }
+    public func priceReply() -> String { board.priceReply() }
+    public func historyReply(_ query: HistoryQuery) -> String { board.historyReply(query) }
+
+    public func sourcesReport() -> String {
+        var report = directory.report(at: board.clock.now)
+        // While trades stream, the streaming venue's last price is its newest trade, not its
+        // last REST answer.
+        if board.stateKey.transport == .stream, let quote = board.quote,
+           let row = report.entries.firstIndex(where: { $0.name == quote.source.rawValue }) {
+            report.entries[row].lastPrice = quote.price.description
+            report.entries[row].lastPriceAt = quote.timestamp.rfc3339
+        }
+        return report.line
+    }
+
+    public func metricsReply() -> String { exposition(board.quote, board.freshness().state, board.currency) }
+}

@@ -1,0 +1,125 @@
+import Logging
+import PriceCore
+import ServiceLifecycle
+import Synchronization
+
+/// The whole daemon as one Service, built from the ports the composition root hands over:
+/// restores the saved quote, history and restraints through the door, serves the socket, calls
+/// the on-ready hook, then runs the fetch loop, the stream, the writers and the health services
+/// until graceful shutdown, which ends with a final save of each file.
+public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
+    public let board: PriceBoard<C>
+    public let intake: PriceIntake<C>
+    /// The socket's answers (the board's, the sources report, the metrics).
+    public let replies: DaemonReplies<C, Plan>
+    private let ports: DaemonPorts<C, Plan>
+    /// The socket server, once `run` has started it: where the publisher's lines go.
+    private let server = ServerSlot()
+    private let persister: QuotePersister
+    private let restraints: RestraintKeeper
+    private let history: HistorySaver
+    private let health: DaemonHealth<C>
+    private let reloads: AsyncStream<Plan>
+    private let reloadContinuation: AsyncStream<Plan>.Continuation
+
+    /// Restores what the last run saved.
+    public init(_ ports: DaemonPorts<C, Plan>) async {
+        self.ports = ports
+        let logger = ports.logger, directory = ports.directory, plan = directory.current
+        let board = PriceBoard(currency: plan.currency, policy: plan.stalenessPolicy, clock: ports.clock, wallClock: ports.wallClock)
+        self.board = board
+        replies = DaemonReplies(board: board, directory: directory, exposition: ports.exposition)
+        health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
+        let server = self.server
+        let publisher = WatchPublisher(board: board, interval: ports.publishInterval, executor: ports.executor,
+                                       audience: { server.watcherCount > 0 }) { server.broadcast($0) }
+        persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
+        intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
+                             streamGate: ports.streams?.gate ?? .closed, logger: logger)
+        QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
+        history = HistorySaver(store: ports.historyStore, work: ports.work, logger: logger)
+        await history.restore(into: intake)
+        restraints = RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger)
+        await restraints.restore(into: directory.ledger, now: ports.clock.now, wallTime: ports.wallClock.now())
+        if let streams = ports.streams {
+            directory.attach { streams.report(at: $0) }
+            for (venue, until) in streams.resumeRefusals(from: directory.ledger, at: ports.clock.now) {
+                logger.notice("not asking \(venue) for its stream for another \(ports.clock.now.duration(to: until).humanReadable): it refused before the restart",
+                              metadata: ["source": "\(venue)"])
+            }
+        }
+        (reloads, reloadContinuation) = AsyncStream.makeStream(of: Plan.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// A reload's plan: the staleness policy applies at once, the fetch loop restarts with the
+    /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
+    public func apply(_ plan: Plan) {
+        ports.directory.current = plan
+        intake.use(plan.stalenessPolicy)
+        ports.streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
+        reloadContinuation.yield(plan)
+    }
+
+    public func run() async throws {
+        defer { reloadContinuation.finish() }
+        let server: any WatcherServer
+        defer { self.server.attach(nil) }
+        do {
+            server = try await ports.serve(replies)
+        } catch {
+            throw DaemonStartError("cannot serve the socket: \(error)")
+        }
+        self.server.attach(server)
+        // Stopped in reverse order: the writers (quote, history) after what feeds them.
+        var services: [any Service] = [
+            ClosingService { await server.shutdown() },
+            PersistService(persister: persister, intake: intake),
+            HistoryService(board: board, saver: history, clock: ports.clock),
+            fetchService(),
+            FreshnessMonitor(intake: intake, logger: ports.logger),
+        ]
+        if let streams = ports.streams {
+            services.append(StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,
+                                          jitter: ports.jitter, logger: ports.logger))
+        }
+        services.append(WatchdogService(health: health))
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: ports.serviceLogger
+        ))
+        ports.onReady(board.statusSummary())
+        // Every service's task runs on the daemon's event loop: with the loop's timers as the
+        // clock, a wakeup at idle is one thread's.
+        try await withTaskExecutorPreference(ports.executor) { try await group.run() }
+    }
+
+    private func fetchService() -> FetchService<C, Plan> {
+        let ports = self.ports, ledger = ports.directory.ledger
+        let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
+        let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
+            var loop = FetchLoop(
+                fetcher: FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock),
+                schedule: FetchSchedule(interval: plan.interval, maximumBackoff: maximumBackoff),
+                wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
+            )
+            if let streams = ports.streams { loop.streamGate = streams.gate }
+            loop.hostPace = ports.hostPace
+            return loop
+        }
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, ledger: ledger,
+                                 restraints: restraints, health: health, hints: ports.hints, logger: ports.logger)
+        fetch.cycleHandled = ports.cycleHandled
+        fetch.executor = ports.executor
+        return fetch
+    }
+}
+
+/// The socket server while it serves; lines published before it starts or after it stops
+/// have no one to go to.
+private final class ServerSlot: Sendable {
+    private let server = Mutex<(any WatcherServer)?>(nil)
+
+    func attach(_ server: (any WatcherServer)?) { self.server.withLock { $0 = server } }
+    func broadcast(_ line: String) { server.withLock { $0 }?.broadcast(line) }
+    var watcherCount: Int { server.withLock { $0 }?.watcherCount ?? 0 }
+}

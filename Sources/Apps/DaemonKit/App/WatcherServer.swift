@@ -1,0 +1,16 @@
+/// The socket server as the daemon sees it, while it serves: where `watch` lines go. Started
+/// by the composition root's `serve` port with the daemon's replies.
+public protocol WatcherServer: Sendable {
+    /// Hands `line` to every watcher.
+    func broadcast(_ line: String)
+    var watcherCount: Int { get }
+    /// Closes the socket and ends every `watch` stream.
+    func shutdown() async
+}
+
+/// Why the daemon could not start serving.
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
