@@ -56,7 +56,7 @@ struct PriceIntakeTests {
         let (board, _, _) = makeBoard()
         let carrying = Mutex(true)
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: Logger(label: "test"))
         let intake = makeIntake(board, persister: persister, streamGate: StreamGate { now in carrying.withLock { $0 } ? now : nil })
         intake.stream(quote("114459.8"))
         #expect(!intake.poll(polled("114000")), "the poll began before the stream's trade: it is older")
@@ -74,7 +74,7 @@ struct PriceIntakeTests {
     @Test func aQuoteTheBoardKeptOutIsNeverSaved() async throws {
         let (board, _, _) = makeBoard()
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: Logger(label: "test"))
         let intake = makeIntake(board, persister: persister, streamGate: StreamGate { $0 })
         intake.stream(quote("114459.8"))
         persister.finish()
@@ -87,7 +87,7 @@ struct PriceIntakeTests {
     @Test func savingFailuresReachTheStatusThroughTheDoor() async throws {
         let (board, _, _) = makeBoard()
         let store = RecordingStore(failures: 1)
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: Logger(label: "test"))
         let lines = Mutex<[String]>([])
         let intake = makeIntake(board, persister: persister) { line in lines.withLock { $0.append(line) } }
         intake.poll(polled("114000"))
@@ -105,7 +105,7 @@ struct PriceIntakeTests {
         let (board, _, _) = makeBoard()
         let logs = InMemoryLogHandler()
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
+        let persister = QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: Logger(label: "test"))
         let intake = makeIntake(board, persister: persister, logger: Logger(label: "btcpriced") { _ in logs })
         intake.restored(quote: polled("113000"), ageKnown: true)
         #expect(board.priceReply() == "113000\n")

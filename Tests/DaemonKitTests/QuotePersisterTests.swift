@@ -9,7 +9,7 @@ import ServiceLifecycleTestKit
 import Synchronization
 import Testing
 
-@Suite("Quote persister: behind the fetch loop, newest wins, one write at a time")
+@Suite("Quote persister: behind the fetch loop, newest wins, one write at a time", .timeLimit(.minutes(1)))
 struct QuotePersisterTests {
     func quote(at seconds: Int64) -> Quote {
         Quote(price: try! Price(parsing: "100"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
@@ -17,31 +17,33 @@ struct QuotePersisterTests {
     }
 
     @Test func whileAWriteIsInFlightTheNewestQuoteReplacesOlderOnes() async throws {
-        let store = RecordingStore(gated: true)
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"))
+        let store = RecordingStore()
+        let work = TestWork(gated: true)
+        let persister = QuotePersister(store: store, work: work, minimumInterval: .zero, logger: Logger(label: "test"))
         let running = Task { await persister.run() }
         persister.offer(quote(at: 1))
-        try await eventually { store.started == 1 }
+        await work.started(1)
         persister.offer(quote(at: 2))  // returns at once although the disk is stuck
         persister.offer(quote(at: 3))
-        store.release()
-        store.release()
+        work.release()
+        work.release()
         persister.finish()
         await running.value
         #expect(store.saved == [1000, 3000])
-        #expect(store.record.withLock { $0.mostInFlight } == 1)
+        #expect(work.counts.value.mostAtOnce == 1)
     }
 
     @Test func theRateLimitHoldsQuotesBackAndTheLastIsWrittenAtTheEnd() async throws {
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .seconds(60), logger: Logger(label: "test"))
+        let work = TestWork()
+        let persister = QuotePersister(store: store, work: work, minimumInterval: .seconds(60), logger: Logger(label: "test"))
         let running = Task { await persister.run() }
         persister.offer(quote(at: 0))
-        try await eventually { store.saved.count == 1 }
+        await work.finished(1)
         persister.offer(quote(at: 1))
         persister.offer(quote(at: 30))
         persister.offer(quote(at: 61))
-        try await eventually { store.saved.count == 2 }
+        await work.finished(2)
         persister.offer(quote(at: 62))
         persister.finish()
         await running.value
@@ -50,14 +52,15 @@ struct QuotePersisterTests {
 
     @Test func gracefulShutdownWritesTheHeldBackQuote() async throws {
         let store = RecordingStore()
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .seconds(3600), logger: Logger(label: "test"))
+        let work = TestWork()
+        let persister = QuotePersister(store: store, work: work, minimumInterval: .seconds(3600), logger: Logger(label: "test"))
         try await testGracefulShutdown { trigger in
             let group = ServiceGroup(services: [PersistService(persister: persister, intake: makeIntake(makeBoard().0, persister: persister))],
                                      logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 persister.offer(quote(at: 0))
-                try await eventually { store.saved.count == 1 }
+                await work.finished(1)
                 persister.offer(quote(at: 5))
                 trigger.triggerGracefulShutdown()
                 try await tasks.next()
@@ -69,11 +72,12 @@ struct QuotePersisterTests {
     @Test func aBrokenDiskIsReportedOnceAndItsRecoveryOnce() async throws {
         let logs = InMemoryLogHandler()
         let store = RecordingStore(failures: 3)
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test") { _ in logs })
+        let work = TestWork()
+        let persister = QuotePersister(store: store, work: work, minimumInterval: .zero, logger: Logger(label: "test") { _ in logs })
         let running = Task { await persister.run() }
         for second in 1...5 {
             persister.offer(quote(at: Int64(second)))
-            try await eventually { store.started == second }
+            await work.finished(second)
         }
         persister.finish()
         await running.value

@@ -1,6 +1,5 @@
 import DaemonKit
 import DaemonKitTesting
-import InMemoryLogging
 import Logging
 import PriceCore
 import Synchronization
@@ -9,7 +8,7 @@ import TestClocks
 
 /// The stream lineup (connect, stall, hand over to REST, back off, reconnect, refuse) driven
 /// by a scripted stream on a ManualClock.
-@Suite("Stream lineup on a scripted stream and a manual clock")
+@Suite("Stream lineup on a scripted stream and a manual clock", .timeLimit(.minutes(1)))
 struct StreamLineupTests {
     typealias Policy = StreamLink<ManualClock.Instant>.Policy
 
@@ -22,12 +21,19 @@ struct StreamLineupTests {
         let lineup: StreamLineup<ManualClock.Instant>
         let board: PriceBoard<ManualClock>
         let clock: ManualClock
-        let logs: InMemoryLogHandler
+        let logs: LogRecorder
+        /// The watch lines the intake's publisher sent, one per change.
+        let lines: Awaitable<[String]>
         let task: Task<Void, any Error>
 
         var state: String { lineup.report(at: clock.now).state }
-        var warnings: [String] { logs.entries.filter { $0.level == .warning }.map { "\($0.message)" } }
-        var infos: [String] { logs.entries.filter { $0.level == .info }.map { "\($0.message)" } }
+        var warnings: [String] { logs.messages(at: .warning) }
+        var infos: [String] { logs.messages(at: .info) }
+
+        /// Returns once watchers have been sent `price`: the stream's trade went through the door.
+        func served(_ price: String) async {
+            await lines.until { $0.contains { $0.contains(#""price":"\#(price)""#) } }
+        }
 
         /// Moves the clock on a second at a time, letting every sleeper look at each second.
         func advance(seconds: Int, sleepers: Int = 1) async {
@@ -44,35 +50,37 @@ struct StreamLineupTests {
         let lineup = try #require(StreamLineup(streams.map { name, stream in
             .init(connection: stream, state: StreamState(venue: name, link: StreamLink(policy: policy, now: clock.now)))
         }))
-        let logs = InMemoryLogHandler()
-        let logger = Logger(label: "btcpriced") { _ in logs }
-        let service = StreamService(lineup: lineup, intake: makeIntake(board, streamGate: lineup.gate, logger: logger), ledger: SourceLedger(),
-                                    restraints: RestraintKeeper(store: MemoryRestraintStore(), work: ThreadWork(), logger: logger),
+        let logs = LogRecorder(), lines = Awaitable<[String]>([])
+        let logger = logs.logger
+        let intake = makeIntake(board, streamGate: lineup.gate, logger: logger) { line in lines.update { $0.append(line) } }
+        let service = StreamService(lineup: lineup, intake: intake, ledger: SourceLedger(),
+                                    restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: logger),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
-        return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
+        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 
-    @Test(.timeLimit(.minutes(1))) func aStalledStreamHandsOverToRESTThenReconnectsAfterItsRest() async throws {
+    @Test func aStalledStreamHandsOverToRESTThenReconnectsAfterItsRest() async throws {
         let now = Int64(1_763_740_800_000)
         let stream = ScriptedPriceStream([.open([Self.trade("100.5", at: now)]), .open([Self.trade("101.5", at: now + 9_000)])])
         let running = try await start([(.binance, stream)])
         defer { running.task.cancel() }
-        try await eventually { running.board.quote?.price.description == "100.5" }
+        await running.served("100.5")
         #expect(running.state == "live" && running.lineup.gate.carriesQuotes(at: running.clock.now))
 
         await running.advance(seconds: 5)  // Policy().stallAfter: no message since
-        try await eventually { running.state == "retrying" }
+        await running.logs.until(.warning, "binance stream is down (no message for 5s); polling REST until it is back")
+        #expect(running.state == "retrying")
         #expect(!running.lineup.gate.carriesQuotes(at: running.clock.now), "REST polls while the stream rests")
         #expect(running.warnings == ["binance stream is down (no message for 5s); polling REST until it is back"])
         #expect(stream.connections == 1, "no reconnect before the rest is over")
 
         await running.advance(seconds: 2)  // Policy().firstRetry, with no jitter
-        try await eventually { running.board.quote?.price.description == "101.5" }
+        await running.served("101.5")
         #expect(stream.connections == 2 && running.state == "live")
         #expect(running.infos.filter { $0.contains("stream") } == ["streaming trades from binance; polling rests", "binance stream is back; polling rests"])
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRotationOpensTheReplacementFirstAndRetiresTheOldOnceItCarriesAPrice() async throws {
+    @Test func aRotationOpensTheReplacementFirstAndRetiresTheOldOnceItCarriesAPrice() async throws {
         let now = Int64(1_763_740_800_000)
         let stream = ScriptedPriceStream([.open([Self.trade("100.5", at: now)]), .open([Self.trade("101.5", at: now + 60_000)])])
         var policy = Policy()
@@ -81,17 +89,17 @@ struct StreamLineupTests {
         policy.priceSilenceAfter = .seconds(3600)
         let running = try await start([(.binance, stream)], policy: policy)
         defer { running.task.cancel() }
-        try await eventually { running.board.quote?.price.description == "100.5" }
+        await running.served("100.5")
         await running.advance(seconds: 59)
         #expect(running.lineup.current.state.update { $0.replacementSince } == nil && stream.connections == 1, "not before the rotation age")
         await running.advance(seconds: 1)
-        try await eventually { running.board.quote?.price.description == "101.5" }
+        await running.served("101.5")
         #expect(stream.connections == 2 && running.state == "live")
         #expect(running.lineup.report(at: running.clock.now).connections == 2)
         #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRefusingVenueRestsAnHourAndTheNextStreamsMeanwhile() async throws {
+    @Test func aRefusingVenueRestsAnHourAndTheNextStreamsMeanwhile() async throws {
         let now = Int64(1_763_740_800_000)
         let binance = ScriptedPriceStream([.refuse(451)])
         let coinbase = ScriptedPriceStream([.open([Self.trade("100.5", at: now)])])
@@ -100,7 +108,7 @@ struct StreamLineupTests {
         policy.priceSilenceAfter = .seconds(7200)
         let running = try await start([(.binance, binance), (.coinbase, coinbase)], policy: policy)
         defer { running.task.cancel() }
-        try await eventually { running.board.quote?.price.description == "100.5" }
+        await running.served("100.5")
         #expect(running.lineup.current.state.venue == .coinbase)
         #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
         await running.advance(seconds: 3600)

@@ -24,8 +24,8 @@ final class DaemonRun: Sendable {
     let logs = InMemoryLogHandler()
     let notifier = RecordingNotifier()
     let directory: String
-    private let cycles = Mutex<[(report: CycleReport, at: ManualClock.Instant)]>([])
-    private let readyStatus = Mutex<[String]>([])
+    let cycles = Awaitable<[(report: CycleReport, at: ManualClock.Instant)]>([])
+    let readyStatus = Awaitable<[String]>([])
 
     init(directory: String? = nil) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "btcpriced-daemon-\(UUID().uuidString.prefix(8))"
@@ -33,9 +33,9 @@ final class DaemonRun: Sendable {
     }
 
     var socketPath: String { directory + "/btcpriced.sock" }
-    var cycleCount: Int { cycles.withLock { $0.count } }
-    var cyclesWithoutQuote: Int { cycles.withLock { $0.filter { $0.report.quote == nil }.count } }
-    var ready: [String] { readyStatus.withLock { $0 } }
+    var cycleCount: Int { cycles.value.count }
+    var cyclesWithoutQuote: Int { cycles.value.filter { $0.report.quote == nil }.count }
+    var ready: [String] { readyStatus.value }
     var lines: [String] { logs.entries.map { "\($0.level): \($0.message)" } }
 
     static func plan(_ environment: [String: String] = [:]) throws -> SourcePlan {
@@ -51,8 +51,9 @@ final class DaemonRun: Sendable {
                                 watchdogInterval: watchdogInterval, logger: logger, serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() },
                                 version: "test", persistInterval: persistInterval)
         var ports = try DaemonAssembly.ports(parts)
-        ports.onReady = { status in self.readyStatus.withLock { $0.append(status.text) } }
-        ports.cycleHandled = { report in self.cycles.withLock { $0.append((report, self.clock.now)) } }
+        ports.work = TestWork()
+        ports.onReady = { status in self.readyStatus.update { $0.append(status.text) } }
+        ports.cycleHandled = { report in self.cycles.update { $0.append((report, self.clock.now)) } }
         return await PriceDaemon(ports)
     }
 
@@ -70,28 +71,20 @@ final class DaemonRun: Sendable {
         }
     }
 
-    /// Waits until the fetch loop has handled the cycles due by now and every service sleeps.
+    /// Waits until the fetch loop has handled the cycles due by now and every service sleeps:
+    /// both are awaited as events (a handled cycle, a task going to sleep), never polled.
     func settle(sleepers: Int) async throws {
-        let started = ContinuousClock.now
-        var polls = 0
+        let now = clock.now
         while true {
-            let due = cycles.withLock { cycles in
-                cycles.last.map { $0.at.advanced(by: $0.report.nextCycleIn) <= clock.now } ?? true
-            }
-            if !due, clock.sleeperCount == sleepers { return }
-            // Not a timing assertion: a stuck simulation fails with its state instead of hanging.
-            if ContinuousClock.now - started > .seconds(20) {
-                throw SimulationStuck(description: "after \(cycleCount) cycles at \(clock.now): \(clock.sleeperCount) sleepers, not \(sleepers); a cycle due: \(due)")
-            }
-            polls += 1
-            if polls < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+            await cycles.until { cycles in cycles.last.map { $0.at.advanced(by: $0.report.nextCycleIn) > now } ?? false }
+            await clock.untilSleepers(sleepers)
+            // Still so once both hold: no cycle came due while the services went to sleep.
+            if let last = cycles.value.last, last.at.advanced(by: last.report.nextCycleIn) > now, clock.sleeperCount == sleepers { return }
         }
     }
-
-    struct SimulationStuck: Error, CustomStringConvertible { let description: String }
 }
 
-@Suite("The whole daemon in-process from injected parts")
+@Suite("The whole daemon in-process from injected parts", .timeLimit(.minutes(1)))
 struct DaemonServiceTests {
     /// The fetch loop, the freshness monitor, the history saver and the watchdog.
     static let sleepers = 4
@@ -161,7 +154,7 @@ struct DaemonServiceTests {
         #expect(second.lines.contains { $0.hasPrefix("info: restored 114459.8 USDT via binance from ") })
         try await testGracefulShutdown { trigger in
             let task = Task { try await restarted.run() }
-            try await eventually { !second.ready.isEmpty }
+            await second.readyStatus.until { !$0.isEmpty }
             #expect(second.ready.first?.contains("114459.8") == true, "READY=1 carries the restored price: \(second.ready)")
             var client = try UnixSocketClient(path: second.socketPath, timeoutMilliseconds: 5000)
             try client.send("price\n")
@@ -186,7 +179,7 @@ struct DaemonServiceTests {
             let asked = binance.callCount
             let cycles = run.cycleCount
             daemon.apply(try DaemonRun.plan(["BTCPRICED_SOURCES": "kraken", "BTCPRICED_STALE_AFTER": "1m"]))
-            try await eventually { run.cycleCount > cycles }
+            await run.cycles.until { $0.count > cycles }
             #expect(kraken.callCount == 1, "the new loop asks the new plan's source at once")
             try await run.advance(by: .seconds(3), sleepers: Self.sleepers)
             #expect(binance.callCount == asked, "the old plan's sources are not asked after the reload")

@@ -7,7 +7,7 @@ import PriceCore
 import Testing
 import TestClocks
 
-@Suite("Daemon metrics: counters and gauges move on the right events")
+@Suite("Daemon metrics: counters and gauges move on the right events", .timeLimit(.minutes(1)))
 struct DaemonMetricsTests {
     @Test func cyclesSetSourceUpAndCountFailuresByReason() {
         let exporter = PrometheusExporter()
@@ -25,10 +25,11 @@ struct DaemonMetricsTests {
     @Test func aFailedWriteIsCountedAndEveryWriteTimed() async throws {
         let exporter = PrometheusExporter()
         let store = RecordingStore(failures: 1)
-        let persister = QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: Logger(label: "test"), metrics: exporter.factory)
+        let work = TestWork()
+        let persister = QuotePersister(store: store, work: work, minimumInterval: .zero, logger: Logger(label: "test"), metrics: exporter.factory)
         let running = Task { await persister.run() }
         persister.offer(quote("1", at: 1000))
-        try await eventually { store.started == 1 }
+        await work.finished(1)
         persister.offer(quote("2", at: 2000))
         persister.finish()
         await running.value

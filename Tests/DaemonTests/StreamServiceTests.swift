@@ -4,7 +4,6 @@ import Exchanges
 import FakeExchange
 import FileStore
 import Foundation
-import InMemoryLogging
 import Logging
 import PriceCore
 import Streams
@@ -14,7 +13,7 @@ import TestClocks
 
 /// The stream service in-process, against the fake exchange's real WebSocket endpoints, with
 /// the link's time on a ManualClock: rotations and rests happen when the test moves the clock.
-@Suite("Stream service: overlapping rotation and refusal hand-over, on a manual clock")
+@Suite("Stream service: overlapping rotation and refusal hand-over, on a manual clock", .timeLimit(.minutes(1)))
 struct StreamServiceTests {
     typealias Policy = StreamLink<ManualClock.Instant>.Policy
 
@@ -22,12 +21,21 @@ struct StreamServiceTests {
         let lineup: StreamLineup<ManualClock.Instant>
         let board: PriceBoard<ManualClock>
         let clock: ManualClock
-        let logs: InMemoryLogHandler
+        let logs: LogRecorder
+        /// The watch lines the intake's publisher sent, one per change.
+        let lines: Awaitable<[String]>
         let task: Task<Void, any Error>
 
         func state(_ index: Int) -> StreamLink<ManualClock.Instant> { lineup.candidates[index].state.update { $0 } }
-        var warnings: [String] { logs.entries.filter { $0.level == .warning }.map { "\($0.message)" } }
-        var infos: [String] { logs.entries.filter { $0.level == .info }.map { "\($0.message)" } }
+        var warnings: [String] { logs.messages(at: .warning) }
+        var infos: [String] { logs.messages(at: .info) }
+
+        /// Returns once `venue`'s stream carries trades, as the service announces it.
+        func streaming(from venue: String) async {
+            if !(await logs.until(.info, "streaming trades from \(venue); polling rests")) {
+                Issue.record("\(venue) never streamed; the log: \(logs.lines.value)")
+            }
+        }
     }
 
     static func makeStateDirectory() throws -> String {
@@ -45,15 +53,16 @@ struct StreamServiceTests {
             .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
                   state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: clock.now)))
         }))
-        let logs = InMemoryLogHandler()
-        let logger = Logger(label: "btcpriced") { _ in logs }
-        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: ThreadWork(), logger: logger)
+        let logs = LogRecorder(), lines = Awaitable<[String]>([])
+        let logger = logs.logger
+        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: TestWork(), logger: logger)
         let ledger = SourceLedger<ManualClock.Instant>()
         await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
         _ = lineup.resumeRefusals(from: ledger, at: clock.now)
-        let service = StreamService(lineup: lineup, intake: makeIntake(board, logger: logger), ledger: ledger, restraints: restraints,
+        let intake = makeIntake(board, streamGate: lineup.gate, logger: logger) { line in lines.update { $0.append(line) } }
+        let service = StreamService(lineup: lineup, intake: intake, ledger: ledger, restraints: restraints,
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
-        return Running(lineup: lineup, board: board, clock: clock, logs: logs, task: Task { try await service.run() })
+        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 
     @Test func aRotationOpensTheReplacementBesideTheLiveConnectionAndClosesTheOldOnceItCarriesTrades() async throws {
@@ -64,14 +73,15 @@ struct StreamServiceTests {
         policy.stallAfter = .seconds(3600)
         let running = try await start([.binance], on: exchange, policy: policy)
         defer { running.task.cancel() }
-        try await eventually { running.lineup.report(at: running.clock.now).state == "live" }
+        await running.streaming(from: "binance")
+        #expect(running.lineup.report(at: running.clock.now).state == "live")
         let opened = running.clock.now
         #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(59))
         #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
         #expect(running.state(0).replacementSince == nil && exchange.streamConnectionCount(.binance) == 1, "not before the rotation age")
         running.clock.advance(by: .seconds(1))
-        try await eventually { exchange.streamConnectionCount(.binance) == 2 && exchange.openStreamCount(.binance) == 1 }
+        await exchange.until { $0.streamConnectionCount(.binance) == 2 && $0.openStreamCount(.binance) == 1 }
         #expect(exchange.mostOpenStreams(.binance) == 2, "the replacement was open before the old connection closed")
         #expect(running.state(0).phase == .live(since: opened.advanced(by: .seconds(60)), lastMessage: running.clock.now),
                 "the replacement carries the stream, with its own age")
@@ -95,17 +105,21 @@ struct StreamServiceTests {
         let running = try await start([.binance, .coinbase], on: exchange, policy: policy)
         defer { running.task.cancel() }
         let started = running.clock.now
-        try await eventually { running.state(1).isLive }
-        #expect(running.lineup.current.state.venue == .coinbase)
+        await running.streaming(from: "coinbase")
+        #expect(running.state(1).isLive && running.lineup.current.state.venue == .coinbase)
         #expect(running.state(0).phase == .refused(until: started.advanced(by: .seconds(3600))))
         #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
-        try await eventually { running.infos.contains("streaming trades from coinbase; polling rests") }
         #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(3600))
         #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
         #expect(exchange.streamRefusalCount(.binance) == 1 && exchange.streamConnectionCount(.coinbase) == 1,
                 "a healthy stream is not dropped to try the first choice again")
-        try await eventually { running.lineup.gate.carriesQuotes(at: running.clock.now) }
+        // Trades keep coming over the socket; the first after the hour (its watch line is the
+        // event) makes the stream carry quotes again.
+        let (gate, clock) = (running.lineup.gate, running.clock)
+        if !(await running.lines.until { _ in gate.carriesQuotes(at: clock.now) }) {
+            Issue.record("the stream does not carry quotes after the hour: the log: \(running.logs.lines.value), state \(running.state(1).phase)")
+        }
         await exchange.shutdown()
     }
 
@@ -120,7 +134,7 @@ struct StreamServiceTests {
         let directory = try Self.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try await start([.binance, .coinbase], on: exchange, policy: policy, stateDirectory: directory)
-        try await eventually { first.state(1).isLive }
+        await first.streaming(from: "coinbase")
         first.task.cancel()
         _ = try? await first.task.value
         let saved = try FileRestraintStore(directory: directory).load()
@@ -131,7 +145,7 @@ struct StreamServiceTests {
         let second = try await start([.binance, .coinbase], on: exchange, policy: policy, stateDirectory: directory)
         defer { second.task.cancel() }
         #expect(second.state(0).phase == .refused(until: second.clock.now.advanced(by: .seconds(3600))))
-        try await eventually { second.state(1).isLive }
+        await second.streaming(from: "coinbase")
         #expect(exchange.streamRefusalCount(.binance) == 1, "the second run did not ask binance for its stream")
         #expect(second.lineup.current.state.venue == .coinbase)
         await exchange.shutdown()

@@ -12,7 +12,7 @@ final class ReportLog: Sendable {
 }
 
 /// Yields until the condition holds; false if it never does.
-func eventually(_ condition: () -> Bool, maximumYields: Int = 100_000) async -> Bool {
+func yieldUntil(_ condition: () -> Bool, maximumYields: Int = 100_000) async -> Bool {
     for _ in 0..<maximumYields {
         if condition() { return true }
         await Task.yield()
@@ -36,7 +36,7 @@ struct FetchLoopTests {
         let task = Task { await loop.run { log.append($0) } }
         var seen = 0
         while seen < cycles {
-            guard await eventually({ log.count > seen }) else { break }
+            guard await yieldUntil({ log.count > seen }) else { break }
             seen = log.count
             guard seen < cycles, await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
             clock.advance(by: wait)
@@ -73,13 +73,13 @@ struct FetchLoopTests {
         loop.streamGate = StreamGate(bell: bell) { now in carried.withLock { $0 } ? streamUntil : nil }
         let log = ReportLog()
         let task = Task { await loop.run { log.append($0) } }
-        _ = await eventually { log.count == 1 }
+        _ = await yieldUntil { log.count == 1 }
         #expect(log.all.first?.nextCycleIn == .seconds(5), "rests until the tick at or after 4.5 s: \(String(describing: log.all.first?.nextCycleIn))")
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .seconds(2))
         carried.withLock { $0 = false }
         bell.ring()
-        _ = await eventually { log.count == 2 }
+        _ = await yieldUntil { log.count == 2 }
         let polled = log.all.dropFirst().first
         #expect(polled?.quote != nil && binance.callCount == 1, "the ring starts polling at 2 s, not at 5 s: \(String(describing: polled))")
         #expect(clock.now.offset == .seconds(2))
@@ -289,10 +289,10 @@ struct FetchLoopTests {
         let task = Task { await makeLoop([binance, coinbase], clock: clock).run { log.append($0) } }
         // Wake-ups 0-7 ms late, alternating, as a real timer's are.
         for cycle in 1...10 {
-            guard await eventually({ log.count >= cycle }), await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
+            guard await yieldUntil({ log.count >= cycle }), await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
             clock.advance(by: wait + .milliseconds(cycle % 2 == 1 ? 7 : 0))
         }
-        _ = await eventually({ log.count >= 11 })
+        _ = await yieldUntil({ log.count >= 11 })
         task.cancel()
         await task.value
         #expect(log.all.count >= 11)

@@ -38,7 +38,7 @@ public enum DaemonMain {
             return ExitStatus.ok
         case .checkConfig(let options):
             do {
-                let settings = try loadSettings(options, environment: environment)
+                let settings = try SettingsLoader.load(options, environment: environment)
                 let plan = try SourcePlan(settings)
                 for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { printError("warning: \(warning)") }
                 print("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
@@ -63,7 +63,7 @@ public enum DaemonMain {
             let settings: DaemonSettings
             let plan: SourcePlan
             do {
-                settings = try loadSettings(options, environment: environment)
+                settings = try SettingsLoader.load(options, environment: environment)
                 plan = try SourcePlan(settings)
             } catch {
                 printError("\(error)")
@@ -81,21 +81,6 @@ public enum DaemonMain {
             return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
                                        serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
         }
-    }
-
-    static func loadSettings(_ options: DaemonOptions, environment: [String: String]) throws -> DaemonSettings {
-        let path = options.configPath ?? DaemonSettings.configPath(environment: environment)
-        let text: String?
-        do {
-            text = try ConfigTextFile.read(path)
-        } catch {
-            throw ConfigError("config file: \(error)")
-        }
-        if text == nil, options.configPath != nil {
-            throw ConfigError("config file \(path) does not exist (named by --config)")
-        }
-        let settings = try SettingsLoader.load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
-        return try APIKeyResolver.resolve(settings, environment: environment) { try ConfigTextFile.read($0) }
     }
 
     static func printError(_ message: String) {

@@ -37,7 +37,7 @@ actor Reloader {
         let next: DaemonSettings
         let plan: SourcePlan
         do {
-            let kept = RestartOnlySettings.keep(started, in: try DaemonMain.loadSettings(options, environment: environment))
+            let kept = RestartOnlySettings.keep(started, in: try SettingsLoader.load(options, environment: environment))
             for warning in kept.warnings { logger.warning("\(warning)") }
             next = kept.settings
             plan = try SourcePlan(next)

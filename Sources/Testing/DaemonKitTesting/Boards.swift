@@ -29,7 +29,7 @@ public func makeIntake<C: Clock>(_ board: PriceBoard<C>, publisher: WatchPublish
                                  streamGate: StreamGate<C.Instant> = .closed, logger: Logger = Logger(label: "btcpriced")) -> PriceIntake<C> {
     PriceIntake(board: board, publisher: publisher,
                 health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
-                persister: persister ?? QuotePersister(store: store, work: ThreadWork(), minimumInterval: .zero, logger: logger),
+                persister: persister ?? QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: logger),
                 streamGate: streamGate, logger: logger)
 }
 

@@ -41,6 +41,7 @@ public final class FakeExchange: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    private let waiters = ChangeWaiters()
     private let channel: any Channel
     public let port: Int
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -113,7 +114,7 @@ public final class FakeExchange: Sendable {
     }
 
     func recordStreamUpgradeRequest(_ market: Market) {
-        state.withLockedValue { $0.streamUpgradeRequests[market, default: 0] += 1 }
+        mutate { $0.streamUpgradeRequests[market, default: 0] += 1 }
     }
 
     /// WebSocket connections open now.
@@ -141,7 +142,7 @@ public final class FakeExchange: Sendable {
     }
 
     func recordStreamPing(_ market: Market, count: Int = 1) {
-        state.withLockedValue { $0.streamPings[market, default: 0] += count }
+        mutate { $0.streamPings[market, default: 0] += count }
     }
 
     /// Ping floods (`StreamBehavior.pingFlood`) that have run their time; their pings are
@@ -151,19 +152,19 @@ public final class FakeExchange: Sendable {
     }
 
     func recordPingFloodEnded(_ market: Market) {
-        state.withLockedValue { $0.pingFloodsEnded[market, default: 0] += 1 }
+        mutate { $0.pingFloodsEnded[market, default: 0] += 1 }
     }
 
     func recordStreamPong(_ market: Market) {
-        state.withLockedValue { $0.streamPongs[market, default: 0] += 1 }
+        mutate { $0.streamPongs[market, default: 0] += 1 }
     }
 
     func recordStreamRefusal(_ market: Market) {
-        state.withLockedValue { $0.streamRefusals[market, default: 0] += 1 }
+        mutate { $0.streamRefusals[market, default: 0] += 1 }
     }
 
     func streamOpened(_ market: Market) {
-        state.withLockedValue { state in
+        mutate { state in
             state.streamConnections[market, default: 0] += 1
             state.openStreams[market, default: 0] += 1
             state.mostOpenStreams[market] = max(state.mostOpenStreams[market] ?? 0, state.openStreams[market]!)
@@ -171,7 +172,7 @@ public final class FakeExchange: Sendable {
     }
 
     func streamClosed(_ market: Market) {
-        state.withLockedValue { $0.openStreams[market, default: 1] -= 1 }
+        mutate { $0.openStreams[market, default: 1] -= 1 }
     }
 
     public func setBinanceWeight(_ weight: Int?) {
@@ -180,12 +181,25 @@ public final class FakeExchange: Sendable {
 
     /// Records the request; returns the weight Binance would report after it.
     func record(_ request: RecordedRequest) -> Int {
-        state.withLockedValue { state in
+        mutate { state in
             state.requests.append(request)
             if let weight = state.binanceWeight { return weight }
             let minuteAgo = request.receivedAt - .seconds(60)
             return 2 * state.requests.reduce(0) { $0 + ($1.market == .binance && $1.receivedAt > minuteAgo ? 1 : 0) }
         }
+    }
+
+    /// Applies a recorded change and wakes the tests waiting on one.
+    private func mutate<T>(_ body: (inout State) -> T) -> T {
+        let result = state.withLockedValue(body)
+        waiters.changed()
+        return result
+    }
+
+    /// Returns once `condition` holds of this exchange: at once if it does now, else after the
+    /// request, stream, refusal or ping that makes it hold. A test that waits carries a time limit.
+    public func until(_ condition: @escaping @Sendable (FakeExchange) -> Bool) async {
+        await waiters.until { [self] in condition(self) }
     }
 
     public func shutdown() async {

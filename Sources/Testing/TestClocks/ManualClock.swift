@@ -27,6 +27,8 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    /// The number of sleepers, for tests that await a count instead of yielding until it holds.
+    private let sleeping = Awaitable(0)
 
     public init() {}
 
@@ -49,7 +51,7 @@ public final class ManualClock: Clock, Sendable {
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return nil
                 }
-                if let resumeNow { continuation.resume(with: resumeNow) }
+                if let resumeNow { continuation.resume(with: resumeNow) } else { countSleepers() }
             }
         } onCancel: {
             let sleeper: Sleeper? = state.withLock { state in
@@ -59,6 +61,7 @@ public final class ManualClock: Clock, Sendable {
                 }
                 return state.sleepers.remove(at: index)
             }
+            countSleepers()
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -72,6 +75,7 @@ public final class ManualClock: Clock, Sendable {
             state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
+        countSleepers()
         for sleeper in due { sleeper.continuation.resume() }
     }
 
@@ -81,6 +85,18 @@ public final class ManualClock: Clock, Sendable {
     /// Moves time forward to `instant` (never back), waking every sleeper whose deadline has come.
     public func advance(to instant: Instant) {
         advance(by: max(.zero, now.duration(to: instant)))
+    }
+
+    /// Read under the count's own lock, so the last of two concurrent changes writes the count
+    /// as it stands after both.
+    private func countSleepers() {
+        sleeping.update { $0 = sleeperCount }
+    }
+
+    /// Returns once exactly `count` tasks sleep on this clock: at once if they do, else at the
+    /// sleep or wake that makes it so. A test that waits on it carries a time limit.
+    public func untilSleepers(_ count: Int) async {
+        await sleeping.until { $0 == count }
     }
 
     /// Waits (by yielding, not sleeping) until `count` tasks sleep on this clock.
