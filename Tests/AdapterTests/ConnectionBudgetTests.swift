@@ -39,78 +39,108 @@ struct ConnectionBudgetTests {
         return (budget, lines, clock)
     }
 
+    /// `uid`'s next connection, held by its own occupant as the server holds one.
+    static func connect(_ budget: ConnectionBudget, uid: UInt32) throws(ConnectionBudget.Refusal) -> Occupant {
+        Occupant(try budget.admit(uid: uid))
+    }
+
+    /// Why `uid` would be turned away now, or nil if it would get a place (given back at once).
+    static func refusal(_ budget: ConnectionBudget, uid: UInt32) -> ConnectionBudget.Refusal? {
+        do throws(ConnectionBudget.Refusal) {
+            try budget.admit(uid: uid).release()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test func oneUserHoldsItsShareAndOthersStillGetIn() throws {
         let (budget, _, _) = Self.budget()
-        let alice = try (0..<4).map { _ in try budget.admit(uid: 1000).get() }
-        #expect(budget.admit(uid: 1000) == .failure(.userFull(uid: 1000, limit: 4)))
-        #expect(try budget.admit(uid: 1001).get().uid == 1001, "another user is not held back by alice's share")
-        #expect(budget.admit(uid: 0) != .failure(.userFull(uid: 0, limit: 4)), "root is a user like any other, with its own share")
-        budget.release(alice[0])
-        #expect(try budget.admit(uid: 1000).get().uid == 1000, "a released place is alice's again")
-        #expect(budget.openConnections == 6)
+        let alice = try (0..<4).map { _ in try Self.connect(budget, uid: 1000) }
+        #expect(Self.refusal(budget, uid: 1000) == .userFull(uid: 1000, limit: 4))
+        let bob = try Self.connect(budget, uid: 1001)
+        #expect(bob.uid == 1001, "another user is not held back by alice's share")
+        #expect(Self.refusal(budget, uid: 0) == nil, "root is a user like any other, with its own share")
+        alice[0].leave()
+        let again = try Self.connect(budget, uid: 1000)
+        #expect(again.uid == 1000, "a released place is alice's again")
+        #expect(budget.openConnections == 5, "alice's four and bob's one: \(budget.openConnections)")
     }
 
     @Test func watchersLeaveRoomForRequests() throws {
         // 16 places, 2 reserved for requests; per user at most 4 connections, 2 of them watching.
         let (budget, _, _) = Self.budget()
         #expect(ConnectionBudget.reservedForRequests(16) == 2 && budget.maximumWatchers == 14)
-        var seat = try budget.admit(uid: 1000).get()
-        #expect(budget.startWatching(&seat) == nil && seat.watching)
-        #expect(budget.startWatching(&seat) == nil, "watching twice takes nothing more")
-        var second = try budget.admit(uid: 1000).get(), third = try budget.admit(uid: 1000).get()
-        #expect(budget.startWatching(&second) == nil)
-        #expect(budget.startWatching(&third) == .userWatchersFull(uid: 1000, limit: 2))
-        #expect(!third.watching, "a refused seat is unchanged and still held")
-        let prompt = try budget.admit(uid: 1000).get()
+        let seat = try Self.connect(budget, uid: 1000)
+        #expect(seat.startWatching() == nil && seat.isWatching)
+        #expect(seat.startWatching() == nil, "watching twice takes nothing more")
+        let second = try Self.connect(budget, uid: 1000), third = try Self.connect(budget, uid: 1000)
+        #expect(second.startWatching() == nil)
+        #expect(third.startWatching() == .userWatchersFull(uid: 1000, limit: 2))
+        #expect(!third.isWatching && third.uid == 1000, "a refused seat is unchanged and still held")
+        let prompt = try Self.connect(budget, uid: 1000)
         #expect(prompt.uid == 1000, "its own prompt still finds room")
-        budget.release(prompt)
-        budget.release(third)
+        prompt.leave()
+        third.leave()
 
         // Seven users with two watchers each fill the 14 watcher places; an eighth user's
         // watch is refused for everyone's sake, its one-shot request is not.
+        var watchers: [Occupant] = []
         for uid in UInt32(2000)..<2006 {
             for _ in 0..<2 {
-                var watcher = try budget.admit(uid: uid).get()
-                #expect(budget.startWatching(&watcher) == nil)
+                let watcher = try Self.connect(budget, uid: uid)
+                #expect(watcher.startWatching() == nil)
+                watchers.append(watcher)
             }
         }
-        var late = try budget.admit(uid: 3000).get()
-        #expect(budget.startWatching(&late) == .watchersFull(limit: 14))
-        #expect(try budget.admit(uid: 3001).get().uid == 3001, "one-shot requests take the reserved places")
-        #expect(budget.admit(uid: 3002) == .failure(.full(limit: 16)), "the cap holds")
-        budget.release(late)
-        #expect(try budget.admit(uid: 3002).get().uid == 3002)
+        let late = try Self.connect(budget, uid: 3000)
+        #expect(late.startWatching() == .watchersFull(limit: 14))
+        let oneShot = try Self.connect(budget, uid: 3001)
+        #expect(oneShot.uid == 3001, "one-shot requests take the reserved places")
+        #expect(Self.refusal(budget, uid: 3002) == .full(limit: 16), "the cap holds")
+        late.leave()
+        #expect(Self.refusal(budget, uid: 3002) == nil)
+        withExtendedLifetime((seat, second, watchers, oneShot)) {}
     }
 
     @Test func aUserAtItsShareIsLoggedOncePerQuietPeriodAndOnceWhenBelowAgain() throws {
         let (budget, lines, clock) = Self.budget()
-        let seats = try (0..<4).map { _ in try budget.admit(uid: 1000).get() }
-        for _ in 0..<50 { _ = budget.admit(uid: 1000) }
+        let seats = try (0..<4).map { _ in try Self.connect(budget, uid: 1000) }
+        for _ in 0..<50 { _ = Self.refusal(budget, uid: 1000) }
         #expect(lines.text(.warning).count == 1, "one warning for a burst of refusals: \(lines.all)")
         #expect(lines.text(.warning).first?.contains("uid 1000 holds its share of the socket, 4 connections (BTCPRICED_USER_CONNECTIONS)") == true)
-        budget.release(seats[0])
+        seats[0].leave()
         #expect(lines.text(.notice) == ["uid 1000 is below its share of the socket again; 50 of its connections were refused"])
 
         // Bumping into the share again within the quiet period is not logged again; after it, it is.
-        let again = try budget.admit(uid: 1000).get()
-        _ = budget.admit(uid: 1000)
+        let again = try Self.connect(budget, uid: 1000)
+        _ = Self.refusal(budget, uid: 1000)
         #expect(lines.text(.warning).count == 1)
-        budget.release(again)
+        again.leave()
         clock.advance(ConnectionBudget.quietPeriod + .seconds(1))
-        _ = try budget.admit(uid: 1000).get()
-        _ = budget.admit(uid: 1000)
+        let last = try Self.connect(budget, uid: 1000)
+        _ = Self.refusal(budget, uid: 1000)
         #expect(lines.text(.warning).count == 2, "\(lines.all)")
+        withExtendedLifetime((seats, last)) {}
     }
 
-    @Test func releasingTwiceNeverCountsBelowZero() throws {
+    /// A seat cannot be copied, so nothing can give it back twice; its occupant leaves once,
+    /// and one dropped without leaving (a failed hand-off) still gives its place back.
+    @Test func aPlaceIsGivenBackExactlyOnce() throws {
         let (budget, _, _) = Self.budget(perUser: 2)
-        let seat = try budget.admit(uid: 1000).get()
-        budget.release(seat)
-        budget.release(seat)
-        #expect(budget.openConnections == 0, "the count never goes below zero")
-        _ = try budget.admit(uid: 1000).get()
-        _ = try budget.admit(uid: 1000).get()
-        #expect(budget.admit(uid: 1000) == .failure(.userFull(uid: 1000, limit: 2)))
+        let occupant = try Self.connect(budget, uid: 1000)
+        occupant.leave()
+        occupant.leave()
+        #expect(budget.openConnections == 0 && occupant.uid == nil, "left once: \(budget.openConnections) open")
+        let kept = try Self.connect(budget, uid: 1000)
+        do {
+            let forgotten = try Self.connect(budget, uid: 1000)
+            #expect(forgotten.startWatching() == nil)
+            #expect(Self.refusal(budget, uid: 1000) == .userFull(uid: 1000, limit: 2))
+        }
+        #expect(budget.openConnections == 1, "the dropped occupant gave its place back: \(budget.openConnections) open")
+        #expect(Self.refusal(budget, uid: 1000) == nil)
+        withExtendedLifetime(kept) {}
     }
 
     struct FakeStatus: StatusProvider {

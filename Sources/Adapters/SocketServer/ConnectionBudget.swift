@@ -8,10 +8,23 @@ import Synchronization
 /// one-shot requests always find room. `watch` streams together leave `reservedForRequests`
 /// places free, so a prompt is answered even when every other place is a watcher.
 public final class ConnectionBudget: Sendable {
-    /// What one connection holds; handed back to `release`.
-    public struct Seat: Sendable, Equatable {
+    /// One connection's place, from admit to close. Not copyable: one owner holds it at a time
+    /// (the `Occupant` of its connection), and giving it back consumes it, so a place can be
+    /// neither released twice nor forgotten: a seat that goes out of scope is given back.
+    public struct Seat: ~Copyable, Sendable {
         public let uid: UInt32
         public fileprivate(set) var watching = false
+        let budget: ConnectionBudget
+
+        fileprivate init(uid: UInt32, budget: ConnectionBudget) {
+            self.uid = uid
+            self.budget = budget
+        }
+
+        /// Gives the place back now (its end of life does it).
+        public consuming func release() {}
+
+        deinit { budget.giveBack(uid: uid, watching: watching) }
     }
 
     public enum Refusal: Error, Equatable {
@@ -85,20 +98,21 @@ public final class ConnectionBudget: Sendable {
     public static func reservedForRequests(_ maximum: Int) -> Int { max(1, maximum / 8) }
 
     /// A new connection from `uid`, not yet watching.
-    public func admit(uid: UInt32) -> Result<Seat, Refusal> {
-        let (result, line) = state.withLock { state -> (Result<Seat, Refusal>, Logger.Message?) in
-            guard state.open < maximum else { return (.failure(.full(limit: maximum)), nil) }
+    public func admit(uid: UInt32) throws(Refusal) -> Seat {
+        let (refusal, line) = state.withLock { state -> (Refusal?, Logger.Message?) in
+            guard state.open < maximum else { return (.full(limit: maximum), nil) }
             // In place: one lookup per accept, the front door's hot path.
             switch Self.take(&state.accounts[uid, default: Account()], uid: uid, limit: perUser,
                              of: \.connections, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)", now: now) {
-            case .refused(let line): return (.failure(.userFull(uid: uid, limit: perUser)), line)
+            case .refused(let line): return (.userFull(uid: uid, limit: perUser), line)
             case .taken:
                 state.open += 1
-                return (.success(Seat(uid: uid)), nil)
+                return (nil, nil)
             }
         }
         if let line { logger.warning(line) }
-        return result
+        if let refusal { throw refusal }
+        return Seat(uid: uid, budget: self)
     }
 
     /// The connection asked for `watch`; on refusal the seat is unchanged and still held.
@@ -122,12 +136,13 @@ public final class ConnectionBudget: Sendable {
         return refusal
     }
 
-    public func release(_ seat: Seat) {
+    /// Called once per seat, as it ends.
+    fileprivate func giveBack(uid: UInt32, watching: Bool) {
         let line = state.withLock { state -> Logger.Message? in
-            guard var account = state.accounts[seat.uid], account.connections > 0 else { return nil }
+            guard var account = state.accounts[uid], account.connections > 0 else { return nil }
             account.connections -= 1
             state.open -= 1
-            if seat.watching {
+            if watching {
                 account.watchers -= 1
                 state.watchers -= 1
             }
@@ -135,12 +150,12 @@ public final class ConnectionBudget: Sendable {
             if account.refusing && account.connections < perUser && account.watchers < watchersPerUser {
                 account.refusing = false
                 if account.refusalLogged {
-                    line = "uid \(seat.uid) is below its share of the socket again; \(account.refused) of its connections were refused"
+                    line = "uid \(uid) is below its share of the socket again; \(account.refused) of its connections were refused"
                     account.refusalLogged = false
                 }
                 account.refused = 0
             }
-            state.accounts[seat.uid] = account.connections == 0 && !account.refusing && account.lastLogged == nil ? nil : account
+            state.accounts[uid] = account.connections == 0 && !account.refusing && account.lastLogged == nil ? nil : account
             return line
         }
         if let line { logger.notice(line) }

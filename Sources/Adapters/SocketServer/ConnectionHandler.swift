@@ -17,12 +17,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let context: ServerContext
     private let arrival: Arrival
-    private let seat: ConnectionBudget.Seat
+    private let occupant: Occupant
 
-    init(context: ServerContext, arrival: Arrival, seat: ConnectionBudget.Seat) {
+    init(context: ServerContext, arrival: Arrival, occupant: Occupant) {
         self.context = context
         self.arrival = arrival
-        self.seat = seat
+        self.occupant = occupant
     }
 
     func channelActive(context channelContext: ChannelHandlerContext) {
@@ -41,7 +41,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context channelContext: ChannelHandlerContext) {
-        context.budget.release(seat)
+        occupant.leave()
         context.watchers.remove(channelContext.channel)
         channelContext.fireChannelInactive()
     }

@@ -14,7 +14,7 @@ final class FrontDoor: @unchecked Sendable {
     private let poller: CInt
     private let wake: CInt
     private let context: ServerContext
-    private let handOff: @Sendable (CInt, HandOff, ConnectionBudget.Seat) -> Void
+    private let handOff: @Sendable (CInt, HandOff, Occupant) -> Void
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let stopped: EventLoopPromise<Void>
 
@@ -30,7 +30,7 @@ final class FrontDoor: @unchecked Sendable {
         var request: [UInt8] = []
         var deadline: Duration
         /// Nil for a connection turned away, which holds no place.
-        var seat: ConnectionBudget.Seat?
+        var occupant: Occupant?
     }
 
     private var pending: [CInt: Pending] = [:]
@@ -38,7 +38,7 @@ final class FrontDoor: @unchecked Sendable {
 
     /// Takes the listening descriptor (made non-blocking here); starts serving at once.
     init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
-         handOff: @escaping @Sendable (CInt, HandOff, ConnectionBudget.Seat) -> Void) throws {
+         handOff: @escaping @Sendable (CInt, HandOff, Occupant) -> Void) throws {
         self.listener = listener
         self.context = context
         self.handOff = handOff
@@ -104,13 +104,14 @@ final class FrontDoor: @unchecked Sendable {
             }
             // The kernel recorded who connected; a socket that cannot say is turned away.
             let uid = btcpriced_peer_uid(client)
-            switch uid < 0 ? .failure(.unknownPeer) : context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)) {
-            case .failure(let refusal):
-                turnAway(client, refusal)
-            case .success(let seat):
-                pending[client] = Pending(deadline: now() + context.limits.requestTimeout, seat: seat)
+            do throws(ConnectionBudget.Refusal) {
+                guard uid >= 0 else { throw .unknownPeer }
+                let occupant = Occupant(try context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)))
+                pending[client] = Pending(deadline: now() + context.limits.requestTimeout, occupant: occupant)
                 pollInput(client)
                 readable(client)
+            } catch {
+                turnAway(client, error)
             }
         }
     }
@@ -122,7 +123,7 @@ final class FrontDoor: @unchecked Sendable {
         let line = ErrorReply.busy(refusal.message).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
-        pending[client] = Pending(deadline: now() + .milliseconds(250), seat: nil)
+        pending[client] = Pending(deadline: now() + .milliseconds(250), occupant: nil)
         pollInput(client)
     }
 
@@ -135,54 +136,53 @@ final class FrontDoor: @unchecked Sendable {
             drop(client)
             return
         }
-        guard let seat = state.seat else {
+        guard let occupant = state.occupant else {
             if got == 0 { drop(client) }
             return
         }
         if got == 0 {
             // End of input: a request without a newline is still a request; nothing is a hang-up.
-            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request, seat: seat) }
+            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request, occupant: occupant) }
             return
         }
         state.request += chunk.prefix(got)
         let limit = WireProtocol.maximumRequestLength
         if let newline = state.request.prefix(limit).firstIndex(of: UInt8(ascii: "\n")) {
-            answer(client, line: Array(state.request[..<newline]), seat: seat)
+            answer(client, line: Array(state.request[..<newline]), occupant: occupant)
         } else if state.request.count >= limit {
-            answer(client, line: Array(state.request.prefix(limit)), seat: seat)
+            answer(client, line: Array(state.request.prefix(limit)), occupant: occupant)
         } else {
             pending[client] = state
         }
     }
 
-    private func answer(_ client: CInt, line: [UInt8], seat: ConnectionBudget.Seat) {
+    private func answer(_ client: CInt, line: [UInt8], occupant: Occupant) {
         pending[client] = nil
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         let request = Request.parse(line)
         context.metrics.count(try? request.get())
         switch RequestResponder.answer(request, status: context.status, version: context.version) {
         case .reply(let line):
-            reply(client, line, seat: seat)
+            reply(client, line, occupant: occupant)
         case .startStream:
-            var seat = seat
-            if let refusal = context.budget.startWatching(&seat) {
+            if let refusal = occupant.startWatching() {
                 context.metrics.reject(refusal)
-                reply(client, ErrorReply.busy(refusal.message).line, seat: seat)
+                reply(client, ErrorReply.busy(refusal.message).line, occupant: occupant)
             } else {
-                handOff(client, .stream, seat)
+                handOff(client, .stream, occupant)
             }
         }
     }
 
-    private func reply(_ client: CInt, _ line: String, seat: ConnectionBudget.Seat) {
+    private func reply(_ client: CInt, _ line: String, occupant: Occupant) {
         var buffer = ByteBuffer(string: line)
         let sent = buffer.withUnsafeReadableBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if sent >= 0 { buffer.moveReaderIndex(forwardBy: sent) }
         if buffer.readableBytes == 0 || (sent < 0 && errno != EAGAIN) {
             closeRead(client)
-            context.budget.release(seat)
+            occupant.leave()
         } else {
-            handOff(client, .finishReply(buffer), seat)
+            handOff(client, .finishReply(buffer), occupant)
         }
     }
 
@@ -193,14 +193,14 @@ final class FrontDoor: @unchecked Sendable {
             pollInput(listener)
         }
         for (client, state) in pending where state.deadline <= instant {
-            guard let seat = state.seat else {
+            guard let occupant = state.occupant else {
                 drop(client)
                 continue
             }
             context.metrics.reject(.requestTimeout)
             pending[client] = nil
             epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
-            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, seat: seat)
+            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, occupant: occupant)
         }
     }
 
@@ -227,7 +227,7 @@ final class FrontDoor: @unchecked Sendable {
         guard let state = pending.removeValue(forKey: client) else { return }
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         close(client)
-        if let seat = state.seat { context.budget.release(seat) }
+        state.occupant?.leave()
     }
 
     private func finish() {

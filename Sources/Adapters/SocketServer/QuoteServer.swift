@@ -41,7 +41,7 @@ public final class QuoteServer: Sendable {
         let origin = clock.now
         let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, logger: logger) { origin.duration(to: clock.now) }
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
-        let handOff: @Sendable (CInt, FrontDoor.HandOff, ConnectionBudget.Seat) -> Void = { descriptor, handOff, seat in
+        let handOff: @Sendable (CInt, FrontDoor.HandOff, Occupant) -> Void = { descriptor, handOff, occupant in
             let arrival: ConnectionHandler.Arrival = switch handOff {
             case .stream: .watching
             case .finishReply(let rest): .finishing(rest)
@@ -51,12 +51,12 @@ public final class QuoteServer: Sendable {
                 .channelOption(.writeBufferWaterMark, value: .init(low: limits.watchBacklogLimit / 2, high: limits.watchBacklogLimit))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, arrival: arrival, seat: seat))
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, arrival: arrival, occupant: occupant))
                     }
                 }
                 .withConnectedSocket(descriptor)
                 // NIO closed the descriptor if it had taken it; the connection is over either way.
-                .whenFailure { _ in context.budget.release(seat) }
+                .whenFailure { _ in occupant.leave() }
         }
         let loop = group.next()
         switch listener {

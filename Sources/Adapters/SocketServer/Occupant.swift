@@ -1,0 +1,33 @@
+import Synchronization
+
+/// The one object that holds a connection's seat from accept to close, wherever the connection
+/// is served (the front door's loop, then NIO): the seat cannot be copied, so whoever has the
+/// occupant has the seat. Leaving gives the seat back, once; an occupant dropped without
+/// leaving (a hand-off that failed) gives it back as it goes.
+public final class Occupant: Sendable {
+    private let seat: Mutex<ConnectionBudget.Seat?>
+
+    public init(_ seat: consuming ConnectionBudget.Seat) {
+        self.seat = Mutex(.some(seat))
+    }
+
+    /// The seat's user, while it is held.
+    public var uid: UInt32? { seat.withLock { $0?.uid } }
+    public var isWatching: Bool { seat.withLock { $0?.watching ?? false } }
+
+    /// Counts the connection as a `watch` stream; on refusal the seat is unchanged and still held.
+    public func startWatching() -> ConnectionBudget.Refusal? {
+        seat.withLock { seat -> ConnectionBudget.Refusal? in
+            guard var held = seat.take() else { return nil }
+            let refusal = held.budget.startWatching(&held)
+            seat = consume held
+            return refusal
+        }
+    }
+
+    /// Gives the seat back; later calls find nothing to give.
+    public func leave() {
+        let taken = seat.withLock { $0.take() }
+        taken?.release()
+    }
+}
