@@ -8,16 +8,6 @@ import Logging
 import Systemd
 import WireProtocol
 
-/// Exit statuses from sysexits(3), which systemd and shell scripts understand.
-public enum ExitStatus {
-    public static let ok: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 64
-    /// EX_CANTCREAT: the socket or the state directory cannot be used.
-    public static let cannotCreate: Int32 = 73
-    public static let config: Int32 = 78
-}
-
 /// The daemon's composition root: parses the command line, loads settings, wires adapters
 /// to the core and runs until SIGTERM/SIGINT.
 public enum DaemonMain {
@@ -70,12 +60,7 @@ public enum DaemonMain {
                 return ExitStatus.config
             }
             let logLevel = LogLevelSwitch(Logger.Level(settings.logLevel))
-            let toJournal = JournalStream.isStandardErrorConnected(environment: environment)
-            func makeLogger(_ level: LogLevelSwitch) -> Logger {
-                Logger(label: "btcpriced") { _ -> any LogHandler in
-                    toJournal ? JournalLogHandler(identifier: "btcpriced", level: level) : ConsoleLogHandler(level: level)
-                }
-            }
+            func makeLogger(_ level: LogLevelSwitch) -> Logger { DaemonLogging.logger(identifier: "btcpriced", level: level, environment: environment) }
             let logger = makeLogger(logLevel)
             for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { logger.warning("\(warning)") }
             return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
