@@ -169,6 +169,7 @@ let package = Package(
         .target(
             name: "FakeExchange",
             dependencies: [
+                "TestClocks",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -186,7 +187,7 @@ let package = Package(
             path: "Benchmarks/WatchBench"
         ),
 
-        .target(name: "TestClocks", dependencies: ["PriceCore"], path: "Sources/Testing/TestClocks"),
+        .target(name: "TestClocks", dependencies: ["PriceCore", .product(name: "Logging", package: "swift-log")], path: "Sources/Testing/TestClocks"),
         // Recording stand-ins for DaemonKit's ports and a board on manual clocks, for tests.
         .target(
             name: "DaemonKitTesting",

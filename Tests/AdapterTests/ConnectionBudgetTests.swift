@@ -2,40 +2,23 @@ import Logging
 import SocketServer
 import Synchronization
 import Testing
+import TestClocks
 import WireProtocol
 
 /// The socket's fair shares and its request routing, without a socket: a fake clock, fake peers
 /// (UIDs) and a fake status.
 @Suite("Connection budget and request routing, without sockets")
 struct ConnectionBudgetTests {
-    /// Log lines kept in memory, so a test reads what an operator would see.
-    final class RecordedLines: Sendable {
-        let lines = Mutex<[(Logger.Level, String)]>([])
-        var all: [(Logger.Level, String)] { lines.withLock { $0 } }
-        func text(_ level: Logger.Level) -> [String] { all.filter { $0.0 == level }.map(\.1) }
-    }
-
-    struct RecordingHandler: LogHandler {
-        let record: RecordedLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { record.lines.withLock { $0.append((event.level, event.message.description)) } }
-    }
-
     final class FakeClock: Sendable {
         let now = Mutex(Duration.zero)
         func advance(_ by: Duration) { now.withLock { $0 += by } }
     }
 
-    static func budget(maximum: Int = 16, perUser: Int = 4, watchersPerUser: Int = 2) -> (ConnectionBudget, RecordedLines, FakeClock) {
-        let lines = RecordedLines(), clock = FakeClock()
-        let logger = Logger(label: "test") { _ in RecordingHandler(record: lines) }
+    /// The log is kept in memory, so a test reads what an operator would see.
+    static func budget(maximum: Int = 16, perUser: Int = 4, watchersPerUser: Int = 2) -> (ConnectionBudget, LogRecorder, FakeClock) {
+        let lines = LogRecorder(), clock = FakeClock()
         let budget = ConnectionBudget(limits: ServerLimits(maximumConnections: maximum, connectionsPerUser: perUser, watchersPerUser: watchersPerUser),
-                                      logger: logger, now: { clock.now.withLock { $0 } })
+                                      logger: lines.logger, now: { clock.now.withLock { $0 } })
         return (budget, lines, clock)
     }
 
@@ -107,20 +90,20 @@ struct ConnectionBudgetTests {
         let (budget, lines, clock) = Self.budget()
         let seats = try (0..<4).map { _ in try Self.connect(budget, uid: 1000) }
         for _ in 0..<50 { _ = Self.refusal(budget, uid: 1000) }
-        #expect(lines.text(.warning).count == 1, "one warning for a burst of refusals: \(lines.all)")
-        #expect(lines.text(.warning).first?.contains("uid 1000 holds its share of the socket, 4 connections (BTCPRICED_USER_CONNECTIONS)") == true)
+        #expect(lines.messages(at: .warning).count == 1, "one warning for a burst of refusals: \(lines.lines.value)")
+        #expect(lines.messages(at: .warning).first?.contains("uid 1000 holds its share of the socket, 4 connections (BTCPRICED_USER_CONNECTIONS)") == true)
         seats[0].leave()
-        #expect(lines.text(.notice) == ["uid 1000 is below its share of the socket again; 50 of its connections were refused"])
+        #expect(lines.messages(at: .notice) == ["uid 1000 is below its share of the socket again; 50 of its connections were refused"])
 
         // Bumping into the share again within the quiet period is not logged again; after it, it is.
         let again = try Self.connect(budget, uid: 1000)
         _ = Self.refusal(budget, uid: 1000)
-        #expect(lines.text(.warning).count == 1)
+        #expect(lines.messages(at: .warning).count == 1)
         again.leave()
         clock.advance(ConnectionBudget.quietPeriod + .seconds(1))
         let last = try Self.connect(budget, uid: 1000)
         _ = Self.refusal(budget, uid: 1000)
-        #expect(lines.text(.warning).count == 2, "\(lines.all)")
+        #expect(lines.messages(at: .warning).count == 2, "\(lines.lines.value)")
         withExtendedLifetime((seats, last)) {}
     }
 

@@ -93,3 +93,23 @@ final class MetricsRequestHandler: ChannelInboundHandler, RemovableChannelHandle
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }
+
+extension MetricsHTTPServer {
+    /// Why the listener a setting asks for could not start, in words an operator can act on:
+    /// the operator picked the address, so a port in use is theirs to change.
+    public struct ListenError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `start`, with a failure explained as `setting`'s.
+    public static func listen(host: String, port: Int, setting: String, group: any EventLoopGroup,
+                              exposition: @escaping @Sendable () -> String) async throws(ListenError) -> MetricsHTTPServer {
+        do {
+            return try await start(host: host, port: port, group: group, exposition: exposition)
+        } catch {
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            throw ListenError(description: "cannot listen for metrics on \(address) (\(setting)): \(reason); is another program using that port? Pick another, or leave \(setting) empty")
+        }
+    }
+}

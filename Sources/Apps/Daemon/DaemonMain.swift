@@ -3,7 +3,6 @@ import Glibc
 #endif
 import DaemonKit
 import DaemonConfig
-import FileStore
 import Logging
 import Systemd
 import WireProtocol
@@ -27,28 +26,11 @@ public enum DaemonMain {
             print("btcpriced \(ProductVersion.current)")
             return ExitStatus.ok
         case .checkConfig(let options):
-            do {
-                let settings = try SettingsLoader.load(options, environment: environment)
-                let plan = try SourcePlan(settings)
-                for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { printError("warning: \(warning)") }
-                print("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
-                print(plan.description)
-                // Checked as the user running --check-config; under systemd the unit's own
-                // user and sandbox apply (StateDirectory=, RuntimeDirectory= create them).
-                let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
-                let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
-                              ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory))]
-                for (what, check) in checks { print("\(what): \(check.verdict)") }
-                if let failed = checks.first(where: { !$0.1.usable }) {
-                    printError("\(failed.0) unusable: \(failed.1.verdict)")
-                    return ExitStatus.cannotCreate
-                }
-                print("configuration OK")
-                return ExitStatus.ok
-            } catch {
-                printError("\(error)")
-                return ExitStatus.config
-            }
+            let report = CheckConfig.run(options, environment: environment)
+            for warning in report.warnings { printError(warning) }
+            for line in report.lines { print(line) }
+            if let failure = report.failure { printError(failure) }
+            return report.status
         case .run(let options):
             let settings: DaemonSettings
             let plan: SourcePlan

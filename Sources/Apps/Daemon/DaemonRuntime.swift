@@ -149,20 +149,15 @@ struct DaemonRuntime {
         return status
     }
 
-    /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any. A port in use is a
-    /// configuration error: the operator picked it.
-    private func startMetricsListener(replies: DaemonReplies<EventLoopClock, SourcePlan>, group: any EventLoopGroup) async throws(ConfigError) -> MetricsHTTPServer? {
+    /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any.
+    private func startMetricsListener(replies: DaemonReplies<EventLoopClock, SourcePlan>, group: any EventLoopGroup) async throws -> MetricsHTTPServer? {
         guard let address = settings.metricsListen else { return nil }
-        do {
-            let listener = try await MetricsHTTPServer.start(host: address.host, port: address.port, group: group) { replies.metricsReply() }
-            if !address.isLoopback {
-                logger.notice("serving metrics on \(address), which is not a loopback address: anyone who can reach this host on that port can read them")
-            }
-            return listener
-        } catch {
-            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
-            throw ConfigError("cannot listen for metrics on \(address) (BTCPRICED_METRICS_LISTEN): \(reason); is another program using that port? Pick another, or leave BTCPRICED_METRICS_LISTEN empty")
+        let listener = try await MetricsHTTPServer.listen(host: address.host, port: address.port, setting: SettingKey.metricsListen.rawValue,
+                                                          group: group) { replies.metricsReply() }
+        if !address.isLoopback {
+            logger.notice("serving metrics on \(address), which is not a loopback address: anyone who can reach this host on that port can read them")
         }
+        return listener
     }
 
     /// The socket systemd passed us, if socket-activated; otherwise our own path.

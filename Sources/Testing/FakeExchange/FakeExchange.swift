@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import TestClocks
 import NIOHTTP1
 import NIOPosix
 
@@ -41,7 +42,8 @@ public final class FakeExchange: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let waiters = ChangeWaiters()
+    /// Counts the changes tests may wait on; each one re-checks their conditions.
+    private let changes = Awaitable(0)
     private let channel: any Channel
     public let port: Int
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -189,17 +191,19 @@ public final class FakeExchange: Sendable {
         }
     }
 
-    /// Applies a recorded change and wakes the tests waiting on one.
+    /// Applies a recorded change and wakes the tests waiting on one. The conditions are checked
+    /// after the state's lock is let go, as they read the state themselves.
     private func mutate<T>(_ body: (inout State) -> T) -> T {
         let result = state.withLockedValue(body)
-        waiters.changed()
+        changes.update { $0 += 1 }
         return result
     }
 
     /// Returns once `condition` holds of this exchange: at once if it does now, else after the
-    /// request, stream, refusal or ping that makes it hold. A test that waits carries a time limit.
+    /// request, stream, refusal or ping that makes it hold. A test that waits carries a time
+    /// limit; its cancellation ends the wait.
     public func until(_ condition: @escaping @Sendable (FakeExchange) -> Bool) async {
-        await waiters.until { [self] in condition(self) }
+        await changes.until { [self] _ in condition(self) }
     }
 
     public func shutdown() async {

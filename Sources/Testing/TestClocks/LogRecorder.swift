@@ -1,4 +1,3 @@
-import TestClocks
 import Logging
 
 /// Keeps every line logged through `logger` (info and above, as the daemon logs by default)

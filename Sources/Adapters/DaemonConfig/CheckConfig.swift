@@ -1,0 +1,43 @@
+import PosixFiles
+
+/// `btcpriced --check-config`: what the daemon would run with, and whether it could, as the
+/// user running the check (under systemd the unit's own user and sandbox apply, and
+/// StateDirectory= and RuntimeDirectory= create the directories).
+public enum CheckConfig {
+    public struct Report: Sendable {
+        /// For stderr, first: settings that look like typos.
+        public var warnings: [String] = []
+        /// For stdout.
+        public var lines: [String] = []
+        /// For stderr, last: why the daemon could not run.
+        public var failure: String?
+        public var status: Int32 = ExitStatus.ok
+    }
+
+    public static func run(_ options: DaemonOptions, environment: [String: String]) -> Report {
+        var report = Report()
+        let settings: DaemonSettings, plan: SourcePlan
+        do {
+            settings = try SettingsLoader.load(options, environment: environment)
+            plan = try SourcePlan(settings)
+        } catch {
+            report.failure = "\(error)"
+            report.status = ExitStatus.config
+            return report
+        }
+        report.warnings = SettingsLoader.unknownEnvironmentWarnings(environment).map { "warning: \($0)" }
+        report.lines.append("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+        report.lines.append(plan.description)
+        let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
+        let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
+                      ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory))]
+        report.lines += checks.map { "\($0.0): \($0.1.verdict)" }
+        if let failed = checks.first(where: { !$0.1.usable }) {
+            report.failure = "\(failed.0) unusable: \(failed.1.verdict)"
+            report.status = ExitStatus.cannotCreate
+            return report
+        }
+        report.lines.append("configuration OK")
+        return report
+    }
+}
