@@ -85,7 +85,7 @@ final class DaemonRun: Sendable {
 }
 
 @Suite("The whole daemon in-process from injected parts", .timeLimit(.minutes(1)))
-struct DaemonServiceTests {
+struct PriceDaemonTests {
     /// The fetch loop, the freshness monitor, the history saver and the watchdog.
     static let sleepers = 4
 
