@@ -14,19 +14,35 @@ enum PrometheusTools {
     static var available: Bool { ["promtool", "prometheus", "prometheus-node-exporter"].allSatisfy { path($0) != nil } }
 }
 
-/// A loopback port nothing listens on now.
+/// A loopback port nothing listens on now, for a server a test starts. It is drawn from below
+/// the kernel's ephemeral range: a port that bind(0) hands out comes from that range, and any
+/// outgoing connection's local end (the suite makes thousands, to the fake exchange, nginx and
+/// the proxies) may take it before the server binds it, as one run saw.
 func freePort() throws -> Int {
+    let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        .flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } } ?? 32_768
+    let range = 10_000..<max(10_001, min(ephemeralLow, 32_768))
+    for _ in 0..<200 {
+        let port = Int.random(in: range)
+        if canBindLoopback(port) { return port }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
+
+/// Whether a listener could bind 127.0.0.1:`port` now (with SO_REUSEADDR, as servers do).
+private func canBindLoopback(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
     defer { close(fd) }
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// Sends raw bytes to a loopback TCP port and reads until the server closes (at most 3 s).
