@@ -12,6 +12,8 @@ public struct SourcePlan: Sendable {
     }
 
     public let settings: DaemonSettings
+    /// The market choices every request is built from, made once per plan.
+    public let options: VenueOptions
     public let active: [Venue]
     public let skipped: [Skipped]
 
@@ -24,6 +26,8 @@ public struct SourcePlan: Sendable {
     /// configuration that can never produce a quote.
     public init(_ settings: DaemonSettings) throws(ConfigError) {
         self.settings = settings
+        let options = settings.venueOptions
+        self.options = options
         var active: [Venue] = [], skipped: [Skipped] = []
         let currency = settings.currency.code
         if let problem = settings.stream.problem(currency: currency, catalog: settings.catalog) { throw ConfigError(problem) }
@@ -33,8 +37,8 @@ public struct SourcePlan: Sendable {
                 skipped.append(Skipped(venue: venue, reason: "no BTC/\(currency) market (it quotes \(venue.currencies.joined(separator: ", ")))", unsupported: true))
             } else if let key = venue.apiKey, !settings.hasKey(for: venue) {
                 skipped.append(Skipped(venue: venue, reason: Self.noKeyReason(key)))
-            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(settings.venueOptions) != currency {
-                let asset = venue.quoteAsset(settings.venueOptions)
+            } else if settings.mode == .consensus, !settings.consensusIncludesUSDT, venue.quoteAsset(options) != currency {
+                let asset = venue.quoteAsset(options)
                 skipped.append(Skipped(venue: venue, reason: "quotes \(asset), not \(currency): set BTCPRICED_CONSENSUS_USDT=yes to count it in the consensus"))
             } else {
                 active.append(venue)
@@ -57,10 +61,10 @@ public struct SourcePlan: Sendable {
         }
     }
 
-    public func limits(_ venue: Venue) -> SourceLimits { venue.limits(settings.venueOptions, baseURL: settings.restURL(venue)) }
+    public func limits(_ venue: Venue) -> SourceLimits { venue.limits(options, baseURL: settings.restURL(venue)) }
 
     /// What the usable venues quote in: a saved quote in anything else is not restored.
-    public var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(settings.venueOptions) }) }
+    public var quoteAssets: Set<String> { Set(active.map { $0.quoteAsset(options) }) }
 
     /// Each usable venue's base URL, as saved quotes are stamped with it.
     public var origins: [SourceName: String] {
@@ -68,7 +72,7 @@ public struct SourcePlan: Sendable {
     }
 
     public var descriptors: [SourceDescriptor] {
-        active.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset(settings.venueOptions), limits: limits($0)) }
+        active.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset(options), limits: limits($0)) }
     }
 
     public var mode: FetchMode {
@@ -102,9 +106,9 @@ public struct SourcePlan: Sendable {
                 state = skip.unsupported ? "unsupported — \(skip.reason); never asked"
                     : !settings.hasKey(for: venue) ? "no key — \(skip.reason)" : "disabled — \(skip.reason)"
             } else {
-                state = "enabled, BTC/\(venue.quoteAsset(settings.venueOptions)) as \(venue.rest.symbol(settings.venueOptions)), at most one call every \(limits(venue).pace.humanReadable)"
+                state = "enabled, BTC/\(venue.quoteAsset(options)) as \(venue.rest.symbol(options)), at most one call every \(limits(venue).pace.humanReadable)"
             }
-            lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), settings.venueOptions))")
+            lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), options))")
             lines.append("     \(state)")
         }
         // Where each venue's requests go: the proxy (credentials masked) or straight out.
@@ -152,7 +156,7 @@ public struct SourcePlan: Sendable {
     /// The disabled rows of `btcctl sources`.
     public var skippedStatuses: [SourceStatus] {
         skipped.map {
-            SourceStatus.disabled($0.venue.name, quoteAsset: $0.unsupported ? settings.currency.code : $0.venue.quoteAsset(settings.venueOptions),
+            SourceStatus.disabled($0.venue.name, quoteAsset: $0.unsupported ? settings.currency.code : $0.venue.quoteAsset(options),
                                   reason: $0.reason, state: $0.unsupported ? .unsupported : .disabled)
         }
     }

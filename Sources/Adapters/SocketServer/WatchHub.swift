@@ -65,10 +65,10 @@ final class WatchHub: Sendable {
 
     /// Runs on the watcher's event loop, so its stream state needs no lock.
     private func deliver(_ buffer: ByteBuffer, to stream: WatchStream, at instant: Duration, share: Int) {
-        let sampledAt = stream.kernelSampledAt
-            ?? policy.firstSample(at: instant, spread: UInt(bitPattern: ObjectIdentifier(stream).hashValue))
-        stream.kernelSampledAt = sampledAt
-        if policy.sampleDue(since: sampledAt, at: instant) {
+        if stream.kernelSampledAt == nil {
+            stream.kernelSampledAt = policy.firstSample(at: instant, spread: UInt(bitPattern: ObjectIdentifier(stream).hashValue))
+        }
+        if let sampledAt = stream.kernelSampledAt, policy.sampleDue(since: sampledAt, at: instant) {
             stream.kernelSampledAt = instant
             stream.kernelUnread = stream.kernelQueuedBytes() > 0
         }

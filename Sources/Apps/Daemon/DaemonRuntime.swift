@@ -174,7 +174,7 @@ struct DaemonRuntime {
     private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
-                  let connection = VenueStream(venue: venue, url: url, options: settings.venueOptions, readInterval: settings.publishInterval,
+                  let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
                                                proxy: settings.proxies.route(for: url).proxy, eventLoop: eventLoop) else { return nil }
             var policy = StreamLink<ContinuousClock.Instant>.Policy()
             policy.priceSilenceAfter = plan.priceSilenceAfter

@@ -26,7 +26,7 @@ extension SourcePlan {
     func sources(clients: HTTPClients, userAgent: String) -> [any PriceSource] {
         active.map { venue in
             let url = settings.restURL(venue)
-            return venue.source(baseURL: url, settings.venueOptions, client: clients.client(for: settings.proxies.route(for: url)),
+            return venue.source(baseURL: url, options, client: clients.client(for: settings.proxies.route(for: url)),
                                 timeout: settings.timeout, userAgent: userAgent)
         }
     }

@@ -57,7 +57,7 @@ extension PriceIntake {
 /// A binance BTCUSDT quote at `price`, a literal the test writes: one that is not a price is a
 /// bug in the test, so it stops the test run rather than being handled.
 public func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -> Quote {
-    // try!: the literal is the test's own, never outside input; a bad one is a bug in that test.
+    // Forced: the literal is the test's own, never outside input; a bad one is a bug in that test.
     Quote(price: try! Price(parsing: price), currency: "USDT", symbol: "BTCUSDT", source: .binance,
           timestamp: Timestamp(millisecondsSinceEpoch: milliseconds))
 }
