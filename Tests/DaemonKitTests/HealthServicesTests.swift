@@ -35,7 +35,7 @@ struct HealthServicesTests {
         let lines = Mutex<[String]>([])
         let intake = makeIntake(board, health: health, logger: logger) { line in lines.withLock { $0.append(line) } }
         let monitor = FreshnessMonitor(intake: intake, logger: logger)
-        intake.accept(CycleReport(quote: quote("100"), failureSummary: nil, nextCycleIn: .seconds(1)))
+        intake.accept(CycleReport(reading: PolledReading(dated: quote("100")), failureSummary: nil, nextCycleIn: .seconds(1)))
         #expect(lines.withLock { $0.count } == 1, "the quote itself went out")
         let task = Task { try await monitor.run() }
         defer { task.cancel() }

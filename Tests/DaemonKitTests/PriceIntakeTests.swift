@@ -52,6 +52,22 @@ struct PriceIntakeTests {
         Quote(price: try! Price(parsing: price), currency: "USD", symbol: "XBT/USD", source: venue, timestamp: Timestamp(millisecondsSinceEpoch: milliseconds))
     }
 
+    /// A poll's reading is dated here, on arrival, by the rule that dates a streamed trade: a
+    /// venue's answer made 4 s before it came is served 4 s old, whatever the loop's clock said.
+    @Test func aPolledReadingIsStampedOnArrivalWithItsOriginsAge() throws {
+        let (board, clock, wallClock) = makeBoard()
+        let intake = makeIntake(board)
+        clock.advance(by: .seconds(30))
+        wallClock.advance(milliseconds: 30_000)
+        let origin = wallClock.now().adding(milliseconds: -4_000)
+        let reading = PolledReading(price: try Price(parsing: "114460.25"), currency: "USD", symbol: "XBT/USD", source: .kraken,
+                                    origins: [AnswerOrigin(time: origin)])
+        #expect(intake.accept(CycleReport(reading: reading, failureSummary: nil, nextCycleIn: .seconds(1))))
+        let served = board.current
+        #expect(served.quote?.timestamp == origin, "dated by its origin: \(String(describing: served.quote))")
+        #expect(served.age.receivedAt.map { $0.duration(to: clock.now) } == .seconds(4), "4 s old on arrival: \(served.age)")
+    }
+
     @Test func aPolledQuoteDoesNotReplaceAStreamedOneWhileTheGateSaysTheStreamCarriesQuotes() async throws {
         let (board, _, _) = makeBoard()
         let carrying = Mutex(true)

@@ -34,7 +34,7 @@ final class DaemonRun: Sendable {
 
     var socketPath: String { directory + "/btcpriced.sock" }
     var cycleCount: Int { cycles.value.count }
-    var cyclesWithoutQuote: Int { cycles.value.filter { $0.report.quote == nil }.count }
+    var cyclesWithoutQuote: Int { cycles.value.filter { $0.report.reading == nil }.count }
     var ready: [String] { readyStatus.value }
     var lines: [String] { logs.entries.map { "\($0.level): \($0.message)" } }
 

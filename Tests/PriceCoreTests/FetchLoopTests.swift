@@ -54,7 +54,7 @@ struct FetchLoopTests {
         let streamUntil = ManualClock.Instant(offset: .seconds(3))
         loop.streamGate = StreamGate { $0 < streamUntil ? $0 : nil }
         let reports = await run(loop, clock: clock, cycles: 6)
-        #expect(reports.map { $0.quote != nil } == [false, false, false, true, true, true])
+        #expect(reports.map { $0.reading != nil } == [false, false, false, true, true, true])
         #expect(reports.allSatisfy { $0.nextCycleIn == .seconds(1) }, "the ticks keep their pace, so the watchdog stays fed")
         #expect(reports.prefix(3).allSatisfy { $0.attempts.isEmpty && $0.events.isEmpty }, "no attempt, no log event while on standby")
         #expect(binance.callCount == 3)
@@ -81,42 +81,40 @@ struct FetchLoopTests {
         bell.ring()
         _ = await yieldUntil { log.count == 2 }
         let polled = log.all.dropFirst().first
-        #expect(polled?.quote != nil && binance.callCount == 1, "the ring starts polling at 2 s, not at 5 s: \(String(describing: polled))")
+        #expect(polled?.reading != nil && binance.callCount == 1, "the ring starts polling at 2 s, not at 5 s: \(String(describing: polled))")
         #expect(clock.now.offset == .seconds(2))
         task.cancel()
         await task.value
     }
 
-    /// A REST answer is as old as its origin: its own time, a cache's Age, whichever says older.
-    @Test func aQuoteIsStampedWithItsOriginAndCarriesItsAgeOnArrival() async {
+    /// The loop passes each answer's dating on undated: the intake stamps it on arrival.
+    @Test func aReadingCarriesItsAnswersOriginForTheIntakeToStamp() async {
         let clock = ManualClock()
         let wall = ManualWallClock().now()
-        let binance = StubSource(.binance, [.dated("1", origin: wall.adding(milliseconds: -3_000), cacheAge: .seconds(1)),
-                                            .dated("2", origin: wall, cacheAge: .seconds(5)),
-                                            .dated("3", origin: wall.adding(milliseconds: 60_000), cacheAge: .zero)])
-        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 3)
-        #expect(reports.map(\.ageOnArrival) == [.seconds(3), .seconds(5), .zero], "\(reports.map(\.ageOnArrival))")
-        #expect(reports[0].quote?.timestamp == wall.adding(milliseconds: -3_000), "the origin's time, not the arrival")
-        #expect(reports[1].quote?.timestamp == wall.adding(milliseconds: -5_000), "a cache that dated it anew: its Age counts")
-        #expect(reports[2].quote?.timestamp == wall, "an origin a minute ahead of this clock: dated by arrival")
+        let binance = StubSource(.binance, [.dated("1", origin: wall.adding(milliseconds: -3_000), cacheAge: .seconds(1))])
+        let reports = await run(makeLoop([binance], clock: clock), clock: clock, cycles: 1)
+        #expect(reports.first?.reading?.origins == [AnswerOrigin(time: wall.adding(milliseconds: -3_000), cacheAge: .seconds(1))],
+                "\(String(describing: reports.first?.reading))")
     }
 
-    @Test func aConsensusIsAsOldAsItsOldestAnswer() async {
+    @Test func aConsensusCarriesTheOriginsOfTheAnswersThatAgree() async {
         let clock = ManualClock()
         let wall = ManualWallClock().now()
         let sources = [StubSource(.coinbase, [.dated("100", origin: wall.adding(milliseconds: -2_000), cacheAge: .zero)]),
-                       StubSource(.kraken, [.dated("100", origin: wall.adding(milliseconds: -7_000), cacheAge: .zero)])]
+                       StubSource(.kraken, [.dated("100", origin: wall.adding(milliseconds: -7_000), cacheAge: .zero)]),
+                       StubSource(.bitstamp, [.dated("200", origin: wall.adding(milliseconds: -60_000), cacheAge: .zero)])]
         let loop = makeLoop(sources, clock: clock, mode: .consensus(ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)))
-        let report = await run(loop, clock: clock, cycles: 1)
-        #expect(report.first?.ageOnArrival == .seconds(7) && report.first?.quote?.timestamp == wall.adding(milliseconds: -7_000),
-                "\(String(describing: report.first?.ageOnArrival))")
+        let reading = await run(loop, clock: clock, cycles: 1).first?.reading
+        #expect(reading?.origins.map(\.time) == [wall.adding(milliseconds: -2_000), wall.adding(milliseconds: -7_000)],
+                "the outlier's minute-old answer does not age the median: \(String(describing: reading))")
+        #expect(reading?.stamped(receivedAt: wall).ageOnArrival == .seconds(7))
     }
 
     @Test func healthyLoopRunsOnAFixedGrid() async {
         let clock = ManualClock()
         let reports = await run(makeLoop([StubSource(.binance, [.quote("1")])], clock: clock), clock: clock, cycles: 5)
         #expect(reports.count == 5)
-        #expect(reports.allSatisfy { $0.quote != nil && $0.nextCycleIn == .seconds(1) })
+        #expect(reports.allSatisfy { $0.reading != nil && $0.nextCycleIn == .seconds(1) })
         #expect(clock.now.offset == .seconds(4))
     }
 
@@ -159,7 +157,7 @@ struct FetchLoopTests {
         let coinbase = StubSource(.coinbase, [.fail(.httpStatus(503))])
         let kraken = StubSource(.kraken, [.quote("1")])
         let reports = await run(makeLoop([binance, coinbase, kraken], clock: clock), clock: clock, cycles: 2)
-        #expect(reports.map { $0.quote?.source } == [.kraken, .binance])
+        #expect(reports.map { $0.reading?.source } == [.kraken, .binance])
         #expect(reports[0].failureSummary == "binance: connection refused; coinbase: HTTP 503",
                 "while kraken serves, both failures above it explain why: \(String(describing: reports[0].failureSummary))")
         #expect(reports[1].failureSummary == nil,
@@ -185,7 +183,7 @@ struct FetchLoopTests {
         #expect(binance.callCount == 2)
         #expect(reports[1].attempts.first == .coolingDown(.binance))
         #expect(reports[4].attempts.first == .coolingDown(.binance))
-        #expect(reports[5].quote?.source == .binance)
+        #expect(reports[5].reading?.source == .binance)
         #expect(reports[1].failureSummary == "binance: rate-limited, retry after 5s")
     }
 
@@ -197,7 +195,7 @@ struct FetchLoopTests {
         #expect(reports[1].nextCycleIn == .seconds(30))
         // t = 0 (refused), 2, 32, …, 272 (cooling down), then 300 when the 5 minutes are over.
         #expect(reports[10].nextCycleIn == .seconds(28))
-        #expect(reports[11].quote?.price.description == "5")
+        #expect(reports[11].reading?.price.description == "5")
         #expect(binance.callCount == 2)
         #expect(clock.now.offset == .seconds(300))
     }
@@ -208,17 +206,7 @@ struct FetchLoopTests {
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("6")])
         let reports = await run(makeLoop([binance, cryptoCompare], clock: clock), clock: clock, cycles: 10)
         #expect(reports.flatMap(\.events) == [.sourceFailing(.binance, .httpStatus(500))])
-        #expect(reports.allSatisfy { $0.quote?.source == .cryptoCompare })
-    }
-
-    @Test func quotesAreStampedWithTheWallClock() async {
-        let clock = ManualClock()
-        let wall = ManualWallClock(Timestamp(millisecondsSinceEpoch: 42))
-        let loop = FetchLoop(fetcher: FallbackFetcher(sources: [StubSource(.binance, [.quote("7")])], timeout: .seconds(1), clock: clock),
-                             schedule: FetchSchedule(interval: .seconds(1)), wallClock: wall)
-        let reports = await run(loop, clock: clock, cycles: 1)
-        #expect(reports.first?.quote == Quote(price: try! Price(parsing: "7"), currency: "USDT", symbol: "BTCUSDT", source: .binance,
-                                                timestamp: Timestamp(millisecondsSinceEpoch: 42)))
+        #expect(reports.allSatisfy { $0.reading?.source == .cryptoCompare })
     }
 
     @Test func aSlowOnlySourceIsAskedAtItsPaceWithoutCountingAsAnOutage() async {
@@ -227,7 +215,7 @@ struct FetchLoopTests {
         let cryptoCompare = StubSource(.cryptoCompare, [.quote("8")], limits: SourceLimits(minimumInterval: .seconds(10), dailyCalls: 7500))
         let reports = await run(makeLoop([binance, cryptoCompare], clock: clock), clock: clock, cycles: 8)
         // 86 400 s / 7 500 = 11.52 s between calls: t = 0, 11.52, 23.04, …; the loop sleeps through.
-        #expect(reports.filter { $0.quote != nil }.count == 4)
+        #expect(reports.filter { $0.reading != nil }.count == 4)
         #expect(cryptoCompare.callCount == 4)
         #expect(!reports.flatMap(\.events).contains(.allSourcesFailing))
         #expect(reports[1].attempts == [.coolingDown(.binance), .paced(.cryptoCompare)])
@@ -256,7 +244,7 @@ struct FetchLoopTests {
                        StubSource(.bitstamp, [.quote("105000")]), StubSource(.cryptoCompare, [.quote("100030")])]
         let rule = ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)
         let reports = await run(makeLoop(sources, clock: clock, mode: .consensus(rule)), clock: clock, cycles: 2)
-        let quote = reports.first?.quote
+        let quote = reports.first?.reading
         #expect(quote?.price.description == "100010")
         #expect(quote?.source == .consensus)
         #expect(quote?.contributors == [.coinbase, .kraken, .cryptoCompare])
@@ -273,7 +261,7 @@ struct FetchLoopTests {
         let sources = [StubSource(.coinbase, [.quote("100000")]), StubSource(.kraken, [.fail(.httpStatus(502))])]
         let rule = ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)
         let reports = await run(makeLoop(sources, clock: clock, mode: .consensus(rule)), clock: clock, cycles: 3)
-        #expect(reports.allSatisfy { $0.quote == nil })
+        #expect(reports.allSatisfy { $0.reading == nil })
         let events = reports.flatMap(\.events)
         #expect(events.filter { $0 == .tooFewAgree(agreeing: 1, required: 2) }.count == 1)
         #expect(events.contains(.allSourcesFailing))
@@ -296,7 +284,7 @@ struct FetchLoopTests {
         task.cancel()
         await task.value
         #expect(log.all.count >= 11)
-        #expect(log.all.allSatisfy { $0.quote?.source == .binance }, "\(log.all.map { $0.quote?.source.rawValue ?? "-" })")
+        #expect(log.all.allSatisfy { $0.reading?.source == .binance }, "\(log.all.map { $0.reading?.source.rawValue ?? "-" })")
         #expect(coinbase.callCount == 0)
     }
 }

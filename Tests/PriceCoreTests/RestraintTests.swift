@@ -28,7 +28,7 @@ struct RestraintTests {
         let before = ledger(sources)
         let t0 = Instant(offset: .seconds(1000))
         #expect(before.admit(.cryptoCompare, at: t0) == nil)
-        _ = before.record(FetchRound(attempts: [.failed(.binance, .rateLimited(retryAfter: .seconds(120)))]), quote: nil,
+        _ = before.record(FetchRound(attempts: [.failed(.binance, .rateLimited(retryAfter: .seconds(120)))]), reading: nil,
                           holding: false, at: t0, wallTime: wall)
         let saved = before.restraints(at: t0.advanced(by: .seconds(2)), wallTime: wall.adding(milliseconds: 2000))
         #expect(saved[.binance]?.restingUntil == wall.adding(milliseconds: 120_000))

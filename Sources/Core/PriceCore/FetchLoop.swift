@@ -1,6 +1,7 @@
 /// Everything one fetch cycle produced, handed to the daemon to publish, persist and log.
 public struct CycleReport: Sendable {
-    public let quote: Quote?
+    /// The price it found, undated: the intake stamps it on arrival.
+    public let reading: PolledReading?
     /// The answering venue's own 24 h figures, when it stated them (fallback mode only).
     public let day: DayRange?
     public let attempts: [SourceAttempt]
@@ -8,13 +9,10 @@ public struct CycleReport: Sendable {
     public let failureSummary: String?
     /// How long the loop waits before the next cycle starts.
     public let nextCycleIn: Duration
-    /// How old the quote already was when it arrived: its origin's time to its receipt.
-    public let ageOnArrival: Duration
 
-    public init(quote: Quote?, day: DayRange? = nil, attempts: [SourceAttempt] = [], events: [HealthEvent] = [], failureSummary: String?,
-                nextCycleIn: Duration, ageOnArrival: Duration = .zero) {
-        self.ageOnArrival = ageOnArrival
-        self.quote = quote
+    public init(reading: PolledReading?, day: DayRange? = nil, attempts: [SourceAttempt] = [], events: [HealthEvent] = [],
+                failureSummary: String?, nextCycleIn: Duration) {
+        self.reading = reading
         self.day = day
         self.attempts = attempts
         self.events = events
@@ -110,7 +108,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 ledger.quoteArrivedElsewhere(at: started)
                 deadline = schedule.tick(atOrAfter: min(carriedUntil, started.advanced(by: schedule.maximumBackoff)),
                                          onGridOf: schedule.nextTick(after: deadline, now: started))
-                await handle(CycleReport(quote: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
+                await handle(CycleReport(reading: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
                                          nextCycleIn: started.duration(to: deadline)))
                 if let bell = streamGate.bell {
                     await bell.rest(until: deadline, on: clock)
@@ -144,37 +142,25 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             let now = clock.now
             let wallTime = wallClock.now()
             var outcome: ConsensusOutcome?
-            let quote: Quote?
-            var ageOnArrival = Duration.zero
+            let reading: PolledReading?
             switch mode {
             case .fallback:
-                quote = round.answers.first.map { answer in
-                    let stamp = ExchangeTime.stamp(origin: answer.quote.originTime, cacheAge: answer.quote.cacheAge, receivedAt: wallTime)
-                    ageOnArrival = stamp.ageOnArrival
-                    return Quote(price: answer.quote.price, currency: answer.quote.quoteAsset, symbol: answer.quote.symbol,
-                                 source: answer.source, timestamp: stamp.timestamp)
-                }
+                reading = round.answers.first.map { PolledReading($0.quote, from: $0.source) }
             case .consensus(let rule):
                 let evaluated = Consensus.evaluate(round.answers, rule: rule)
                 outcome = evaluated
-                // A median is as old as the oldest answer in it.
-                let stamps = round.answers.filter { evaluated.agreeing.contains($0.source) }.map {
-                    ExchangeTime.stamp(origin: $0.quote.originTime, cacheAge: $0.quote.cacheAge, receivedAt: wallTime)
-                }
-                let stamp = stamps.max { $0.ageOnArrival < $1.ageOnArrival } ?? (wallTime, .zero)
-                ageOnArrival = stamp.ageOnArrival
-                quote = Self.consensusQuote(evaluated, round: round, at: stamp.timestamp)
+                reading = Self.consensusReading(evaluated, round: round)
             }
             // A working source that may not be asked yet is a wait, not an outage.
-            let holding = quote == nil && round.attempts.contains { attempt in
+            let holding = reading == nil && round.attempts.contains { attempt in
                 guard case .paced(let source) = attempt else { return false }
                 return ledger.isAnswering(source) || heldByHost.contains(source)
             }
-            let events = ledger.record(round, quote: quote, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
+            let events = ledger.record(round, reading: reading, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
 
             let onlyWaiting = round.attempts.allSatisfy(\.isWaiting)
-            if quote != nil || holding {
-                if quote != nil { consecutiveFailures = 0 }
+            if reading != nil || holding {
+                if reading != nil { consecutiveFailures = 0 }
                 deadline = schedule.nextTick(after: deadline, now: now)
                 if onlyWaiting, let reopening = ledger.earliestReopening(after: now), reopening > deadline {
                     // Nothing to ask before then: sleep through, capped so the watchdog stays fed.
@@ -190,9 +176,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 deadline = now.advanced(by: wait)
             }
             let day = mode == .fallback ? round.answers.first?.quote.day : nil
-            await handle(CycleReport(quote: quote, day: day, attempts: round.attempts, events: events,
-                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline),
-                                     ageOnArrival: quote == nil ? .zero : ageOnArrival))
+            await handle(CycleReport(reading: reading, day: day, attempts: round.attempts, events: events,
+                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
     }
@@ -202,12 +187,13 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Labelled with the venues' common quote asset; USDT venues join only when the operator
     /// chose to count USDT as USD, so a mixed median is labelled USD.
-    static func consensusQuote(_ outcome: ConsensusOutcome, round: FetchRound, at wallTime: Timestamp) -> Quote? {
+    static func consensusReading(_ outcome: ConsensusOutcome, round: FetchRound) -> PolledReading? {
         guard let price = outcome.price else { return nil }
-        let assets = round.answers.filter { outcome.agreeing.contains($0.source) }.map(\.quote.quoteAsset)
+        let agreeing = round.answers.filter { outcome.agreeing.contains($0.source) }
+        let assets = agreeing.map(\.quote.quoteAsset)
         let currency = assets.allSatisfy { $0 == assets.first } ? (assets.first ?? "USD") : "USD"
-        return Quote(price: price, currency: currency, symbol: "median", source: .consensus, timestamp: wallTime,
-                     contributors: outcome.agreeing, spread: outcome.spread)
+        return PolledReading(price: price, currency: currency, symbol: "median", source: .consensus, contributors: outcome.agreeing,
+                             spread: outcome.spread, origins: agreeing.map { AnswerOrigin($0.quote) })
     }
 }
 

@@ -137,10 +137,10 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// Folds one cycle in; returns the transitions worth a log line.
-    public func record(_ round: FetchRound, quote: Quote?, outcome: ConsensusOutcome? = nil, holding: Bool,
+    public func record(_ round: FetchRound, reading: PolledReading?, outcome: ConsensusOutcome? = nil, holding: Bool,
                        at now: Instant, wallTime: Timestamp) -> [HealthEvent] {
         state.withLock { state in
-            var events = state.health.record(round.attempts, gotQuote: quote != nil, holding: holding, at: now)
+            var events = state.health.record(round.attempts, gotQuote: reading != nil, holding: holding, at: now)
             if round.attempts.contains(where: \.startsRest) { state.restraintVersion += 1 }
             for attempt in round.attempts {
                 switch attempt {
@@ -157,14 +157,14 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
             for (source, latency) in round.latencies { state.observations[source, default: Observation()].latency = latency }
             if let outcome {
                 events += Self.outlierTransitions(outcome, round: round, observations: &state.observations)
-                if quote == nil, !outcome.agreeing.isEmpty || !outcome.outliers.isEmpty {
+                if reading == nil, !outcome.agreeing.isEmpty || !outcome.outliers.isEmpty {
                     if state.shortfall == nil { events.append(.tooFewAgree(agreeing: outcome.agreeing.count, required: outcome.required)) }
                     state.shortfall = "consensus: \(outcome.agreeing.count) of the \(outcome.required) required sources agree"
-                } else if quote != nil {
+                } else if reading != nil {
                     state.shortfall = nil
                 }
             }
-            if let quote { state.selected = quote.contributors }
+            if let reading { state.selected = reading.contributors }
             return events
         }
     }

@@ -50,7 +50,15 @@ extension PriceIntake {
     /// `quote` as a fetch cycle's quote, fresh, with no failures; returns whether watchers see a change.
     @discardableResult
     public func poll(_ quote: Quote?, failureSummary: String? = nil) -> Bool {
-        accept(CycleReport(quote: quote, failureSummary: failureSummary, nextCycleIn: .seconds(1)))
+        accept(CycleReport(reading: quote.map(PolledReading.init(dated:)), failureSummary: failureSummary, nextCycleIn: .seconds(1)))
+    }
+}
+
+extension PolledReading {
+    /// `quote` as one venue's answer, dated by its venue at the quote's timestamp.
+    public init(dated quote: Quote) {
+        self.init(price: quote.price, currency: quote.currency, symbol: quote.symbol, source: quote.source,
+                  origins: [AnswerOrigin(time: quote.timestamp)])
     }
 }
 

@@ -113,19 +113,18 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
                              transport: inputs.transport, problems: inputs.problems)
     }
 
-    /// Records a cycle; returns whether it changed anything. A polled quote does not replace a
-    /// streamed one while the stream carries the quotes: the poll began before the stream came
-    /// up, and the trades since are newer.
-    func record(_ report: CycleReport, streamCarriesQuotes streaming: Bool) -> Bool {
-        // A cached or venue-dated answer is as old as its origin says, never fresher.
-        let receivedAt = clock.now.advanced(by: .zero - report.ageOnArrival)
+    /// Records a cycle, its reading stamped by the intake as `polled`; returns whether it changed
+    /// anything. A polled quote does not replace a streamed one while the stream carries the
+    /// quotes: the poll began before the stream came up, and the trades since are newer.
+    func record(_ report: CycleReport, polled: (quote: Quote, ageOnArrival: Duration)?, streamCarriesQuotes streaming: Bool) -> Bool {
         return update { inputs in
-            if let quote = report.quote, !(streaming && inputs.transport == .stream) {
-                if let day = report.day { inputs.venueDay = VenueDay(source: quote.source, range: day) }
-                inputs.quote = quote
+            if let polled, !(streaming && inputs.transport == .stream) {
+                if let day = report.day { inputs.venueDay = VenueDay(source: polled.quote.source, range: day) }
+                inputs.quote = polled.quote
                 inputs.transport = .poll
                 inputs.ageKnown = true
-                inputs.age = QuoteAge(receivedAt: receivedAt)
+                // A cached or venue-dated answer is as old as its origin says, never fresher.
+                inputs.age = QuoteAge(receivedAt: clock.now.advanced(by: .zero - polled.ageOnArrival))
             }
             inputs.failureSummary = report.failureSummary
         }

@@ -32,9 +32,9 @@ public enum HealthLogging {
             logger.warning("no source returned a price; \(hasQuote ? "serving the last known quote" : "no quote to serve yet") and retrying with backoff (up to \(maximumBackoff.humanReadable))",
                            metadata: ["error": "\(report.failureSummary ?? "unknown")"])
         case .quotesFlowingAgain:
-            if let quote = report.quote {
-                logger.info("quotes flowing again: \(quote.price) \(quote.currency) via \(quote.source)",
-                            metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)"])
+            if let reading = report.reading {
+                logger.info("quotes flowing again: \(reading.price) \(reading.currency) via \(reading.source)",
+                            metadata: ["source": "\(reading.source)", "price": "\(reading.price)", "currency": "\(reading.currency)", "symbol": "\(reading.symbol)"])
             }
         case .sourceNearRateLimit(let source, let pause):
             logger.notice("\(source) is near its rate limit\(hints.nearRateLimit(source)); not asking it for \(pause.humanReadable)",

@@ -29,14 +29,15 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         self.logger = logger
     }
 
-    /// A fetch cycle's outcome: its quote (stamped by the fetch loop) and its failures.
+    /// A fetch cycle's outcome: its reading, dated here on arrival, and its failures.
     /// Returns whether watchers see a change.
     @discardableResult
     public func accept(_ report: CycleReport) -> Bool {
-        let changed = board.record(report, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now))
+        let polled = report.reading?.stamped(receivedAt: board.wallClock.now())
+        let changed = board.record(report, polled: polled, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now))
         if changed { self.changed() }
         // A polled quote that the board kept out (a stream's trades are newer) is not saved either.
-        if let quote = report.quote, board.quote == quote { accepted(quote) }
+        if let quote = polled?.quote, board.quote == quote { accepted(quote) }
         return changed
     }
 
