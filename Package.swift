@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "EventLoopScheduling",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PriceCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Sources/Adapters/EventLoopScheduling"
         ),
         .target(
@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "PriceCore", "PosixFiles", "Exchanges", "WireProtocol",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/DaemonConfig"
         ),
@@ -123,7 +124,7 @@ let package = Package(
         ),
         .target(
             name: "Systemd",
-            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CSystemd", "PriceCore", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Adapters/Systemd"
         ),
 
@@ -136,6 +137,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Apps/DaemonKit"
         ),
@@ -214,6 +216,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "DaemonKit", "DaemonKitTesting", "PriceCore", "DaemonConfig", "Exchanges", "WireProtocol", "FileStore", "SocketServer", "Systemd", "TestClocks", "MetricsExport",

@@ -1,4 +1,5 @@
 import DaemonConfig
+import Foundation
 import Testing
 
 /// What a reload applies and what waits for a restart, without a daemon.
@@ -31,5 +32,31 @@ struct RestartOnlySettingsTests {
         #expect(kept.settings.interval == .seconds(2))
         #expect(!RestartOnlySettings.chainChanged(from: started, to: kept.settings))
         #expect(RestartOnlySettings.chainChanged(from: started, to: try load(["BTCPRICED_CURRENCY": "EUR", "BTCPRICED_SOURCES": "kraken"])))
+    }
+
+    /// A SIGHUP's reading, over a real file: each load applies what it may, a file that does not
+    /// load keeps the current settings, and the warnings compare with the start every time.
+    @Test func aReloadReadsTheFileAgainAndABrokenOneKeepsTheCurrentSettings() throws {
+        let path = NSTemporaryDirectory() + "btcpriced-reload-\(UUID().uuidString.prefix(8)).conf"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func write(_ text: String) throws { try text.write(toFile: path, atomically: true, encoding: .utf8) }
+        try write("BTCPRICED_INTERVAL=1s\n")
+        let options = DaemonOptions(configPath: path)
+        var reload = ConfigReload(options: options, environment: [:], started: try SettingsLoader.load(options, environment: [:]))
+
+        try write("BTCPRICED_INTERVAL=3s\nBTCPRICED_SOURCES=kraken,coinbase\n")
+        let first = try reload.next()
+        #expect(first.settings.interval == .seconds(3) && first.chainChanged && first.warnings.isEmpty, "\(first.summary) \(first.warnings)")
+        #expect(first.summary.hasPrefix("reloaded configuration: fallback over kraken,coinbase, interval 3s"), "\(first.summary)")
+
+        try write("BTCPRICED_INTERVAL=soon\n")
+        #expect(throws: ConfigError.self) { try reload.next() }
+        #expect(reload.current.interval == .seconds(3), "a broken file leaves the last good settings in force")
+
+        try write("BTCPRICED_INTERVAL=3s\nBTCPRICED_SOURCES=kraken,coinbase\nBTCPRICED_CURRENCY=EUR\n")
+        let third = try reload.next()
+        #expect(!third.chainChanged && third.settings.currency == reload.current.currency && third.settings.currency.code == "USD",
+                "\(third.settings.currency)")
+        #expect(third.warnings == ["BTCPRICED_CURRENCY changes (USD to EUR) take effect at the next restart"], "\(third.warnings)")
     }
 }

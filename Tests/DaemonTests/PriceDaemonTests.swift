@@ -46,12 +46,11 @@ final class DaemonRun: Sendable {
     func daemon(sources: @escaping @Sendable (SourcePlan) -> [any PriceSource], plan: SourcePlan, watchdogInterval: Duration? = .seconds(20),
                 persistInterval: Duration = .seconds(120)) async throws -> PriceDaemon<ManualClock, SourcePlan> {
         let logger = Logger(label: "btcpriced") { [logs] _ in logs }
-        let parts = DaemonParts(clock: clock, wallClock: wallClock, plan: plan, sources: sources, stateDirectory: directory,
-                                listener: .path(socketPath), group: MultiThreadedEventLoopGroup.singleton, notifier: notifier,
-                                watchdogInterval: watchdogInterval, logger: logger, serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() },
-                                version: "test", persistInterval: persistInterval)
-        var ports = try DaemonAssembly.ports(parts)
-        ports.work = TestWork()
+        var ports = try DaemonAssembly.ports(
+            clock: clock, wallClock: wallClock, plan: plan, sources: sources, stateDirectory: directory, listener: .path(socketPath),
+            group: MultiThreadedEventLoopGroup.singleton, notifier: notifier, watchdogInterval: watchdogInterval, logger: logger,
+            serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() }, version: "test", persistInterval: persistInterval,
+            work: TestWork())
         ports.onReady = { status in self.readyStatus.update { $0.append(status.text) } }
         ports.cycleHandled = { report in self.cycles.update { $0.append((report, self.clock.now)) } }
         return await PriceDaemon(ports)

@@ -1,4 +1,5 @@
 import CSystemd
+import PriceCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,3 +89,5 @@ public enum SocketActivation {
         throw Error(description: "systemd passed \(count) socket(s), but none is a listening Unix stream socket; check ListenStream= in btcpriced.socket")
     }
 }
+
+extension SystemdNotifier: HealthNotifier {}

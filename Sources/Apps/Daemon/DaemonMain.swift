@@ -54,9 +54,3 @@ public enum DaemonMain {
         StandardError.write("btcpriced: \(message)\n")
     }
 }
-
-extension Logger.Level {
-    init(_ level: LogLevel) {
-        self = Logger.Level(rawValue: level.rawValue) ?? .info
-    }
-}

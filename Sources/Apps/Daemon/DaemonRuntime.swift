@@ -81,26 +81,20 @@ struct DaemonRuntime {
         let stream = streamLineup(eventLoop: loop)
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
-        var parts = DaemonParts(
-            clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan,
-            sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
-            stateDirectory: settings.stateDirectory, listener: listener, group: group,
-            notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
-            version: ProductVersion.current, persistInterval: settings.persistInterval
-        )
-        parts.serverLimits = limits
-        parts.metrics = metrics
         let daemon: PriceDaemon<EventLoopClock, SourcePlan>
         do {
-            var ports = try DaemonAssembly.ports(parts)
+            var ports = try DaemonAssembly.ports(
+                clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
+                stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
+                watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
+                persistInterval: settings.persistInterval, metrics: metrics)
             ports.publishInterval = settings.publishInterval
             ports.streams = stream
             ports.hostPace = hostPace
             ports.executor = EventLoopExecutor(loop)
-            ports.onReady = { status in
+            ports.onReady = { _ in
                 logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
                 plan.logNotices(logger)
-                notifier.ready(status: status.text)
             }
             daemon = await PriceDaemon(ports)
         } catch {
@@ -123,12 +117,12 @@ struct DaemonRuntime {
             services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
                                                    write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop), logger: logger))
         }
-        let reloader = Reloader(options: options, environment: environment, current: settings, daemon: daemon, logLevel: logLevel,
-                                notifier: notifier, logger: logger)
-        // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
-        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
+        let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon,
+                                logLevel: logLevel, logger: logger)
         services.append(daemon)
-        services.append(SignalService(signals: signals, reloader: reloader, notifier: notifier, logger: logger))
+        // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
+        services.append(SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier,
+                                      logger: logger) { await reloader.reload() })
         let serviceGroup = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: serviceLogger

@@ -1,4 +1,4 @@
-import DaemonKit
+import PriceCore
 import Synchronization
 
 /// What systemd would hear, kept instead of sent.
@@ -10,6 +10,11 @@ public final class RecordingNotifier: HealthNotifier {
     public let pings = Mutex(0)
     public func status(_ text: String) { statuses.withLock { $0.append(text) } }
     public func watchdog() { pings.withLock { $0 += 1 } }
+    /// READY=1, RELOADING=1 and STOPPING=1, in order, each with its status.
+    public let lifecycle = Mutex<[String]>([])
+    public func ready(status: String?) { lifecycle.withLock { $0.append("READY=1 \(status ?? "")") } }
+    public func reloading(status: String?) { lifecycle.withLock { $0.append("RELOADING=1 \(status ?? "")") } }
+    public func stopping(status: String?) { lifecycle.withLock { $0.append("STOPPING=1 \(status ?? "")") } }
     public var statusCount: Int { statuses.withLock { $0.count } }
     public var pingCount: Int { pings.withLock { $0 } }
 }

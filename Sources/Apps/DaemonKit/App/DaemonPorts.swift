@@ -24,7 +24,7 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     public var logger: Logger
     /// For ServiceLifecycle's own messages.
     public var serviceLogger: Logger
-    /// Called once the socket serves the restored quote, before the first fetch: READY=1 in production.
+    /// Called once the socket serves the restored quote, before the first fetch and READY=1.
     public var onReady: @Sendable (DaemonStatus) -> Void = { _ in }
     /// The least time between two writes of quote.json (a clean stop always writes the last).
     public var persistInterval: Duration
@@ -34,8 +34,6 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     /// The venues' pace shared with the other instances on this host, if any.
     public var hostPace: (any HostPace)?
     public var jitter: any JitterSource = SystemJitter()
-    /// What to tell the operator about a venue's failures.
-    public var hints = OperatorHints()
     /// Where blocking file writes run.
     public var work: any BlockingWork
     /// Where the services run (the daemon's event loop in production).

@@ -87,7 +87,9 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: ports.serviceLogger
         ))
-        ports.onReady(board.statusSummary())
+        let status = board.statusSummary()
+        ports.onReady(status)
+        ports.notifier.ready(status: status.text)
         // Every service's task runs on the daemon's event loop: with the loop's timers as the
         // clock, a wakeup at idle is one thread's.
         try await withTaskExecutorPreference(ports.executor) { try await group.run() }
@@ -107,7 +109,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             return loop
         }
         var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, ledger: ledger,
-                                 restraints: restraints, health: health, hints: ports.hints, logger: ports.logger)
+                                 restraints: restraints, health: health, logger: ports.logger)
         fetch.cycleHandled = ports.cycleHandled
         fetch.executor = ports.executor
         return fetch

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Runs fetch cycles until graceful shutdown, restarting the loop when a reload brings new
 /// settings. Generic over its clock, so tests run it on a ManualClock.
-public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration == Duration, C.Instant: Sendable {
+public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
     let makeLoop: @Sendable (Plan) -> FetchLoop<C>
     let initialPlan: Plan
     let reloads: AsyncStream<Plan>
@@ -13,7 +13,6 @@ public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration =
     let restraints: RestraintKeeper
     let health: DaemonHealth<C>
     let logger: Logger
-    let hints: OperatorHints
     /// Hears every cycle after the service has handled it (tests wait on it).
     public var cycleHandled: @Sendable (CycleReport) -> Void = { _ in }
     public var metrics = FetchMetrics()
@@ -23,7 +22,7 @@ public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration =
 
     /// `makeLoop` makes the fetch loop for a plan: the first, then each one `reloads` brings.
     public init(makeLoop: @escaping @Sendable (Plan) -> FetchLoop<C>, initialPlan: Plan, reloads: AsyncStream<Plan>, intake: PriceIntake<C>,
-                ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper, health: DaemonHealth<C>, hints: OperatorHints, logger: Logger) {
+                ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper, health: DaemonHealth<C>, logger: Logger) {
         self.makeLoop = makeLoop
         self.initialPlan = initialPlan
         self.reloads = reloads
@@ -31,19 +30,18 @@ public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration =
         self.ledger = ledger
         self.restraints = restraints
         self.health = health
-        self.hints = hints
         self.logger = logger
     }
 
     public func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
         let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
-        let restraints = self.restraints, ledger = self.ledger, hints = self.hints
-        let handle: @Sendable (CycleReport, Duration) async -> Void = { report, maximumBackoff in
+        let restraints = self.restraints, ledger = self.ledger
+        let handle: @Sendable (CycleReport, Duration, Plan) async -> Void = { report, maximumBackoff, plan in
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.quote != nil
-            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, hints: hints, logger: logger) }
+            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger) }
             intake.accept(report)
             await restraints.offer(from: ledger, now: board.clock.now, wallTime: board.wallClock.now())
             cycleHandled(report)
@@ -54,7 +52,7 @@ public struct FetchService<C: Clock, Plan: Sendable>: Service where C.Duration =
             while !Task.isCancelled {
                 let loop = makeLoop(plan)
                 let maximumBackoff = loop.schedule.maximumBackoff
-                let running = Task(executorPreference: executor) { await loop.run { await handle($0, maximumBackoff) } }
+                let running = Task(executorPreference: executor) { [plan] in await loop.run { await handle($0, maximumBackoff, plan) } }
                 let next = await updates.next()
                 running.cancel()
                 await running.value

@@ -1,18 +1,6 @@
 import PriceCore
 import Synchronization
 
-/// Where the daemon's health goes: systemd's notify socket in production, a recorder in tests.
-public protocol HealthNotifier: Sendable {
-    /// Whether a service manager listens at all; when none does, no status text is made.
-    var isActive: Bool { get }
-    func status(_ text: String)
-    func watchdog()
-}
-
-extension HealthNotifier {
-    public var isActive: Bool { true }
-}
-
 /// What systemd hears about the daemon's health: STATUS= lines (at most about one a second,
 /// and only when they change) and watchdog pings gated on fetch-loop progress, on an injected clock.
 public final class DaemonHealth<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {

@@ -1,29 +1,14 @@
 import Logging
 import PriceCore
 
-/// What only the composition root knows for log lines: how to fix a venue's failure, and what
-/// its rate-limit pause means. Venues and settings are not DaemonKit's business.
-public struct OperatorHints: Sendable {
-    /// Appended to a failure's warning: what to do, and how long the venue rests.
-    public var failure: @Sendable (SourceName, FetchFailure) -> String
-    /// Appended to "… is near its rate limit": whose limit, and how far.
-    public var nearRateLimit: @Sendable (SourceName) -> String
-
-    public init(failure: @escaping @Sendable (SourceName, FetchFailure) -> String = { _, _ in "" },
-                nearRateLimit: @escaping @Sendable (SourceName) -> String = { _ in "" }) {
-        self.failure = failure
-        self.nearRateLimit = nearRateLimit
-    }
-}
-
 /// Turns health transitions into log lines: one when something breaks, one when it heals.
 public enum HealthLogging {
-    /// `hasQuote`: whether the daemon has any quote (restored or fetched) to serve meanwhile;
+    /// `plan` gives the venue's own advice; `hasQuote`: whether the daemon has any quote (restored or fetched) to serve meanwhile;
     /// `maximumBackoff`: the loop's cap (lower than 30 s when the watchdog needs it).
-    public static func log(_ event: HealthEvent, report: CycleReport, hasQuote: Bool, maximumBackoff: Duration, hints: OperatorHints, logger: Logger) {
+    public static func log(_ event: HealthEvent, report: CycleReport, hasQuote: Bool, maximumBackoff: Duration, plan: some ChainPlan, logger: Logger) {
         switch event {
         case .sourceFailing(let source, let failure):
-            logger.warning("\(source) is failing: \(failure)\(hints.failure(source, failure))",
+            logger.warning("\(source) is failing: \(failure)\(plan.hint(for: source, failure: failure))",
                            metadata: ["source": "\(source)", "error": "\(failure)", "message_id": "\(MessageID.sourceFailing)"])
         case .sourceRecovered(let source, let failedCycles):
             logger.info("\(source) recovered after \(failedCycles) failed \(failedCycles == 1 ? "attempt" : "attempts")",
@@ -37,7 +22,7 @@ public enum HealthLogging {
                             metadata: ["source": "\(reading.source)", "price": "\(reading.price)", "currency": "\(reading.currency)", "symbol": "\(reading.symbol)"])
             }
         case .sourceNearRateLimit(let source, let pause):
-            logger.notice("\(source) is near its rate limit\(hints.nearRateLimit(source)); not asking it for \(pause.humanReadable)",
+            logger.notice("\(source) is near its rate limit\(plan.nearRateLimitAdvice(for: source)); not asking it for \(pause.humanReadable)",
                           metadata: ["source": "\(source)"])
         case .sourceOutlier(let source, let price, let median):
             logger.warning("\(source) is an outlier: \(price) is too far from the median \(median); leaving it out of the consensus while it stays one",

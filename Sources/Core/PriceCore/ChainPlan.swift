@@ -1,8 +1,6 @@
-import PriceCore
-
 /// The configured chain as the daemon's logic sees it: which venues are asked and how, how
-/// fresh a quote must be, and what the `sources` report lists. The configuration's plan
-/// conforms to it in the composition root; a reload hands the daemon a new one.
+/// fresh a quote must be, what the `sources` report lists, and what to tell the operator about
+/// a venue. The configuration's plan conforms to it; a reload hands the daemon a new one.
 public protocol ChainPlan: Sendable {
     /// The sources asked, in order, with their quote assets and limits.
     var descriptors: [SourceDescriptor] { get }
@@ -22,4 +20,8 @@ public protocol ChainPlan: Sendable {
     var skippedStatuses: [SourceStatus] { get }
     /// How a source's requests leave (credentials masked); nil for one not configured.
     func route(of name: SourceName) -> String?
+    /// Appended to a venue's failure warning: what to do, and how long the venue rests.
+    func hint(for source: SourceName, failure: FetchFailure) -> String
+    /// Appended to "… is near its rate limit": whose limit, and how far.
+    func nearRateLimitAdvice(for source: SourceName) -> String
 }

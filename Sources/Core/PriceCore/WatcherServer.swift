@@ -7,10 +7,3 @@ public protocol WatcherServer: Sendable {
     /// Closes the socket and ends every `watch` stream.
     func shutdown() async
 }
-
-/// Why the daemon could not start serving.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public let description: String
-
-    public init(_ description: String) { self.description = description }
-}

@@ -1,0 +1,27 @@
+import Exchanges
+import Logging
+import PriceCore
+
+/// The plan as the daemon's logic sees it; the catalog entries give their own advice.
+extension SourcePlan: ChainPlan {
+    public var modeName: String { settings.mode.rawValue }
+    public var interval: Duration { settings.interval }
+    public var timeout: Duration { settings.timeout }
+    public var currency: String { settings.currency.code }
+    public var configured: [SourceName] { settings.sources }
+
+    public func hint(for source: SourceName, failure: FetchFailure) -> String {
+        settings.catalog.named(source)?.hint(for: failure) ?? ""
+    }
+
+    public func nearRateLimitAdvice(for source: SourceName) -> String {
+        settings.catalog.named(source)?.advice.nearRateLimit ?? ""
+    }
+
+    /// One notice per skipped venue, naming what would enable it, and the freshness advice.
+    public func logNotices(_ logger: Logger) {
+        for notice in notices {
+            logger.notice("\(notice.text)", metadata: notice.venue.map { ["source": "\($0)"] } ?? [:])
+        }
+    }
+}
