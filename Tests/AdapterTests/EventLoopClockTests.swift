@@ -58,4 +58,33 @@ struct EventLoopClockTests {
         }
         #expect(winner == "work")
     }
+
+    /// A sleep that may be a whole period late ends on the grid, where the paced reads and the
+    /// other such timers end too: one wakeup for all of them.
+    @Test func aTolerantSleepEndsOnTheWakeupGridAndAStrictOneWhenDue() async throws {
+        let grid = try #require(WakeupGrid(period: .milliseconds(100)))
+        let clock = EventLoopClock(loop, grid: grid)
+        let due = NIODeadline.now() + .milliseconds(30)
+        try await clock.sleep(for: .milliseconds(30), tolerance: .milliseconds(100))
+        let woke = NIODeadline.now()
+        #expect(woke >= grid.point(atOrAfter: due), "woke at \(woke.uptimeNanoseconds), grid point \(grid.point(atOrAfter: due).uptimeNanoseconds)")
+        let strictDue = NIODeadline.now() + .milliseconds(30)
+        try await clock.sleep(for: .milliseconds(30), tolerance: .milliseconds(99))
+        #expect(NIODeadline.now() >= strictDue, "a tolerance under one period keeps the sleep's own deadline")
+    }
+}
+
+/// Where timers that may be late are put: the next point of one process-wide grid.
+struct WakeupGridTests {
+    @Test func pointsAreMultiplesOfThePeriodOnTheMonotonicClock() throws {
+        let grid = try #require(WakeupGrid(period: .milliseconds(250)))
+        let ms: (Int64) -> NIODeadline = { .uptimeNanoseconds(UInt64($0) * 1_000_000) }
+        #expect(grid.point(atOrAfter: ms(1_000)) == ms(1_000), "a point is its own")
+        #expect(grid.point(atOrAfter: ms(1_001)) == ms(1_250))
+        #expect(grid.point(after: ms(1_000)) == ms(1_250), "after a read on a point, the next one")
+        #expect(grid.deadline(ms(1_010), tolerance: .milliseconds(250)) == ms(1_250))
+        #expect(grid.deadline(ms(1_010), tolerance: .milliseconds(249)) == ms(1_010), "not a whole period: when due")
+        #expect(grid.deadline(ms(1_010), tolerance: nil) == ms(1_010))
+        #expect(WakeupGrid(period: .zero) == nil, "BTCPRICED_PUBLISH_INTERVAL=0: no grid")
+    }
 }

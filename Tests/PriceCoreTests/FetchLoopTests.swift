@@ -60,8 +60,8 @@ struct FetchLoopTests {
         #expect(binance.callCount == 3)
     }
 
-    /// A stream that surely carries the quotes for the next 5 s lets the loop rest until the
-    /// grid's tick at that moment, instead of waking every second; when its connection ends
+    /// A stream that surely carries the quotes for the next 4.5 s lets the loop rest until that
+    /// moment, instead of waking every second; when its connection ends
     /// early, the bell wakes the loop and polling starts at once.
     @Test func onStandbyTheLoopRestsUntilTheStreamCouldFailAndTheBellWakesItEarly() async {
         let clock = ManualClock()
@@ -74,7 +74,7 @@ struct FetchLoopTests {
         let log = ReportLog()
         let task = Task { await loop.run { log.append($0) } }
         _ = await yieldUntil { log.count == 1 }
-        #expect(log.all.first?.nextCycleIn == .seconds(5), "rests until the tick at or after 4.5 s: \(String(describing: log.all.first?.nextCycleIn))")
+        #expect(log.all.first?.nextCycleIn == .milliseconds(4500), "rests until 4.5 s: \(String(describing: log.all.first?.nextCycleIn))")
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .seconds(2))
         carried.withLock { $0 = false }

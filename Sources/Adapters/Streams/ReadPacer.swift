@@ -1,16 +1,18 @@
+import EventLoopScheduling
 import NIOCore
 
 /// Reads a stream at most once per `interval` while messages keep coming, so a busy market
 /// wakes the daemon once per publish, not once per trade. Placed first in the pipeline with
-/// `autoRead` off: after a read it asks for the next one `interval` later, and whatever the
+/// `autoRead` off: after a read it asks for the next one at most `interval` later, and whatever the
 /// kernel gathered meanwhile is read in that one wakeup. When the market is quiet the read
 /// stays asked for, so the first message after a lull is read the moment it arrives. A message
-/// therefore waits at most one interval in the kernel.
+/// therefore waits at most one interval in the kernel. Reads fall on the process's wakeup grid of
+/// the same interval, where the daemon's other timers that may wait end too.
 public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NIOScheduledCallbackHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
 
-    private let interval: TimeAmount
+    private let grid: WakeupGrid?
     /// The last read of this wakeup filled its buffer, so the kernel may hold more: read on
     /// until it is drained, or the next wakeup would start a full interval behind.
     private var bufferFilled = false
@@ -24,7 +26,7 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     private var context: ChannelHandlerContext?
 
     public init(interval: TimeAmount) {
-        self.interval = interval
+        grid = WakeupGrid(period: .nanoseconds(interval.nanoseconds))
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
@@ -61,7 +63,8 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
         bufferFilled = false
         drainReads = 0
         // Fails only when the loop is shutting down; the connection goes with it.
-        nextRead = try? context.eventLoop.assumeIsolated().scheduleCallback(in: interval, handler: self)
+        let loop = context.eventLoop
+        nextRead = try? loop.assumeIsolated().scheduleCallback(at: grid?.point(after: loop.now) ?? loop.now, handler: self)
     }
 
     public func handleScheduledCallback(eventLoop: some EventLoop) {

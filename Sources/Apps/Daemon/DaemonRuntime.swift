@@ -81,10 +81,11 @@ struct DaemonRuntime {
         let stream = streamLineup(eventLoop: loop)
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
+        let grid = WakeupGrid(period: settings.publishInterval)
         let daemon: PriceDaemon<EventLoopClock, SourcePlan>
         do {
             var ports = try DaemonAssembly.ports(
-                clock: EventLoopClock(loop), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
+                clock: EventLoopClock(loop, grid: grid), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
                 stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
                 watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
                 persistInterval: settings.persistInterval, metrics: metrics)
@@ -115,7 +116,7 @@ struct DaemonRuntime {
         }
         if let path = settings.metricsTextfile {
             services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
-                                                   write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop), logger: logger))
+                                                   write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop, grid: grid), logger: logger))
         }
         let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon,
                                 logLevel: logLevel, logger: logger)

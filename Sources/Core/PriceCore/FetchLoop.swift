@@ -76,10 +76,12 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let ledger: SourceLedger<C.Instant>
     public let mode: FetchMode
     /// Whether a stream carries the quotes: while it does, the loop asks no source and rests
-    /// until the first tick at or after the moment the gate gives (at most `maximumBackoff`
-    /// ahead, so the watchdog stays fed), instead of waking every interval; the gate's bell
-    /// ends the rest early.
+    /// until the moment the gate gives (at most `maximumBackoff` ahead, so the watchdog stays
+    /// fed), instead of waking every interval; the gate's bell ends the rest early.
     public var streamGate = StreamGate<C.Instant>.closed
+    /// How late the end of a rest on the gate may be (at most an interval, as the price-silence
+    /// limit allows for): a clock that shares wakeups ends it with the stream's next read.
+    public var restTolerance: Duration?
     /// Shared with the other instances on this host (other currencies), when there are any.
     public var hostPace: (any HostPace)?
 
@@ -106,18 +108,22 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             if let carriedUntil = streamGate.carriedUntil(at: started) {
                 consecutiveFailures = 0
                 ledger.quoteArrivedElsewhere(at: started)
-                deadline = schedule.tick(atOrAfter: min(carriedUntil, started.advanced(by: schedule.maximumBackoff)),
-                                         onGridOf: schedule.nextTick(after: deadline, now: started))
+                // Never sooner than the next tick, so a gate that answers "until now" cannot spin
+                // the loop. The watchdog's cap is kept exactly; the stream's moment may be late.
+                let cap = started.advanced(by: schedule.maximumBackoff)
+                deadline = min(max(carriedUntil, schedule.nextTick(after: deadline, now: started)), cap)
+                let capped = deadline == cap
+                let tolerance = capped ? nil : restTolerance.map { min($0, schedule.interval) }
                 await handle(CycleReport(reading: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
                                          nextCycleIn: started.duration(to: deadline)))
                 if let bell = streamGate.bell {
-                    await bell.rest(until: deadline, on: clock)
-                    if Task.isCancelled { return }
-                    // Woken early: the grid starts again now, so polling begins at once.
-                    deadline = min(deadline, clock.now)
+                    await bell.rest(until: deadline, tolerance: tolerance, on: clock)
                 } else {
-                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                    do { try await clock.sleep(until: deadline, tolerance: tolerance) } catch { return }
                 }
+                if Task.isCancelled { return }
+                // The grid starts again now, so polling begins at once if the stream stopped.
+                deadline = min(deadline, clock.now)
                 continue
             }
             // Calls count at the tick they were scheduled for when the wake-up was only a little

@@ -26,10 +26,12 @@ public final class StandbyBell: Sendable {
         waiter?.resume()
     }
 
-    /// Sleeps on `clock` until `deadline`, or until the bell rings, whichever comes first.
-    public func rest<C: Clock>(until deadline: C.Instant, on clock: C) async where C.Duration == Duration, C.Instant: Sendable {
+    /// Sleeps on `clock` until `deadline` (or up to `tolerance` later), or until the bell rings,
+    /// whichever comes first.
+    public func rest<C: Clock>(until deadline: C.Instant, tolerance: Duration? = nil, on clock: C) async
+        where C.Duration == Duration, C.Instant: Sendable {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(until: deadline, tolerance: nil) }
+            group.addTask { try? await clock.sleep(until: deadline, tolerance: tolerance) }
             group.addTask { await self.rung() }
             await group.next()
             group.cancelAll()

@@ -76,11 +76,17 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             PersistService(persister: persister, intake: intake),
             HistoryService(board: board, saver: history, clock: ports.clock),
             fetchService(),
-            FreshnessMonitor(intake: intake, logger: ports.logger),
         ]
+        // Timers that may end up to a publish interval late share their wakeups with the reads.
+        let lateness = ports.publishInterval > .zero ? ports.publishInterval : nil
+        var monitor = FreshnessMonitor(intake: intake, logger: ports.logger)
+        monitor.timerTolerance = lateness
+        services.append(monitor)
         if let streams = ports.streams {
-            services.append(StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,
-                                          jitter: ports.jitter, logger: ports.logger))
+            var stream = StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,
+                                       jitter: ports.jitter, logger: ports.logger)
+            stream.timerTolerance = lateness
+            services.append(stream)
         }
         services.append(WatchdogService(health: health))
         let group = ServiceGroup(configuration: .init(
@@ -105,6 +111,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
                 wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
             )
             if let streams = ports.streams { loop.streamGate = streams.gate }
+            if ports.publishInterval > .zero { loop.restTolerance = ports.publishInterval }
             loop.hostPace = ports.hostPace
             return loop
         }

@@ -8,6 +8,8 @@ import ServiceLifecycle
 public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let intake: PriceIntake<C>
     let logger: Logger
+    /// How late a change may be noticed: a clock that shares wakeups ends the sleep with others.
+    public var timerTolerance: Duration?
 
     public init(intake: PriceIntake<C>, logger: Logger) {
         self.intake = intake
@@ -15,13 +17,13 @@ public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, 
     }
 
     public func run() async throws {
-        let intake = self.intake, board = intake.board, logger = self.logger
+        let intake = self.intake, board = intake.board, logger = self.logger, tolerance = timerTolerance
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
                 let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
-                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit)) } catch { return }
+                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit), tolerance: tolerance) } catch { return }
                 intake.timePassed()
                 let state = board.freshness().state
                 if state != lastState, state == .stale {

@@ -18,6 +18,9 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
     public let clock: C
     public let jitter: any JitterSource
     public let logger: Logger
+    /// How late the watch on a live link may look (a stall noticed that much later): a clock
+    /// that shares wakeups ends its sleeps with the stream's reads.
+    public var timerTolerance: Duration?
 
     public init(lineup: StreamLineup<C.Instant>, intake: PriceIntake<C>, ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper,
                 clock: C, jitter: any JitterSource, logger: Logger) {
@@ -119,7 +122,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
             }
         }
         connections[0] = open(0)
-        let watcher = Task { [clock] in
+        let watcher = Task { [clock, timerTolerance] in
             while !Task.isCancelled {
                 let now = clock.now
                 let (replace, gaveUp, stalled, next) = state.update { link in
@@ -143,7 +146,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                     sink.yield(.stalled(stalled))
                     return
                 }
-                do { try await clock.sleep(until: next ?? now.advanced(by: .seconds(1)), tolerance: nil) } catch { return }
+                do { try await clock.sleep(until: next ?? now.advanced(by: .seconds(1)), tolerance: timerTolerance) } catch { return }
             }
         }
         let ending: StreamLink<C.Instant>.Ending? = await withTaskCancellationHandler {
