@@ -1,6 +1,8 @@
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Streams
+import Synchronization
 import Testing
 
 /// The stream's read pacing on NIO's manual clock (EmbeddedEventLoop): the kernel is played by
@@ -115,5 +117,96 @@ struct ReadPacerTests {
         loop.advanceTime(by: .milliseconds(250))
         try wire.deliverIfAsked()
         #expect(served.messages.last?.text == "more")
+    }
+}
+
+/// The pacer on a real socket: a paced read takes what the kernel holds with reads of its own,
+/// with no read request to NIO (which would arm the socket in epoll and wait a pass of the loop),
+/// and the socket's end goes back to NIO, which closes the channel.
+@Suite("Read pacing over a real socket")
+struct ReadPacerSocketTests {
+    /// What the test reads back once the connection is over.
+    final class Record: Sendable {
+        let state = Mutex((text: "", readsCompleted: 0, readsAskedOfNIO: 0))
+    }
+
+    /// Counts the reads asked of NIO: it sits at the head, where `read()` reaches the socket.
+    final class ReadRequests: ChannelOutboundHandler {
+        typealias OutboundIn = Never
+        let record: Record
+        init(_ record: Record) { self.record = record }
+        func read(context: ChannelHandlerContext) {
+            record.state.withLock { $0.readsAskedOfNIO += 1 }
+            context.read()
+        }
+    }
+
+    /// Asks the server for the next line for each line that arrives, so the next one waits in
+    /// the kernel while the pacer waits for its next read.
+    final class Collector: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let record: Record
+        init(_ record: Record) { self.record = record }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let text = String(buffer: unwrapInboundIn(data))
+            record.state.withLock { $0.text += text }
+            for _ in text.filter({ $0 == "\n" }) { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "next\n")), promise: nil) }
+        }
+        func channelReadComplete(context: ChannelHandlerContext) {
+            record.state.withLock { $0.readsCompleted += 1 }
+        }
+    }
+
+    /// Sends line 1 at once, then one more line per `next`, and closes after `last`.
+    final class Lines: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let last: Int
+        var sent = 0
+        init(last: Int) { self.last = last }
+        func channelActive(context: ChannelHandlerContext) { sendNext(context) }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            for _ in String(buffer: unwrapInboundIn(data)).filter({ $0 == "\n" }) { sendNext(context) }
+        }
+        func sendNext(_ context: ChannelHandlerContext) {
+            guard sent < last else { return }
+            sent += 1
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "\(sent)\n")), promise: nil)
+            if sent == last { context.close(promise: nil) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func pacedReadsTakeWhatTheKernelHoldsAndTheEndGoesToNIO() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let last = 20
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Lines(last: last)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let record = Record()
+        let client = try await ClientBootstrap(group: group)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(record))
+                }
+            }
+            .connect(to: try #require(server.localAddress)).get()
+        // Added once connected, as after a stream's upgrade.
+        try await client.eventLoop.submit {
+            // The counter at the head sees every read the pacer asks of NIO, its first one too.
+            let requests = ReadRequests(record)
+            try client.pipeline.syncOperations.addHandler(requests, position: .first)
+            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .milliseconds(100)), position: .after(requests))
+        }.get()
+        try await client.closeFuture.get()
+        let (text, completed, asked) = record.state.withLock { $0 }
+        #expect(text == (1...last).map { "\($0)\n" }.joined(), "every line, in order: \(text.debugDescription)")
+        // NIO alone needs a request per read (19 of 21 here); the pacer asks NIO only when the
+        // socket held nothing (its first read, here).
+        #expect(asked * 2 < completed, "\(completed) reads completed, \(asked) of them asked of NIO: most should be the pacer's own")
     }
 }

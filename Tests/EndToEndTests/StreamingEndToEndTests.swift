@@ -179,7 +179,9 @@ struct StreamingEndToEndTests {
         // The stall limit's exact length is tested on injected time (StreamLinkTests); here only
         // that REST waited for it: an upper bound in wall time fails on a loaded machine.
         #expect(ContinuousClock.now - silentAt > .seconds(4), "REST took over before the 5 s stall limit")
-        #expect(try await daemon.ctl("price").stdout == "114400\n")
+        let served = try await daemon.ctl("price").stdout
+        let sources = try await daemon.ctl("sources").stdout
+        #expect(served == "114400\n", "the polled price: \(served.debugDescription); sources:\n\(sources)\n\(daemon.log)")
         #expect(exchange.requestCount(.binance) > before)
         let warnings = daemon.log.components(separatedBy: "binance stream is down").count - 1
         #expect(warnings == 1, "one warning for the outage: \(daemon.log)")

@@ -87,6 +87,33 @@ struct FetchLoopTests {
         await task.value
     }
 
+    /// A rest that ends late (a clock that shares wakeups ends it with the stream's next read)
+    /// starts the grid when it ended: the next tick is a whole interval after the first call, so
+    /// a venue paced at the interval is asked again then, not passed over for the next venue.
+    @Test func aRestThatEndsLateStartsTheGridWhenItEnded() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.quote("1")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        let coinbase = StubSource(.coinbase, [.quote("2")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        var loop = makeLoop([binance, coinbase], clock: clock)
+        let carried = Mutex(true)
+        loop.streamGate = StreamGate { _ in carried.withLock { $0 } ? ManualClock.Instant(offset: .milliseconds(4500)) : nil }
+        let log = ReportLog()
+        let task = Task { await loop.run { log.append($0) } }
+        _ = await yieldUntil { log.count == 1 }
+        #expect(await clock.waitForSleepers(1))
+        carried.withLock { $0 = false }
+        clock.advance(by: .milliseconds(4700)) // 200 ms after the gate's moment
+        _ = await yieldUntil { log.count == 2 }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: log.all[1].nextCycleIn)
+        _ = await yieldUntil { log.count == 3 }
+        let sources = log.all.dropFirst().map { $0.reading?.source.rawValue ?? "-" }
+        #expect(sources == ["binance", "binance"] && coinbase.callCount == 0,
+                "both polls from binance, a second apart: \(sources), next cycle in \(log.all[1].nextCycleIn)")
+        task.cancel()
+        await task.value
+    }
+
     /// The loop passes each answer's dating on undated: the intake stamps it on arrival.
     @Test func aReadingCarriesItsAnswersOriginForTheIntakeToStamp() async {
         let clock = ManualClock()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EventLoopScheduling
 import NIOCore
 
@@ -7,7 +10,10 @@ import NIOCore
 /// kernel gathered meanwhile is read in that one wakeup. When the market is quiet the read
 /// stays asked for, so the first message after a lull is read the moment it arrives. A message
 /// therefore waits at most one interval in the kernel. Reads fall on the process's wakeup grid of
-/// the same interval, where the daemon's other timers that may wait end too.
+/// the same interval, where the daemon's other timers that may wait end too. A paced read takes
+/// what the kernel holds from the socket itself, as `WatchStream` writes: NIO's round for it
+/// (arm the socket in epoll, a second pass of the loop, disarm it) cost more than the read. Only
+/// an empty socket, its end or an error goes back to NIO's read, which waits or reports it.
 public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NIOScheduledCallbackHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
@@ -24,6 +30,11 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     private var nextRead: NIOScheduledCallback?
     /// Set while the handler is in a pipeline; the scheduled read goes through it.
     private var context: ChannelHandlerContext?
+    /// A duplicate of the channel's socket, ours to close; nil without one (an embedded channel
+    /// in tests), and then every read is NIO's.
+    private var descriptor: CInt?
+    /// What one read of our own takes at most, as NIO's first buffer for a paced stream.
+    public static let receiveCapacity = 16_384
 
     public init(interval: TimeAmount) {
         grid = WakeupGrid(period: .nanoseconds(interval.nanoseconds))
@@ -31,19 +42,29 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
 
     public func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        let duplicate = try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+            fcntl($0, F_DUPFD_CLOEXEC, 0)
+        }
+        descriptor = duplicate.flatMap { $0 >= 0 ? $0 : nil }
         context.read()
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
-        nextRead?.cancel()
-        nextRead = nil
+        stop()
         self.context = nil
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    /// No more reads: the socket closes for good once NIO's descriptor and ours are both closed.
+    private func stop() {
         nextRead?.cancel()
         nextRead = nil
-        context.fireChannelInactive()
+        if let descriptor { close(descriptor) }
+        descriptor = nil
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -62,6 +83,10 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
         }
         bufferFilled = false
         drainReads = 0
+        scheduleNextRead(context)
+    }
+
+    private func scheduleNextRead(_ context: ChannelHandlerContext) {
         // Fails only when the loop is shutting down; the connection goes with it.
         let loop = context.eventLoop
         nextRead = try? loop.assumeIsolated().scheduleCallback(at: grid?.point(after: loop.now) ?? loop.now, handler: self)
@@ -69,7 +94,29 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
 
     public func handleScheduledCallback(eventLoop: some EventLoop) {
         nextRead = nil
-        context?.read()
+        guard let context else { return }
+        if !readHeldBytes(context) { context.read() }
+    }
+
+    /// Passes on what the kernel holds, in reads of our own (more while each fills its buffer,
+    /// within the drain bound), then schedules the next read. False when the first read found
+    /// nothing to pass on (empty, ended or failed): NIO's read then waits or reports it.
+    private func readHeldBytes(_ context: ChannelHandlerContext) -> Bool {
+        var reads = 0
+        while reads <= Self.maximumDrainReads, self.context != nil, context.channel.isActive, let descriptor {
+            var buffer = context.channel.allocator.buffer(capacity: Self.receiveCapacity)
+            let received = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { bytes in
+                max(0, recv(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT)))
+            }
+            guard received > 0 else { break }
+            reads += 1
+            context.fireChannelRead(wrapInboundOut(buffer))
+            if buffer.writableBytes > 0 { break }
+        }
+        guard reads > 0 else { return false }
+        context.fireChannelReadComplete()
+        if self.context != nil, context.channel.isActive, nextRead == nil { scheduleNextRead(context) }
+        return true
     }
 
     public func didCancelScheduledCallback(eventLoop: some EventLoop) {}

@@ -7,10 +7,13 @@ import Glibc
 /// sd_notify(3) messages to the service manager. Outside systemd (no NOTIFY_SOCKET) every
 /// call is a cheap no-op, so the daemon never needs to know how it was started.
 public struct SystemdNotifier: Sendable {
-    public init() {}
+    /// True when a service manager listens for notifications. Read once: the daemon asks before
+    /// every status it might send, and its environment does not change while it runs.
+    public let isActive: Bool
 
-    /// True when a service manager listens for notifications.
-    public var isActive: Bool { getenv("NOTIFY_SOCKET") != nil }
+    public init() {
+        isActive = getenv("NOTIFY_SOCKET") != nil
+    }
 
     public func ready(status: String? = nil) {
         send(["READY=1"] + Self.statusField(status))

@@ -122,8 +122,10 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                     do { try await clock.sleep(until: deadline, tolerance: tolerance) } catch { return }
                 }
                 if Task.isCancelled { return }
-                // The grid starts again now, so polling begins at once if the stream stopped.
-                deadline = min(deadline, clock.now)
+                // The grid starts again when the rest ended (early on the bell, or late on a shared
+                // wakeup), so polling begins at once if the stream stopped, and its next tick is a
+                // whole interval after this first call: never sooner than a venue's pace allows.
+                deadline = clock.now
                 continue
             }
             // Calls count at the tick they were scheduled for when the wake-up was only a little
