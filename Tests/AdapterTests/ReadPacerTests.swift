@@ -155,6 +155,30 @@ struct ReadPacerSocketTests {
         }
         func channelReadComplete(context: ChannelHandlerContext) {
             record.state.withLock { $0.readsCompleted += 1 }
+            context.fireChannelReadComplete()
+        }
+    }
+
+    /// Sends `text` at once and keeps the connection open (NIO closes a channel whose peer
+    /// closed without reading what the kernel still holds, with or without the pacer).
+    final class Flood: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let text: String
+        init(_ text: String) { self.text = text }
+        func channelActive(context: ChannelHandlerContext) {
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+        }
+    }
+
+    /// Closes the channel once `expected` bytes have arrived.
+    final class CloseWhenComplete: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let record: Record
+        let expected: Int
+        init(_ record: Record, expected: Int) { (self.record, self.expected) = (record, expected) }
+        func channelReadComplete(context: ChannelHandlerContext) {
+            if record.state.withLock({ $0.text.utf8.count }) >= expected { context.close(promise: nil) }
         }
     }
 
@@ -208,5 +232,34 @@ struct ReadPacerSocketTests {
         // NIO alone needs a request per read (19 of 21 here); the pacer asks NIO only when the
         // socket held nothing (its first read, here).
         #expect(asked * 2 < completed, "\(completed) reads completed, \(asked) of them asked of NIO: most should be the pacer's own")
+    }
+
+    /// A burst far larger than one wakeup's own reads (about 3.9 MB) arrives whole and in order.
+    @Test(.timeLimit(.minutes(1))) func aBurstLargerThanAWakeupsReadsArrivesWholeAndInOrder() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let text = (0..<100_000).map { "trade \($0) 114459.80 and some padding\n" }.joined()
+        #expect(text.utf8.count > 2 * ReadPacer.maximumOwnReads * ReadPacer.drainReadCapacity, "\(text.utf8.count) bytes")
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Flood(text)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let record = Record()
+        let client = try await ClientBootstrap(group: group)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([Collector(record), CloseWhenComplete(record, expected: text.utf8.count)])
+                }
+            }
+            .connect(to: try #require(server.localAddress)).get()
+        try await client.eventLoop.submit {
+            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .milliseconds(20)), position: .first)
+        }.get()
+        try await client.closeFuture.get()
+        let received = record.state.withLock { $0.text }
+        #expect(received.utf8.count == text.utf8.count && received == text,
+                "\(received.utf8.count) of \(text.utf8.count) bytes, in order: \(received == text)")
     }
 }

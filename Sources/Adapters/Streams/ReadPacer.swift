@@ -33,8 +33,13 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     /// A duplicate of the channel's socket, ours to close; nil without one (an embedded channel
     /// in tests), and then every read is NIO's.
     private var descriptor: CInt?
-    /// What one read of our own takes at most, as NIO's first buffer for a paced stream.
-    public static let receiveCapacity = 16_384
+    /// What one read of our own takes: a quiet interval's messages fit the first buffer; when
+    /// one fills, the rest are read in buffers as large as NIO's largest for a paced stream.
+    public static let firstReadCapacity = 16_384
+    public static let drainReadCapacity = 65_536
+    /// What one wakeup of our own reads takes at most (1 MiB, what NIO's reads would take): a
+    /// burst is drained in the interval it arrived in, and a flood still waits for the next one.
+    public static let maximumOwnReads = 16
 
     public init(interval: TimeAmount) {
         grid = WakeupGrid(period: .nanoseconds(interval.nanoseconds))
@@ -99,12 +104,12 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     }
 
     /// Passes on what the kernel holds, in reads of our own (more while each fills its buffer,
-    /// within the drain bound), then schedules the next read. False when the first read found
+    /// up to `maximumOwnReads`), then schedules the next read. False when the first read found
     /// nothing to pass on (empty, ended or failed): NIO's read then waits or reports it.
     private func readHeldBytes(_ context: ChannelHandlerContext) -> Bool {
         var reads = 0
-        while reads <= Self.maximumDrainReads, self.context != nil, context.channel.isActive, let descriptor {
-            var buffer = context.channel.allocator.buffer(capacity: Self.receiveCapacity)
+        while reads < Self.maximumOwnReads, self.context != nil, context.channel.isActive, let descriptor {
+            var buffer = context.channel.allocator.buffer(capacity: reads == 0 ? Self.firstReadCapacity : Self.drainReadCapacity)
             let received = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { bytes in
                 max(0, recv(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT)))
             }
