@@ -14,18 +14,24 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// the derived `==` stops there before comparing prices.
     private struct Inputs: Sendable, Equatable {
         var age = QuoteAge<C.Instant>(receivedAt: nil)
-        var quote: Quote?
+        var quote: Quote? { didSet { if quote?.source != oldValue?.source { staleLimit = policy.limit(for: quote) } } }
         var transport = Transport.poll
         var failureSummary: String? { didSet { if failureSummary != oldValue { problems = Self.problems(failureSummary, persistenceProblem) } } }
         var ageKnown = true
         var persistenceProblem: String? { didSet { if persistenceProblem != oldValue { problems = Self.problems(failureSummary, persistenceProblem) } } }
-        var policy: StalenessPolicy
+        var policy: StalenessPolicy { didSet { staleLimit = policy.limit(for: quote) } }
+        /// How old the quote may get, kept with the source it depends on: every trade's state
+        /// key reads it, and working it out is a lookup by venue name.
+        private(set) var staleLimit: Duration
         /// A venue's own 24 h figures, used until the history covers a day.
         var venueDay: VenueDay?
         /// Both problems in one text, made when either changes: every trade's state key reads it.
         private(set) var problems: String?
 
-        init(policy: StalenessPolicy) { self.policy = policy }
+        init(policy: StalenessPolicy) {
+            self.policy = policy
+            staleLimit = policy.limit(for: nil)
+        }
 
         private static func problems(_ failureSummary: String?, _ persistenceProblem: String?) -> String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
@@ -103,12 +109,12 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         let trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
                                   venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
         return Snapshot(quote: inputs.quote, currency: currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
-                        age: inputs.age, staleLimit: inputs.policy.limit(for: inputs.quote), trend: trend, madeAt: now, wallTime: wallTime)
+                        age: inputs.age, staleLimit: inputs.staleLimit, trend: trend, madeAt: now, wallTime: wallTime)
     }
 
     private static func stateKey(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> WatchStateKey {
         let freshness = Snapshot.freshness(of: inputs.quote, ageKnown: inputs.ageKnown, age: inputs.age,
-                                           staleLimit: inputs.policy.limit(for: inputs.quote), now: now, wallTime: wallTime)
+                                           staleLimit: inputs.staleLimit, now: now, wallTime: wallTime)
         return WatchStateKey(quote: inputs.quote, kind: StatusSummary.kind(quote: inputs.quote, freshness: freshness, failures: inputs.problems),
                              transport: inputs.transport, problems: inputs.problems)
     }
@@ -130,21 +136,20 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// A streamed price; its age starts `ageOnArrival` before now (the venue's trade time).
-    /// Returns whether it changed anything (every trade changes the age).
-    func record(streamed quote: Quote, ageOnArrival: Duration) -> Bool {
-        let receivedAt = clock.now.advanced(by: .zero - ageOnArrival)
+    /// A read's newest streamed price, its age starting `ageOnArrival` before now (the venue's
+    /// trade time), and the venue's newest day range, in one change. Returns whether it changed
+    /// anything (every trade changes the age).
+    func record(streamed: (quote: Quote, ageOnArrival: Duration)?, day: DayRange?, from source: SourceName) -> Bool {
+        let receivedAt = streamed.map { clock.now.advanced(by: .zero - $0.ageOnArrival) }
         return update { inputs in
-            inputs.quote = quote
-            inputs.transport = .stream
-            inputs.ageKnown = true
-            inputs.age = QuoteAge(receivedAt: receivedAt)
+            if let day { inputs.venueDay = VenueDay(source: source, range: day) }
+            if let streamed, let receivedAt {
+                inputs.quote = streamed.quote
+                inputs.transport = .stream
+                inputs.ageKnown = true
+                inputs.age = QuoteAge(receivedAt: receivedAt)
+            }
         }
-    }
-
-    /// A streaming venue's own 24 h figures.
-    func record(day: DayRange, from source: SourceName) -> Bool {
-        update { $0.venueDay = VenueDay(source: source, range: day) }
     }
 
     /// The history saved by the previous run. Bars stamped after `now` (a clock that was
@@ -206,9 +211,29 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    public func freshness() -> Freshness { current.freshness(now: clock.now, wallTime: wallClock.now()) }
+    /// How fresh the quote is now. Read from the inputs, as a timer does: a snapshot is rendered
+    /// only for someone who reads it.
+    public func freshness() -> Freshness {
+        let now = clock.now, wallTime = wallClock.now()
+        return state.withLock { state in
+            let inputs = state.inputs
+            return Current.freshness(of: inputs.quote, ageKnown: inputs.ageKnown, age: inputs.age,
+                                     staleLimit: inputs.staleLimit, now: now, wallTime: wallTime)
+        }
+    }
 
-    public func timeUntilStale() -> Duration? { current.timeUntilStale(now: clock.now, wallTime: wallClock.now()) }
+    /// How long until the quote turns stale; nil when its age is unknown.
+    public func timeUntilStale() -> Duration? {
+        let now = clock.now, wallTime = wallClock.now()
+        return state.withLock { state in
+            let inputs = state.inputs
+            guard inputs.ageKnown else { return nil }
+            return inputs.age.timeUntilStale(of: inputs.quote, now: now, wallTime: wallTime, staleAfter: inputs.staleLimit)
+        }
+    }
+
+    /// How old the current quote may get before it is stale.
+    public var staleLimit: Duration { state.withLock { $0.inputs.staleLimit } }
 
     /// STATUS= as of now (the age ticks while stale).
     public func statusSummary() -> DaemonStatus { current.status(now: clock.now, wallTime: wallClock.now()) }

@@ -23,7 +23,7 @@ public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, 
             while !Task.isCancelled {
                 let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
-                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.current.staleLimit), tolerance: tolerance) } catch { return }
+                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.staleLimit), tolerance: tolerance) } catch { return }
                 intake.timePassed()
                 let state = board.freshness().state
                 if state != lastState, state == .stale {

@@ -49,27 +49,28 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     @discardableResult
     public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) -> Bool {
         var newest: (trade: SourceQuote, stamp: TradeStamp?)?
-        var dayChanged = false
+        var day: DayRange?
         for event in events {
             switch event {
             case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
                 if admits(event) { newest = (trade, stamp) }
-            case .dayRange(let day):
-                if board.record(day: day, from: venue) { dayChanged = true }
+            case .dayRange(let range):
+                day = range
             case .alive, .closingSoon:
                 continue
             }
         }
+        guard newest != nil || day != nil else { return false }
         let quote = newest.map { trade, stamp in
             let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
-            return (Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp), ageOnArrival)
+            return (quote: Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp),
+                    ageOnArrival: ageOnArrival)
         }
-        let quoteChanged = quote.map { board.record(streamed: $0.0, ageOnArrival: $0.1) } ?? false
-        // One publish for the read, however many of its messages changed the board: a second
-        // one within the interval would hold a line and wake the loop again to flush it.
-        let changed = quoteChanged || dayChanged
+        // One change and one publish for the read, however many of its messages changed the
+        // board: a second publish within the interval would hold a line and wake the loop again.
+        let changed = board.record(streamed: quote, day: day, from: venue)
         if changed { self.changed() }
-        if let (quote, _) = quote { accepted(quote) }
+        if let quote { accepted(quote.quote) }
         return changed
     }
 
