@@ -5,18 +5,24 @@ import Testing
 import WireProtocol
 
 /// A fake systemd notification socket: a datagram socket the test binds, handed to the daemon
-/// as NOTIFY_SOCKET. Collects every message with the time it arrived.
+/// as NOTIFY_SOCKET. Collects every message with the time the kernel queued it (SO_TIMESTAMPNS):
+/// the moment the daemon sent it, however late this test's own thread gets to read it.
 final class NotifyListener: Sendable {
     struct Message: Sendable {
         let fields: [String: String]
         let raw: String
-        let at: ContinuousClock.Instant
+        /// When the kernel received it, on the wall clock (CLOCK_REALTIME, since the epoch).
+        let at: Duration
+        /// False if the kernel attached no time and `at` is when this test read it.
+        let kernelTimed: Bool
     }
 
     let path: String
     private let fd: Int32
     private let messages = Mutex<[Message]>([])
     private let stopped = Mutex(false)
+    /// SO_TIMESTAMPNS (and its SCM_ control message) on Linux; a macro Swift does not import.
+    private static let timestampOption: Int32 = 35
 
     init(directory: String) throws {
         path = directory + "/notify.sock"
@@ -24,14 +30,34 @@ final class NotifyListener: Sendable {
         guard UnixSocketAddress.bind(fd, to: path) == 0 else { throw POSIXError(.EADDRINUSE) }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var on: Int32 = 1
+        guard setsockopt(fd, SOL_SOCKET, Self.timestampOption, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
+        }
         let thread = Thread { [self] in receive() }
         thread.start()
     }
 
     private func receive() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var control = [UInt8](repeating: 0, count: 64)
         while !stopped.withLock({ $0 }) {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            var queuedAt: Duration?
+            let count = buffer.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { control in
+                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    return withUnsafeMutablePointer(to: &vector) { vector in
+                        var header = msghdr()
+                        header.msg_iov = vector
+                        header.msg_iovlen = 1
+                        header.msg_control = control.baseAddress
+                        header.msg_controllen = control.count
+                        let count = recvmsg(fd, &header, 0)
+                        if count > 0 { queuedAt = Self.kernelTimestamp(UnsafeRawBufferPointer(rebasing: control[..<Int(header.msg_controllen)])) }
+                        return count
+                    }
+                }
+            }
             guard count > 0 else { continue }
             let raw = String(decoding: buffer[..<count], as: UTF8.self)
             var fields: [String: String] = [:]
@@ -39,9 +65,34 @@ final class NotifyListener: Sendable {
                 let parts = line.split(separator: "=", maxSplits: 1)
                 if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
             }
-            messages.withLock { $0.append(Message(fields: fields, raw: raw, at: .now)) }
+            messages.withLock { $0.append(Message(fields: fields, raw: raw, at: queuedAt ?? Self.wallClockNow(), kernelTimed: queuedAt != nil)) }
         }
         close(fd)
+    }
+
+    /// The SCM_TIMESTAMPNS control message's time, if the kernel attached one: a cmsghdr
+    /// (length, level, type), then a timespec aligned to the word size.
+    private static func kernelTimestamp(_ control: UnsafeRawBufferPointer) -> Duration? {
+        let headerSize = MemoryLayout<Int>.size + 2 * MemoryLayout<Int32>.size
+        var offset = 0
+        while offset + headerSize + MemoryLayout<timespec>.size <= control.count {
+            let length = control.loadUnaligned(fromByteOffset: offset, as: Int.self)
+            let level = control.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self)
+            let type = control.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self)
+            if level == SOL_SOCKET, type == timestampOption {
+                let time = control.loadUnaligned(fromByteOffset: offset + headerSize, as: timespec.self)
+                return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+            }
+            guard length >= headerSize else { return nil }
+            offset += (length + MemoryLayout<Int>.size - 1) / MemoryLayout<Int>.size * MemoryLayout<Int>.size
+        }
+        return nil
+    }
+
+    private static func wallClockNow() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     var all: [Message] { messages.withLock { $0 } }
@@ -86,6 +137,7 @@ struct NotifySocketTests {
         // systemd would act on: no gap reaches WATCHDOG_USEC, and no flood either. A real-time
         // check kept on purpose: systemd's watchdog counts wall-clock time.
         let pings = notify.all.filter { $0.fields["WATCHDOG"] == "1" }.map(\.at)
+        #expect(notify.all.allSatisfy { $0.kernelTimed }, "some messages carry the time this test read them, not the kernel's")
         for (earlier, later) in zip(pings, pings.dropFirst()) {
             #expect(later - earlier < .seconds(1), "a watchdog gap of \(later - earlier) would have been a kill")
         }
