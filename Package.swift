@@ -185,7 +185,7 @@ let package = Package(
         .executableTarget(name: "persist-bench", dependencies: ["FileStore", "PriceCore"], path: "Benchmarks/PersistBench"),
         .executableTarget(
             name: "watch-bench",
-            dependencies: ["SocketServer", "TestClocks", "WireProtocol", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["SocketServer", "TestClocks", "WireProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/WatchBench"
         ),
 

@@ -4,8 +4,10 @@
 //   second; `previous` runs the server with 0.1's limits (kernel default send buffer, no stall
 //   limit, no total cap), `current` with today's defaults.
 // - serve SECONDS INTERVAL_MS SOCKET_DIR: a server that broadcasts a new status line every
-//   INTERVAL_MS for SECONDS, for Benchmarks/loadgen/fanout.c to watch; prints RssAnon as it goes.
+//   INTERVAL_MS for SECONDS from its own event loop, as the daemon does, for
+//   Benchmarks/loadgen/fanout.c to watch; prints RssAnon as it goes.
 import Glibc
+import NIOCore
 import NIOPosix
 import SocketServer
 import TestClocks
@@ -62,17 +64,32 @@ func roomForOneUser(_ limits: ServerLimits) -> ServerLimits {
 /// One loop, as the daemon runs its server (DaemonRuntime): not NIO's singleton, one per core.
 let daemonLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
+/// The serve benchmark's count of lines and its memory samples, touched only on the server's loop.
+final class ServeTally: @unchecked Sendable {
+    var serial = 0
+    var samples: [Int] = []
+}
+
 if arguments.count == 5, arguments[1] == "serve", let seconds = Int(arguments[2]), let interval = Int(arguments[3]) {
     let server = try await QuoteServer.start(listener: .path(arguments[4] + "/watch-fanout.sock"), status: SampleStatus(line: statusLine(0)),
                                              version: "bench", limits: roomForOneUser(ServerLimits()), group: daemonLoop)
-    var serial = 0, samples: [Int] = []
-    let start = ContinuousClock.now
-    while ContinuousClock.now < start + .seconds(seconds) {
-        serial += 1
-        server.broadcast(statusLine(serial))
-        if serial % (10_000 / interval) == 0 { samples.append(rssAnonKiB()) }
-        try await Task.sleep(until: start + .milliseconds(serial * interval))
+    // Each line is broadcast from the server's own loop, as the daemon's are (a trade is read
+    // there and its line sent at once): no thread of the benchmark's wakes for it or hands it over.
+    let loop = daemonLoop.next()
+    let tally = ServeTally()
+    let start = NIODeadline.now(), end = start + .seconds(Int64(seconds))
+    let finished = loop.makePromise(of: Void.self)
+    @Sendable func broadcastNext() {
+        tally.serial += 1
+        server.broadcast(statusLine(tally.serial))
+        if tally.serial % (10_000 / interval) == 0 { tally.samples.append(rssAnonKiB()) }
+        let next = start + .milliseconds(Int64(tally.serial * interval))
+        guard next < end else { return finished.succeed(()) }
+        loop.scheduleTask(deadline: next) { broadcastNext() }
     }
+    loop.execute { broadcastNext() }
+    try await finished.futureResult.get()
+    let (serial, samples) = try await loop.submit { (tally.serial, tally.samples) }.get()
     print("serve: \(serial) lines to \(server.watcherCount) watchers every \(interval) ms; RssAnon every 10 s (KiB): \(samples.map(String.init).joined(separator: " "))")
     await server.shutdown()
     exit(0)

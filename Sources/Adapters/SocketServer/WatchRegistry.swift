@@ -79,7 +79,11 @@ private struct Watchers {
 
     mutating func grouped() -> [[WatchStream]] {
         if let byLoop { return byLoop }
-        let grouped = Array(Dictionary(grouping: streams.values) { ObjectIdentifier($0.channel.eventLoop) }.values)
+        // In address order, not the dictionary's: a broadcast's first touch of each stream is a
+        // cache miss, and memory walked upwards is memory the processor fetches ahead.
+        let grouped = Dictionary(grouping: streams.values) { ObjectIdentifier($0.channel.eventLoop) }.values.map { group in
+            group.sorted { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        }
         byLoop = grouped
         return grouped
     }
