@@ -77,8 +77,9 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             HistoryService(board: board, saver: history, clock: ports.clock),
             fetchService(),
         ]
-        // Timers that may end up to a publish interval late share their wakeups with the reads.
-        let lateness = ports.publishInterval > .zero ? ports.publishInterval : nil
+        // Timers that may end up to a publish interval late share their wakeups with the reads
+        // (with no interval, a tolerance of zero: every timer ends when due).
+        let lateness = ports.publishInterval
         var monitor = FreshnessMonitor(intake: intake, logger: ports.logger)
         monitor.timerTolerance = lateness
         services.append(monitor)
@@ -111,7 +112,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
                 wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
             )
             if let streams = ports.streams { loop.streamGate = streams.gate }
-            if ports.publishInterval > .zero { loop.restTolerance = ports.publishInterval }
+            loop.restTolerance = ports.publishInterval
             loop.hostPace = ports.hostPace
             return loop
         }
