@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "fake-exchange", targets: ["fake-exchange"]),
         .executable(name: "persist-bench", targets: ["persist-bench"]),
         .executable(name: "watch-bench", targets: ["watch-bench"]),
+        .executable(name: "loop-floor", targets: ["loop-floor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -183,6 +184,11 @@ let package = Package(
         .executableTarget(name: "fake-exchange", dependencies: ["FakeExchange"], path: "Sources/Testing/fake-exchange"),
         // Benchmarks (scripts/bench), kept apart from the tests.
         .executableTarget(name: "persist-bench", dependencies: ["FileStore", "PriceCore"], path: "Benchmarks/PersistBench"),
+        .executableTarget(
+            name: "loop-floor",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/LoopFloor"
+        ),
         .executableTarget(
             name: "watch-bench",
             dependencies: ["SocketServer", "TestClocks", "WireProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
