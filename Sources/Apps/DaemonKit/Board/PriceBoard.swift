@@ -33,6 +33,15 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
             staleLimit = policy.limit(for: nil)
         }
 
+        func freshness(now: C.Instant, wallTime: Timestamp) -> Freshness {
+            Current.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
+        }
+
+        /// Nil when the quote's age is unknown: it is stale already, and no wait changes that.
+        func timeUntilStale(now: C.Instant, wallTime: Timestamp) -> Duration? {
+            ageKnown ? age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit) : nil
+        }
+
         private static func problems(_ failureSummary: String?, _ persistenceProblem: String?) -> String? {
             let parts = [failureSummary, persistenceProblem.map { "saving: \($0)" }].compactMap { $0 }
             return parts.isEmpty ? nil : parts.joined(separator: "; ")
@@ -113,8 +122,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private static func stateKey(of inputs: Inputs, at now: C.Instant, wallTime: Timestamp) -> WatchStateKey {
-        let freshness = Snapshot.freshness(of: inputs.quote, ageKnown: inputs.ageKnown, age: inputs.age,
-                                           staleLimit: inputs.staleLimit, now: now, wallTime: wallTime)
+        let freshness = inputs.freshness(now: now, wallTime: wallTime)
         return WatchStateKey(quote: inputs.quote, kind: StatusSummary.kind(quote: inputs.quote, freshness: freshness, failures: inputs.problems),
                              transport: inputs.transport, problems: inputs.problems)
     }
@@ -140,14 +148,14 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// trade time), and the venue's newest day range, in one change. Returns whether it changed
     /// anything (every trade changes the age).
     func record(streamed: (quote: Quote, ageOnArrival: Duration)?, day: DayRange?, from source: SourceName) -> Bool {
-        let receivedAt = streamed.map { clock.now.advanced(by: .zero - $0.ageOnArrival) }
+        let age = streamed.map { QuoteAge(receivedAt: clock.now.advanced(by: .zero - $0.ageOnArrival)) }
         return update { inputs in
             if let day { inputs.venueDay = VenueDay(source: source, range: day) }
-            if let streamed, let receivedAt {
+            if let streamed, let age {
                 inputs.quote = streamed.quote
                 inputs.transport = .stream
                 inputs.ageKnown = true
-                inputs.age = QuoteAge(receivedAt: receivedAt)
+                inputs.age = age
             }
         }
     }
@@ -215,21 +223,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// only for someone who reads it.
     public func freshness() -> Freshness {
         let now = clock.now, wallTime = wallClock.now()
-        return state.withLock { state in
-            let inputs = state.inputs
-            return Current.freshness(of: inputs.quote, ageKnown: inputs.ageKnown, age: inputs.age,
-                                     staleLimit: inputs.staleLimit, now: now, wallTime: wallTime)
-        }
+        return state.withLock { $0.inputs.freshness(now: now, wallTime: wallTime) }
     }
 
     /// How long until the quote turns stale; nil when its age is unknown.
     public func timeUntilStale() -> Duration? {
         let now = clock.now, wallTime = wallClock.now()
-        return state.withLock { state in
-            let inputs = state.inputs
-            guard inputs.ageKnown else { return nil }
-            return inputs.age.timeUntilStale(of: inputs.quote, now: now, wallTime: wallTime, staleAfter: inputs.staleLimit)
-        }
+        return state.withLock { $0.inputs.timeUntilStale(now: now, wallTime: wallTime) }
     }
 
     /// How old the current quote may get before it is stale.

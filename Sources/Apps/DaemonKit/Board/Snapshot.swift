@@ -72,11 +72,6 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
         let freshness = freshness(now: now, wallTime: wallTime)
         return rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
     }
-
-    public func timeUntilStale(now: Instant, wallTime: Timestamp) -> Duration? {
-        guard ageKnown else { return nil }
-        return age.timeUntilStale(of: quote, now: now, wallTime: wallTime, staleAfter: staleLimit)
-    }
 }
 
 /// The STATUS kind, the source and how the quote came, and the problems. Price, age and trend
