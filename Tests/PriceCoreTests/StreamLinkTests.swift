@@ -119,8 +119,8 @@ struct StreamLinkTests {
         #expect(link.isHealthy(at: at(day - 1799)), "the old connection serves while the replacement connects")
         link.replaced(at: at(day - 1799))
         #expect(!link.rotationDue(at: at(day - 1797)) && link.isHealthy(at: at(day - 1797)), "the replacement carries on with its own age")
-        let asksForRotation = link.received([.closingSoon], at: at(day + 1))
-        #expect(asksForRotation, "a shutdown notice asks for a rotation now")
+        let reception = link.received([.closingSoon], at: at(day + 1))
+        #expect(reception == .init(becameLive: false, closingSoon: true), "a shutdown notice asks for a rotation now")
     }
 
     @Test func aStallEndsLikeAFailure() {
@@ -192,8 +192,21 @@ extension StreamLinkTests {
         link.rotating(at: at(84_600.4))
         #expect(link.phase == .connecting(since: at(84_600.2)), "the replacement is the attempt in flight")
         #expect(link.isHealthy(at: at(84_604.9)), "no REST call within the stall limit")
-        let notice = link.received(trade, at: at(84_600.6))
-        #expect(!notice && link.phase == .live(since: at(84_600.6), lastMessage: at(84_600.6)), "its first message makes it live")
+        let reception = link.received(trade, at: at(84_600.6))
+        #expect(reception == .init(becameLive: true, closingSoon: false) && link.phase == .live(since: at(84_600.6), lastMessage: at(84_600.6)),
+                "its first message makes it live")
+    }
+
+    /// A read that a connection delivers after the link gave it up (a stall, a close) is not a
+    /// reconnection: it neither makes the link live again nor counts as a price.
+    @Test func messagesAfterTheLinkEndedLeaveItWaiting() {
+        var link = liveLink()
+        link.received(trade, at: at(1))
+        link.ended(.stalled, at: at(6), jitter: 0)
+        let waiting = link.phase
+        let reception = link.received(trade + [.closingSoon], at: at(6.1))
+        #expect(reception == .init(), "nothing to act on: \(reception)")
+        #expect(link.phase == waiting && link.lastPrice == at(1), "phase \(link.phase), last price \(String(describing: link.lastPrice))")
     }
 
     @Test func aRefusedVenueHandsTheStreamToTheNextInTheChainUntilItsRestEnds() {

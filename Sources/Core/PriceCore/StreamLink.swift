@@ -192,26 +192,48 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         phase = .live(since: now, lastMessage: now)
     }
 
-    /// A message arrived. Returns true when it asks for a rotation (a shutdown notice). A
-    /// message on an attempt still connecting (a promoted replacement) makes it live.
+    /// What one read's messages did to the link.
+    public struct Reception: Sendable, Equatable {
+        /// The link was not live before them: a promoted replacement's first message.
+        public var becameLive = false
+        /// One of them is a shutdown notice, which asks for a rotation now.
+        public var closingSoon = false
+
+        public init(becameLive: Bool = false, closingSoon: Bool = false) {
+            self.becameLive = becameLive
+            self.closingSoon = closingSoon
+        }
+    }
+
+    /// A read's messages arrived. A message on an attempt still connecting (a promoted
+    /// replacement) makes it live. The phase is matched once: on the daemon's unspecialised path
+    /// each look at it is a metadata lookup, paid on every read.
     @discardableResult
-    public mutating func received(_ events: [StreamEvent], at now: Instant) -> Bool {
-        if case .connecting = phase { opened(at: now) }
-        guard case .live(let since, _) = phase else { return false }
+    public mutating func received(_ events: [StreamEvent], at now: Instant) -> Reception {
+        var reception = Reception()
+        let since: Instant
+        switch phase {
+        case .live(let liveSince, _): since = liveSince
+        case .connecting:
+            reception.becameLive = true
+            rotationGraceUntil = nil
+            since = now
+        case .waiting, .refused: return reception
+        }
         phase = .live(since: since, lastMessage: now)
         // Matched by case, not compared: comparing whole events (prices included) for every
         // read would cost more than the rest of this.
-        var hasPrice = false, closingSoon = false
+        var hasPrice = reception.becameLive
         for event in events {
             switch event {
             case .trade, .tickerClose: hasPrice = true
-            case .closingSoon: closingSoon = true
+            case .closingSoon: reception.closingSoon = true
             case .dayRange, .alive: break
             }
         }
         if hasPrice { lastPrice = now }
         if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
-        return closingSoon
+        return reception
     }
 
     /// A replacement connection is live: it takes over, with its own age.

@@ -107,14 +107,14 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                             sink.yield(.retire(old))
                         case .current: break
                         }
-                        let (becameLive, notice) = state.update { link in
-                            let wasLive = link.isLive
-                            let notice = link.received(events, at: now) && link.replacementSince == nil
-                            if notice { link.replacing(at: now) }
-                            return (!wasLive, notice)
+                        let reception = state.update { link in
+                            var reception = link.received(events, at: now)
+                            reception.closingSoon = reception.closingSoon && link.replacementSince == nil
+                            if reception.closingSoon { link.replacing(at: now) }
+                            return reception
                         }
-                        if becameLive { state.opened() }
-                        if notice { sink.yield(.replace) }
+                        if reception.becameLive { state.opened() }
+                        if reception.closingSoon { sink.yield(.replace) }
                         onLive()
                         intake.accept(events, from: state.venue) { event in state.order.withLock { $0.admits(event) } }
                     })
