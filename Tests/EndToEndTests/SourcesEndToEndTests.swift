@@ -96,14 +96,26 @@ struct SourcesEndToEndTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(states == ["fresh"], "the quote flapped: \(states)")
+        // The pace is in the gaps, not in a count: under load the run can last long enough for
+        // a third permitted call, and that is no breach of the budget.
         let calls = exchange.requests(.cryptocompare)
-        #expect(calls.count == 2)
-        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.receivedAt.duration(to: $1.receivedAt) >= .seconds(10) })
+        let gaps = zip(calls, calls.dropFirst()).map { $0.receivedAt.duration(to: $1.receivedAt) }
+        #expect(calls.count >= 2, "the first permitted repeat came within the 13 s watched: \(calls.count) call(s)")
+        #expect(gaps.allSatisfy { $0 >= .seconds(10) }, "calls closer than the budget allows: \(gaps)")
         #expect(calls.allSatisfy { $0.headers["authorization"] == "Apikey \(key)" })
 
+        let seenBefore = exchange.requests(.cryptocompare).count
         let (code, report) = try await sources(daemon)
         #expect(code == 0)
-        #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("2"))
+        // The ledger counts a call when it starts: every call the venue saw, and at most one
+        // still on its way there.
+        guard case .number(let countedText) = entry(report, "cryptocompare")?["calls_24h"], let counted = Int(countedText) else {
+            Issue.record("no calls_24h for cryptocompare in \(report)")
+            await exchange.shutdown()
+            return
+        }
+        #expect(counted >= seenBefore, "the ledger counted \(counted) calls, the venue saw \(seenBefore)")
+        try await until("the venue saw every call the ledger counted (\(counted))") { exchange.requests(.cryptocompare).count >= counted }
         #expect(entry(report, "cryptocompare")?["budget_24h"] == .number("7500"))
         #expect(entry(report, "coinbase")?["state"] == .string("failing"))
         #expect(!daemon.log.contains(key), "the key reached the log")
