@@ -42,16 +42,6 @@ struct WatchPublisherTests {
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
-    /// Runs each job at once on the enqueuing thread, counting them.
-    final class CountingExecutor: TaskExecutor {
-        private let count = Mutex(0)
-        var jobs: Int { count.withLock { $0 } }
-        func enqueue(_ job: consuming ExecutorJob) {
-            count.withLock { $0 += 1 }
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
-    }
-
     @Test func aHeldLineIsFlushedOnTheGivenExecutor() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()

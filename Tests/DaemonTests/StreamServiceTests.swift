@@ -46,7 +46,7 @@ struct StreamServiceTests {
 
     /// Starts the service as the daemon does, with sources.json in `stateDirectory` restored first.
     func start(_ venues: [Venue], on exchange: FakeExchange, policy: Policy,
-               stateDirectory: String? = nil) async throws -> Running {
+               stateDirectory: String? = nil, executor: (any TaskExecutor)? = nil) async throws -> Running {
         let stateDirectory = try stateDirectory ?? Self.makeStateDirectory()
         let (board, clock, wallClock) = makeBoard()
         let lineup = try #require(StreamLineup(venues.map { venue in
@@ -60,8 +60,9 @@ struct StreamServiceTests {
         await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
         _ = lineup.resumeRefusals(from: ledger, at: clock.now)
         let intake = makeIntake(board, streamGate: lineup.gate, logger: logger) { line in lines.update { $0.append(line) } }
-        let service = StreamService(lineup: lineup, intake: intake, ledger: ledger, restraints: restraints,
+        var service = StreamService(lineup: lineup, intake: intake, ledger: ledger, restraints: restraints,
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
+        service.executor = executor
         return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 
@@ -120,6 +121,27 @@ struct StreamServiceTests {
         if !(await running.lines.until { _ in gate.carriesQuotes(at: clock.now) }) {
             Issue.record("the stream does not carry quotes after the hour: the log: \(running.logs.lines.value), state \(running.state(1).phase)")
         }
+        await exchange.shutdown()
+    }
+
+    /// The connection's task and the watch on its link run where the daemon runs its services,
+    /// on its event loop: an unstructured task does not inherit the service's preference, and
+    /// each of the watch's wakeups would otherwise hop to the global executor and back.
+    @Test func theConnectionAndTheWatchOnItsLinkRunOnTheGivenExecutor() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 20))
+        var policy = Policy()
+        policy.stallAfter = .seconds(3600)
+        let executor = CountingExecutor()
+        let running = try await start([.binance], on: exchange, policy: policy, executor: executor)
+        defer { running.task.cancel() }
+        await running.streaming(from: "binance")
+        let started = executor.jobs
+        #expect(started >= 2, "the connection and the watch started on the executor: \(started) job(s) there")
+        #expect(await running.clock.waitForSleepers(1))
+        running.clock.advance(by: .seconds(60))
+        #expect(await running.clock.waitForSleepers(1), "the link's watch looked at the link and sleeps again")
+        #expect(executor.jobs > started, "the watch woke on the executor too: \(executor.jobs) job(s) there, \(started) before")
         await exchange.shutdown()
     }
 

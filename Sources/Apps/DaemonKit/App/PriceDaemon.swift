@@ -87,6 +87,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             var stream = StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,
                                        jitter: ports.jitter, logger: ports.logger)
             stream.timerTolerance = lateness
+            stream.executor = ports.executor
             services.append(stream)
         }
         services.append(WatchdogService(health: health))

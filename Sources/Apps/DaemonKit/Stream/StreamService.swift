@@ -21,6 +21,11 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
     /// How late the watch on a live link may look (a stall noticed that much later): a clock
     /// that shares wakeups ends its sleeps with the stream's reads.
     public var timerTolerance: Duration?
+    /// Where a connection's task and the watch on its link run: the daemon's event loop, which
+    /// reads the stream and fires the watch's timer. An unstructured task does not inherit the
+    /// service's preference, and without one each of the watch's wakeups would hop to a worker
+    /// thread of the global executor and back.
+    public var executor: (any TaskExecutor)?
 
     public init(lineup: StreamLineup<C.Instant>, intake: PriceIntake<C>, ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper,
                 clock: C, jitter: any JitterSource, logger: Logger) {
@@ -89,8 +94,8 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
         let roles = ConnectionRoles()
         let (events, sink) = AsyncStream.makeStream(of: LinkEvent.self)
         var connections: [Int: Task<Void, Never>] = [:]
-        let open: (Int) -> Task<Void, Never> = { [clock] id in
-            Task {
+        let open: (Int) -> Task<Void, Never> = { [clock, executor] id in
+            Task(executorPreference: executor) {
                 let ending: StreamLink<C.Instant>.Ending = await candidate.connection.run(
                     opened: {
                         guard roles.isCurrent(id) else { return }
@@ -122,7 +127,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
             }
         }
         connections[0] = open(0)
-        let watcher = Task { [clock, timerTolerance] in
+        let watcher = Task(executorPreference: executor) { [clock, timerTolerance] in
             while !Task.isCancelled {
                 let now = clock.now
                 let (replace, gaveUp, stalled, next) = state.update { link in
