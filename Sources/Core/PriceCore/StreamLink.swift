@@ -215,15 +215,16 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         switch phase {
         case .live(let liveSince, _): since = liveSince
         case .connecting:
+            // Once per connection: the cost above is the live path's.
             reception.becameLive = true
-            rotationGraceUntil = nil
+            opened(at: now)
             since = now
         case .waiting, .refused: return reception
         }
         phase = .live(since: since, lastMessage: now)
         // Matched by case, not compared: comparing whole events (prices included) for every
         // read would cost more than the rest of this.
-        var hasPrice = reception.becameLive
+        var hasPrice = false
         for event in events {
             switch event {
             case .trade, .tickerClose: hasPrice = true
