@@ -94,10 +94,15 @@ struct FleetEndToEndTests {
 
         // Each daemon dates its quote by the Date the venue sent, however long nginx kept the
         // answer: whole seconds the venue named, not the moment the daemon got it.
-        let origins = Set(exchange.requests(.coinbase).map(\.dated))
+        // The venue's Dates are read after the daemons' quotes: the fleet keeps polling, and a
+        // quote read later than the Dates could carry one sent in between.
+        var stamps: [String] = []
         for daemon in daemons {
             let served = try #require(try await status(daemon))
-            let stamp = served["timestamp"]?.stringValue ?? "none"
+            stamps.append(served["timestamp"]?.stringValue ?? "none")
+        }
+        let origins = Set(exchange.requests(.coinbase).map(\.dated))
+        for stamp in stamps {
             let seconds = Self.rfc3339.date(from: stamp).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
             #expect(stamp.hasSuffix(".000Z") && seconds.map(origins.contains) == true,
                     "quote time \(stamp) is not a Date the venue sent (\(origins.sorted()))")
