@@ -215,7 +215,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         switch phase {
         case .live(let liveSince, _): since = liveSince
         case .connecting:
-            // Once per connection: the cost above is the live path's.
+            // Once per connection, so going through opened(at:) costs the reads nothing.
             reception.becameLive = true
             opened(at: now)
             since = now

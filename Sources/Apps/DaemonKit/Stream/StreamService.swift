@@ -114,6 +114,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                         }
                         let reception = state.update { link in
                             var reception = link.received(events, at: now)
+                            // A notice while a replacement is already in flight asks for nothing more.
                             reception.closingSoon = reception.closingSoon && link.replacementSince == nil
                             if reception.closingSoon { link.replacing(at: now) }
                             return reception
