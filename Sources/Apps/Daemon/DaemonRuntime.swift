@@ -82,10 +82,10 @@ struct DaemonRuntime {
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         let grid = WakeupGrid(period: settings.publishInterval)
-        let daemon: PriceDaemon<EventLoopClock, SourcePlan>
+        let daemon: PriceDaemon<DaemonClock, SourcePlan>
         do {
             var ports = try DaemonAssembly.ports(
-                clock: EventLoopClock(loop, grid: grid), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
+                clock: DaemonClock(sleepingOn: EventLoopClock(loop, grid: grid)), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
                 stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
                 watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
                 persistInterval: settings.persistInterval, metrics: metrics)
@@ -145,7 +145,7 @@ struct DaemonRuntime {
     }
 
     /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any.
-    private func startMetricsListener(replies: DaemonReplies<EventLoopClock, SourcePlan>, group: any EventLoopGroup) async throws -> MetricsHTTPServer? {
+    private func startMetricsListener(replies: DaemonReplies<DaemonClock, SourcePlan>, group: any EventLoopGroup) async throws -> MetricsHTTPServer? {
         guard let address = settings.metricsListen else { return nil }
         let listener = try await MetricsHTTPServer.listen(host: address.host, port: address.port, setting: SettingKey.metricsListen.rawValue,
                                                           group: group) { replies.metricsReply() }

@@ -8,11 +8,11 @@ import Systemd
 /// status READY=1 carries afterwards, whether the reload worked or not.
 actor Reloader {
     private var config: ConfigReload
-    private let daemon: PriceDaemon<EventLoopClock, SourcePlan>
+    private let daemon: PriceDaemon<DaemonClock, SourcePlan>
     private let logLevel: LogLevelSwitch
     private let logger: Logger
 
-    init(_ config: ConfigReload, daemon: PriceDaemon<EventLoopClock, SourcePlan>, logLevel: LogLevelSwitch, logger: Logger) {
+    init(_ config: ConfigReload, daemon: PriceDaemon<DaemonClock, SourcePlan>, logLevel: LogLevelSwitch, logger: Logger) {
         (self.config, self.daemon, self.logLevel, self.logger) = (config, daemon, logLevel, logger)
     }
 
