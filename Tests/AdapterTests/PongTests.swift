@@ -9,7 +9,7 @@ import Testing
 @Suite("Pongs: only the newest ping is answered, and at most one pong is owed")
 struct PongTests {
     func ping(_ text: String, on channel: EmbeddedChannel) throws {
-        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, data: channel.allocator.buffer(string: text)))
+        try channel.writeInbound(ServerFrame.bytes(opcode: 0x9, Array(text.utf8)))
     }
 
     func pongs(_ channel: EmbeddedChannel) throws -> [String] {

@@ -1,12 +1,14 @@
 import NIOCore
 import NIOWebSocket
 
-/// Reads a venue's WebSocket frames on the event loop and hands each whole message to `message`
-/// there and then, with no task hop, and tells `endOfRead` when a read's messages are all
-/// handed over: answers pings, records the venue's close frame, and closes with a close frame
-/// of its own when a message is refused or the connection is given up.
+/// Reads a venue's WebSocket frames on the event loop (`WebSocketFrameReader`, in place of
+/// NIO's decoder: no frame object and no pipeline hop per message) and hands each whole message
+/// to `message` there and then, with no task hop, and tells `endOfRead` when a read's messages
+/// are all handed over: answers pings, records the venue's close frame, and closes with a close
+/// frame of its own when a frame breaks the protocol, a message is refused or the connection is
+/// given up.
 public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
-    public typealias InboundIn = WebSocketFrame
+    public typealias InboundIn = ByteBuffer
     public typealias OutboundOut = WebSocketFrame
 
     /// Sent once the upgrade is done: the subscriptions.
@@ -17,6 +19,9 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
     private let endOfRead: () -> Void
     private let ending: WebSocketEnding
     private let maximumMessage: Int
+    private var reader: WebSocketFrameReader
+    /// Set once we closed or the venue did: nothing more is read from the connection.
+    private var closing = false
     /// The parts of a fragmented message, bounded by `maximumMessage`.
     private var fragments: [UInt8]?
     /// The newest ping not yet answered. Only the newest is answered (RFC 6455, 5.5.3), and
@@ -37,6 +42,7 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
         self.ending = ending
         self.message = message
         self.endOfRead = endOfRead
+        reader = WebSocketFrameReader(maximumFrame: maximumMessage)
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
@@ -47,33 +53,48 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        switch frame.opcode {
+        guard !closing else { return }
+        do throws(WebSocketFrameReader.Problem) {
+            try reader.read(unwrapInboundIn(data)) { frame in
+                handle(frame, context: context)
+                return !closing
+            }
+        } catch .tooLarge {
+            close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context)
+        } catch {
+            close(error.code, "broke the WebSocket protocol (\(error))", context: context)
+        }
+    }
+
+    private func handle(_ frame: WebSocketFrameReader.Frame, context: ChannelHandlerContext) {
+        switch frame.kind {
         case .text, .binary:
+            guard fragments == nil else { return close(.protocolError, "broke the WebSocket protocol (a new message inside a fragmented one)", context: context) }
             guard frame.fin else {
-                fragments = Array(frame.unmaskedData.readableBytesView)
+                fragments = Array(frame.payload.readableBytesView)
                 return
             }
-            deliver(Array(frame.unmaskedData.readableBytesView), context: context)
+            deliver(Array(frame.payload.readableBytesView), context: context)
         case .continuation:
             guard var parts = fragments else { return close(.protocolError, "sent a continuation of no message", context: context) }
-            parts += frame.unmaskedData.readableBytesView
+            parts += frame.payload.readableBytesView
             guard parts.count <= maximumMessage else { return close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context) }
             fragments = frame.fin ? nil : parts
             if frame.fin { deliver(parts, context: context) }
         case .ping:
-            owedPong = frame.unmaskedData
+            owedPong = frame.payload
             answerPing(context: context)
-        case .connectionClose:
-            var data = frame.unmaskedData
+        case .pong:
+            break
+        case .close:
+            closing = true
+            var data = frame.payload
             let code = data.readWebSocketErrorCode()
             ending.record(.closedByVenue(code))
             // Answer the close, then let the venue end the TCP connection (or end it ourselves).
-            let reply = Self.frame(.connectionClose, context.channel.allocator.buffer(bytes: frame.unmaskedData.readableBytesView.prefix(2)))
+            let reply = Self.frame(.connectionClose, context.channel.allocator.buffer(bytes: frame.payload.readableBytesView.prefix(2)))
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in channel.close(promise: nil) }
-        default:
-            break
         }
     }
 
@@ -101,15 +122,7 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
     }
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // NIO's WebSocketProtocolErrorHandler has already sent its close frame (1002 or 1009).
-        switch error {
-        case NIOWebSocketError.invalidFrameLength:
-            ending.record(.closedByUs(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB"))
-        case is NIOWebSocketError:
-            ending.record(.closedByUs(.protocolError, "broke the WebSocket protocol (\(error))"))
-        default:
-            ending.record(.failed("\(error)"))
-        }
+        ending.record(.failed("\(error)"))
         context.close(promise: nil)
     }
 
@@ -118,6 +131,7 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
     }
 
     private func close(_ code: WebSocketErrorCode, _ reason: String, context: ChannelHandlerContext) {
+        closing = true
         ending.record(.closedByUs(code, reason))
         Self.sendClose(code, on: context.channel)
     }

@@ -127,27 +127,51 @@ enum WebSocketConnection {
             try channel.pipeline.syncOperations.addHandler(handler)
         }
         let request = UpgradeRequestHandler(target: target, ending: ending)
-        let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maximumMessage, automaticErrorHandling: true) { channel, _ in
-            channel.eventLoop.makeCompletedFuture {
-                _ = channel.pipeline.syncOperations.removeHandler(name: UpgradeRequestHandler.name)
-                try channel.pipeline.syncOperations.addHandler(
-                    StreamFrameHandler(greetings: greetings, maximumMessage: maximumMessage, ending: ending, message: message, endOfRead: endOfRead))
-                if let readInterval, readInterval > .zero {
-                    // From here on the pacer asks for every read; the upgrade itself was read as usual.
-                    try channel.syncOptions?.setOption(.autoRead, value: false)
-                    // A paced read takes an interval's messages at once: buffers that fit them
-                    // from the start, so a busy interval needs no second read (NIO's default starts
-                    // at 2 KiB, a dozen trade messages).
-                    try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 16_384, maximum: 65_536))
-                    try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval), position: .first)
-                }
-                opened()
+        let upgrader = StreamUpgrader { channel in
+            _ = channel.pipeline.syncOperations.removeHandler(name: UpgradeRequestHandler.name)
+            try channel.pipeline.syncOperations.addHandler(
+                StreamFrameHandler(greetings: greetings, maximumMessage: maximumMessage, ending: ending, message: message, endOfRead: endOfRead))
+            if let readInterval, readInterval > .zero {
+                // From here on the pacer asks for every read; the upgrade itself was read as usual.
+                try channel.syncOptions?.setOption(.autoRead, value: false)
+                // A paced read takes an interval's messages at once: buffers that fit them
+                // from the start, so a busy interval needs no second read (NIO's default starts
+                // at 2 KiB, a dozen trade messages).
+                try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 16_384, maximum: 65_536))
+                try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval), position: .first)
             }
+            opened()
         }
         try channel.pipeline.syncOperations.addHTTPClientHandlers(
             leftOverBytesStrategy: .forwardBytes,
             withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
         try channel.pipeline.syncOperations.addHandler(request, name: UpgradeRequestHandler.name)
+    }
+}
+
+/// NIO's WebSocket upgrade (the request's key, the answer's check), with our own frame reading:
+/// after the upgrade the pipeline gets NIO's frame encoder, for the frames we send, and
+/// `StreamFrameHandler`, which reads the frames itself (NIO's upgrader would add its decoder,
+/// which cannot be taken out before what came with the upgrade's answer reaches it).
+private struct StreamUpgrader: NIOHTTPClientProtocolUpgrader {
+    private let webSocket = NIOWebSocketClientUpgrader { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }
+    private let upgraded: (any Channel) throws -> Void
+
+    init(upgraded: @escaping (any Channel) throws -> Void) {
+        self.upgraded = upgraded
+    }
+
+    var supportedProtocol: String { webSocket.supportedProtocol }
+    var requiredUpgradeHeaders: [String] { webSocket.requiredUpgradeHeaders }
+    func addCustom(upgradeRequestHeaders: inout HTTPHeaders) { webSocket.addCustom(upgradeRequestHeaders: &upgradeRequestHeaders) }
+    func shouldAllowUpgrade(upgradeResponse: HTTPResponseHead) -> Bool { webSocket.shouldAllowUpgrade(upgradeResponse: upgradeResponse) }
+
+    func upgrade(context: ChannelHandlerContext, upgradeResponse: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let channel = context.channel
+        return context.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
+            try upgraded(channel)
+        }
     }
 }
 
