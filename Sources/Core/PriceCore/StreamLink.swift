@@ -206,9 +206,11 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     }
 
     /// A read's messages arrived. A message on an attempt still connecting (a promoted
-    /// replacement) makes it live. The phase is matched once: on the daemon's unspecialised path
-    /// each look at it is a metadata lookup, paid on every read.
+    /// replacement) makes it live. The phase is matched once per read. Specialised for the
+    /// daemon's instants (ContinuousClock's): the stream service's per-read path calls it across
+    /// modules, and the generic body pays a metadata lookup at each use of `Instant`.
     @discardableResult
+    @_specialize(where Instant == ContinuousClock.Instant)
     public mutating func received(_ events: [StreamEvent], at now: Instant) -> Reception {
         var reception = Reception()
         let since: Instant
