@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOWebSocket
 import Streams
+import TestClocks
 import Testing
 
 /// The stream's own frame reading (RFC 6455, 5.2), on NIO's embedded channel: the bytes arrive
@@ -138,5 +139,51 @@ struct WebSocketFramesTests {
         #expect(delivered.messages == [Self.trade], "\(delivered.messages)")
         #expect(try written(channel) == ["close goingAway"])
         #expect(!channel.isActive)
+    }
+
+    /// Random messages, some fragmented with pings between the parts, some masked, with every
+    /// length form, cut into random reads: each arrives whole and in order.
+    @Test(arguments: 1...40)
+    func randomMessagesCutAtRandomArriveWholeAndInOrder(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        var wire = ByteBuffer()
+        var sent: [String] = []
+        for number in 0..<Int.random(in: 1...12, using: &random) {
+            let size = [Int.random(in: 0...125, using: &random), Int.random(in: 126...2_000, using: &random),
+                        Int.random(in: 65_536...70_000, using: &random)][Int.random(in: 0...2, using: &random)]
+            let text = "\(number):" + String(repeating: "x", count: size)
+            sent.append(text)
+            let bytes = Array(text.utf8)
+            let parts = Int.random(in: 1...3, using: &random)
+            let cuts = ([0, bytes.count] + (1..<parts).map { _ in Int.random(in: 0...bytes.count, using: &random) }).sorted()
+            for part in 0..<parts {
+                let mask = Bool.random(using: &random) ? (0..<4).map { _ in UInt8.random(in: 0...255, using: &random) } : nil
+                wire.writeImmutableBuffer(ServerFrame.bytes(fin: part == parts - 1, opcode: part == 0 ? 0x1 : 0x0,
+                                                            Array(bytes[cuts[part]..<cuts[part + 1]]), mask: mask))
+                if part < parts - 1, Bool.random(using: &random) { wire.writeImmutableBuffer(ServerFrame.bytes(opcode: 0x9, [])) }
+            }
+        }
+        let (channel, delivered) = try start(maximumMessage: 80_000)
+        while wire.readableBytes > 0, let read = wire.readSlice(length: min(wire.readableBytes, Int.random(in: 1...9_000, using: &random))) {
+            try channel.writeInbound(read)
+        }
+        #expect(delivered.messages.count == sent.count, "seed \(seed): \(delivered.messages.count) of \(sent.count) messages")
+        #expect(delivered.messages == sent, "seed \(seed)")
+        #expect(channel.isActive, "seed \(seed)")
+    }
+
+    /// Random bytes in random reads: never a crash, at most one close frame (ours for a bad frame,
+    /// or the answer to one from the venue), and the connection is closed exactly when one was sent.
+    @Test(arguments: 1...200)
+    func randomBytesNeverCrashAndEndWithAtMostOneClose(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let (channel, _) = try start(maximumMessage: 1_024)
+        var bytes = ByteBuffer(bytes: (0..<Int.random(in: 0...600, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+        while bytes.readableBytes > 0, let read = bytes.readSlice(length: min(bytes.readableBytes, Int.random(in: 1...64, using: &random))) {
+            try channel.writeInbound(read)
+        }
+        let closes = try written(channel).filter { $0.hasPrefix("close") }
+        #expect(closes.count <= 1, "seed \(seed): \(closes)")
+        #expect(channel.isActive == closes.isEmpty, "seed \(seed): active \(channel.isActive) after \(closes)")
     }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PriceCore
 import Testing
+import TestClocks
 
 @Suite("Price is exact decimal text, validated")
 struct PriceTests {
@@ -118,18 +119,5 @@ struct TimestampTests {
     @Test func timeUntilStaleCountsDown() {
         #expect(Freshness.timeUntilStale(of: quote, at: Timestamp(millisecondsSinceEpoch: 15_000), staleAfter: .seconds(10)) == .milliseconds(5_001))
         #expect(Freshness.timeUntilStale(of: quote, at: Timestamp(millisecondsSinceEpoch: 30_000), staleAfter: .seconds(10)) == nil)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure names a literal that fails again.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
