@@ -60,7 +60,7 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
                 return !closing
             }
         } catch .tooLarge {
-            close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context)
+            closeTooLarge(context: context)
         } catch {
             close(error.code, "broke the WebSocket protocol (\(error))", context: context)
         }
@@ -78,7 +78,7 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
         case .continuation:
             guard var parts = fragments else { return close(.protocolError, "sent a continuation of no message", context: context) }
             parts += frame.payload.readableBytesView
-            guard parts.count <= maximumMessage else { return close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context) }
+            guard parts.count <= maximumMessage else { return closeTooLarge(context: context) }
             fragments = frame.fin ? nil : parts
             if frame.fin { deliver(parts, context: context) }
         case .ping:
@@ -128,6 +128,11 @@ public final class StreamFrameHandler: ChannelInboundHandler, RemovableChannelHa
 
     private func deliver(_ bytes: [UInt8], context: ChannelHandlerContext) {
         if let problem = message(bytes) { close(.unacceptableData, problem, context: context) }
+    }
+
+    /// A frame, or a fragmented message, over the largest message allowed.
+    private func closeTooLarge(context: ChannelHandlerContext) {
+        close(.messageTooLarge, "sent a message over \(maximumMessage / 1024) KiB", context: context)
     }
 
     private func close(_ code: WebSocketErrorCode, _ reason: String, context: ChannelHandlerContext) {

@@ -7,7 +7,7 @@ import NIOWebSocket
 /// across reads is gathered, and its header is judged before any of it is kept, so nothing
 /// larger than the largest frame allowed is ever held.
 struct WebSocketFrameReader {
-    enum Kind: Equatable {
+    enum Kind {
         case continuation, text, binary, close, ping, pong
     }
 
@@ -49,9 +49,8 @@ struct WebSocketFrameReader {
         }
         while buffer.readableBytes > 0 {
             guard let header = try header(at: buffer.readerIndex, in: buffer),
-                  buffer.readableBytes - header.size >= header.length else { break }
-            buffer.moveReaderIndex(forwardBy: header.size)
-            guard var payload = buffer.readSlice(length: header.length) else { break }
+                  var payload = buffer.getSlice(at: buffer.readerIndex + header.size, length: header.length) else { break }
+            buffer.moveReaderIndex(forwardBy: header.size + header.length)
             if let mask = header.mask { payload.webSocketUnmask(mask) }
             guard frame(Frame(fin: header.fin, kind: header.kind, payload: payload)) else { return }
         }
