@@ -5,6 +5,7 @@
 // so every write takes the kernel's file reference count (fdget), as in any NIO server.
 // Usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +34,19 @@ int main(int argc, char **argv) {
     if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 1024) != 0) { perror("bind"); return 1; }
     int clients[4096], n = 0, interval = atoi(argv[2]), rounds = atoi(argv[3]) * 1000 / interval;
     char line[1024], pad[700]; memset(pad, 'x', sizeof pad - 1); pad[sizeof pad - 1] = 0;
+    // A line every INTERVAL_MS on the clock, not INTERVAL_MS after the last round's writes: the
+    // same rate as the daemon's broadcasts, so CPU per line compares like with like.
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
     for (int r = 0; r < rounds; r++) {
         int c;
         while (n < 4096 && (c = accept4(listener, NULL, NULL, 0)) >= 0) clients[n++] = c;
         int len = snprintf(line, sizeof line, "{\"serial\":%d,\"pad\":\"%s\"}\n", r, pad);
         for (int i = 0; i < n; i++) if (write(clients[i], line, (size_t)len) < 0) perror("write");
-        struct timespec t = { .tv_sec = interval / 1000, .tv_nsec = (interval % 1000) * 1000000L };
-        nanosleep(&t, NULL);
+        next.tv_nsec += (interval % 1000) * 1000000L;
+        next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
     }
     return 0;
 }
