@@ -47,6 +47,41 @@ struct DaemonEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// Every poll runs on the daemon's event loop. A task started on Swift's global executor for
+    /// each request (AsyncHTTPClient's async API starts one) woke a libdispatch worker thread every
+    /// second, and the loop again when it was done: two of an idle daemon's six wakeups. Workers
+    /// may exist (NIO resolves a new connection's host on one); over an open connection they sleep.
+    @Test func pollingOverAnOpenConnectionWakesNoLibdispatchWorker() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("68901.23"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("binance has been asked twice") { exchange.requestCount(.binance) >= 2 }
+        let before = Self.workerSwitches(of: daemon.process.processIdentifier)
+        let asked = exchange.requestCount(.binance)
+        try await until("binance has been asked three more times") { exchange.requestCount(.binance) >= asked + 3 }
+        let after = Self.workerSwitches(of: daemon.process.processIdentifier)
+        // A worker started in between counts as woken; one that ended had nothing to do.
+        let woken = after.filter { thread, switches in before[thread].map { switches > $0 } ?? true }
+        #expect(woken.isEmpty, "libdispatch workers woken while binance was asked three times: \(woken) (before: \(before))")
+        await exchange.shutdown()
+    }
+
+    /// Context switches of each libdispatch worker thread of a process, by thread id; a worker
+    /// is named after its queue's last 15 characters, "oot.default-qos".
+    static func workerSwitches(of process: Int32) -> [String: Int] {
+        let tasks = "/proc/\(process)/task"
+        var workers: [String: Int] = [:]
+        for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8), name.hasSuffix("default-qos\n"),
+                  let status = try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8) else { continue }
+            workers[thread] = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+        return workers
+    }
+
     @Test func hungPrimaryFallsBackWithinTheTimeout() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.binance, .hang)

@@ -14,10 +14,11 @@ public struct HTTPPriceSource: PriceSource {
     public let name: SourceName
     public let quoteAsset: String
     public let limits: SourceLimits
-    let url: String
+    /// Made once: a request's URL is parsed when it is made, and every cycle asks the same one.
+    let request: Result<HTTPClient.Request, any Error>
+    let occasionalRequest: Result<HTTPClient.Request, any Error>?
     let client: HTTPClient
     let requestTimeout: Duration
-    let headers: HTTPHeaders
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
     let occasional: OccasionalRequest?
     /// Every request's time, answered or not (a cancelled one until its cut).
@@ -34,50 +35,56 @@ public struct HTTPPriceSource: PriceSource {
         self.name = name
         self.quoteAsset = quoteAsset
         self.limits = limits
-        self.url = url
         self.client = client
         self.requestTimeout = requestTimeout
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
-        self.headers = headers
+        request = Result { try HTTPClient.Request(url: url, headers: headers) }
+        occasionalRequest = occasional.map { occasional in Result { try HTTPClient.Request(url: occasional.url, headers: headers) } }
         self.parse = parse
     }
 
     public func fetchQuote() async throws -> SourceQuote {
-        guard let occasional, occasional.isDue() else { return try await fetch(url, parse) }
+        guard let occasional, let occasionalRequest, occasional.isDue() else { return try await fetch(request, parse) }
         do {
-            let quote = try await fetch(occasional.url, occasional.parse)
+            let quote = try await fetch(occasionalRequest, occasional.parse)
             occasional.rest(for: occasional.period)
             return quote
         } catch let failure as FetchFailure where failure.isAboutTheAnswer {
             // The venue answered, but not as expected (a proxy without that path, a changed
             // format): rest the occasional form for an hour and ask the plain one now.
             occasional.rest(for: .seconds(3600))
-            return try await fetch(url, parse)
+            return try await fetch(request, parse)
         }
     }
 
-    private func fetch(_ url: String, _ parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) async throws -> SourceQuote {
-        var request = HTTPClientRequest(url: url)
-        request.headers = headers
+    private func fetch(_ request: Result<HTTPClient.Request, any Error>,
+                       _ parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) async throws -> SourceQuote {
         let response: ExchangeResponse
         let started = ContinuousClock.now
         defer { duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds) }
         do {
+            let request = try request.get()
+            // AsyncHTTPClient's future API, not its async one: that starts a task on the global
+            // executor for every request (its cancel handler is an actor), which woke one of
+            // libdispatch's threads a second. The answer comes back on the loop, where the fetch runs.
             // The core races its own (injectable) timeout; this deadline is only a backstop so a
             // request can never outlive its cycle by much.
-            let http = try await client.execute(request, timeout: .milliseconds(requestTimeout.wholeMilliseconds + 200))
-            let body = try await http.body.collect(upTo: Self.bodyLimit)
+            let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: Self.bodyLimit),
+                                      eventLoop: .indifferent, deadline: .now() + TimeAmount(requestTimeout + .milliseconds(200)),
+                                      logger: nil)
+            let http = try await withTaskCancellationHandler { try await task.futureResult.get() } onCancel: { task.cancel() }
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
                                         usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), date: http.headers.first(name: "Date"),
-                                        age: http.headers.first(name: "Age"), body: Array(buffer: body))
+                                        age: http.headers.first(name: "Age"), body: http.body.map { Array(buffer: $0) } ?? [])
             // The venue's own count of request weight used in its window, where it sends one.
             if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
                 Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
             }
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
+            // A cancelled request fails with AsyncHTTPClient's own error; the core wants to know
+            // it was cancelled, not that the venue failed.
+            if Task.isCancelled { throw CancellationError() }
             throw Self.failure(for: error, timeout: requestTimeout)
         }
         return try parse(response).dated(httpDate: response.date, cacheAge: response.age)
@@ -85,7 +92,7 @@ public struct HTTPPriceSource: PriceSource {
 
     /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on.
     static func failure(for error: any Error, timeout: Duration) -> FetchFailure {
-        if error is NIOTooManyBytesError { return .bodyTooLarge(limit: bodyLimit) }
+        if error is ResponseAccumulator.ResponseTooBigError { return .bodyTooLarge(limit: bodyLimit) }
         if let http = error as? HTTPClientError {
             switch http {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timeout(after: timeout)
