@@ -65,11 +65,11 @@ public struct HTTPPriceSource: PriceSource {
         defer { duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds) }
         do {
             let request = try request.get()
-            // AsyncHTTPClient's future API, not its async one: that starts a task on the global
-            // executor for every request (its cancel handler is an actor), which woke one of
-            // libdispatch's threads a second. The answer comes back on the loop, where the fetch runs.
-            // The core races its own (injectable) timeout; this deadline is only a backstop so a
-            // request can never outlive its cycle by much.
+            // AsyncHTTPClient's future API: its async one starts a task on the global executor for
+            // every request (its cancel handler is an actor), which woke one of libdispatch's threads
+            // and then the loop. This one answers on the loop, where the fetch runs. The deadline is
+            // only a backstop, so that a request never outlives its cycle by much: the core races its
+            // own (injectable) timeout.
             let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: Self.bodyLimit),
                                       eventLoop: .indifferent, deadline: .now() + TimeAmount(requestTimeout + .milliseconds(200)),
                                       logger: nil)
