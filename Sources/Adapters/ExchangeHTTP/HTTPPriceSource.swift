@@ -16,11 +16,11 @@ public struct HTTPPriceSource: PriceSource {
     public let limits: SourceLimits
     /// Made once: a request's URL is parsed when it is made, and every cycle asks the same one.
     let request: Result<HTTPClient.Request, any Error>
-    let occasionalRequest: Result<HTTPClient.Request, any Error>?
     let client: HTTPClient
     let requestTimeout: Duration
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
-    let occasional: OccasionalRequest?
+    /// The occasional form, with its request made once too.
+    let occasional: (form: OccasionalRequest, request: Result<HTTPClient.Request, any Error>)?
     /// Every request's time, answered or not (a cancelled one until its cut).
     let duration: CoreMetrics.Timer
     let metrics: any MetricsFactory
@@ -29,7 +29,6 @@ public struct HTTPPriceSource: PriceSource {
                 requestTimeout: Duration, userAgent: String, extraHeaders: [String: String] = [:],
                 occasional: OccasionalRequest? = nil, metrics: any MetricsFactory = MetricsSystem.factory,
                 parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
-        self.occasional = occasional
         duration = CoreMetrics.Timer(label: "btcpriced_fetch_duration_seconds", dimensions: [("source", name.rawValue)], factory: metrics)
         self.metrics = metrics
         self.name = name
@@ -40,12 +39,12 @@ public struct HTTPPriceSource: PriceSource {
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
         request = Result { try HTTPClient.Request(url: url, headers: headers) }
-        occasionalRequest = occasional.map { occasional in Result { try HTTPClient.Request(url: occasional.url, headers: headers) } }
+        self.occasional = occasional.map { form in (form, Result { try HTTPClient.Request(url: form.url, headers: headers) }) }
         self.parse = parse
     }
 
     public func fetchQuote() async throws -> SourceQuote {
-        guard let occasional, let occasionalRequest, occasional.isDue() else { return try await fetch(request, parse) }
+        guard let (occasional, occasionalRequest) = self.occasional, occasional.isDue() else { return try await fetch(request, parse) }
         do {
             let quote = try await fetch(occasionalRequest, occasional.parse)
             occasional.rest(for: occasional.period)
