@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOEmbedded
 import NIOPosix
@@ -65,6 +68,80 @@ struct ReadPacerTests {
         try channel.pipeline.syncOperations.addHandlers([requests, ReadPacer(interval: interval), served])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9443)).wait()
         return (loop, Wire(channel: channel, requests: requests), served)
+    }
+
+    /// Whether anyone watches, as the daemon's socket server would say.
+    final class Audience: Sendable {
+        let watching = Mutex(false)
+    }
+
+    func startPaced(interval: Duration, audience: Audience) throws -> (EmbeddedEventLoop, Wire, Served, PacedReads) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        let requests = ReadRequests()
+        let served = Served(loop: loop)
+        let reads = try #require(PacedReads(interval: interval))
+        reads.attach { audience.watching.withLock { $0 } }
+        try channel.pipeline.syncOperations.addHandlers([requests, ReadPacer(interval: TimeAmount(interval), reads: reads), served])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9443)).wait()
+        return (loop, Wire(channel: channel, requests: requests), served, reads)
+    }
+
+    /// Nobody watches: a busy stream is read once a second, and whoever reads the price first
+    /// takes what waits, once it may be more than one interval old. A joining watcher brings the
+    /// reads back to the interval.
+    @Test func aStreamNobodyWatchesIsReadOnceASecondAndCaughtUpForWhoeverAsks() throws {
+        let audience = Audience()
+        var (loop, wire, served, reads) = try startPaced(interval: .milliseconds(250), audience: audience)
+        let start = loop.now
+        #expect(reads.unwatchedInterval == .seconds(1))
+        try wire.arrives("A")
+        #expect(served.messages.map(\.text) == ["A"], "after a quiet spell a trade is read at once")
+
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.arrives("B")
+        loop.advanceTime(by: .milliseconds(249))
+        reads.catchUp()
+        try wire.deliverIfAsked()
+        #expect(served.messages.map(\.text) == ["A"] && wire.requests.count == 1,
+                "B has waited 249 ms, within the interval: a request serves A (\(served.messages.map(\.text)), \(wire.requests.count) reads)")
+
+        loop.advanceTime(by: .milliseconds(50))
+        try wire.deliverIfAsked()
+        #expect(served.messages.map(\.text) == ["A"], "no read of its own at the interval while nobody watches")
+        reads.catchUp()
+        #expect(wire.requests.pending, "B may be more than an interval old: the request reads first")
+        try wire.deliverIfAsked()
+        #expect(served.messages.map(\.text) == ["A", "B"] && served.messages[1].at == start + .milliseconds(300),
+                "B served for the request at 300 ms: \(served.messages.map { ($0.text, ($0.at - start).nanoseconds / 1_000_000) })")
+
+        try wire.arrives("C")
+        loop.advanceTime(by: .milliseconds(699))
+        try wire.deliverIfAsked()
+        #expect(served.messages.count == 2, "the next read of its own is on the second's grid, at 1 s")
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.deliverIfAsked()
+        #expect(served.messages.last?.text == "C" && served.messages.last?.at == start + .seconds(1),
+                "C read at 1 s: \(served.messages.map { ($0.text, ($0.at - start).nanoseconds / 1_000_000) })")
+
+        loop.advanceTime(by: .milliseconds(10))
+        try wire.arrives("D")
+        audience.watching.withLock { $0 = true }
+        reads.watcherJoins()
+        loop.advanceTime(by: .milliseconds(240))
+        try wire.deliverIfAsked()
+        #expect(served.messages.last?.text == "D" && served.messages.last?.at == start + .milliseconds(1250),
+                "a watcher joined: the read due at 2 s comes at 1.25 s: \(served.messages.map { ($0.text, ($0.at - start).nanoseconds / 1_000_000) })")
+
+        let asked = wire.requests.count
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.arrives("E")
+        loop.advanceTime(by: .milliseconds(248))
+        reads.catchUp()
+        #expect(wire.requests.count == asked, "while someone watches the interval's reads keep the price within an interval: a request reads nothing")
+        loop.advanceTime(by: .milliseconds(1))
+        try wire.deliverIfAsked()
+        #expect(served.messages.last?.text == "E" && served.messages.last?.at == start + .milliseconds(1500))
     }
 
     @Test func aTradeArrivingJustAfterAReadIsServedAtTheNextRead() throws {
@@ -147,10 +224,16 @@ struct ReadPacerSocketTests {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
         let record: Record
-        init(_ record: Record) { self.record = record }
+        /// Whether to ask for the next line.
+        let answers: Bool
+        init(_ record: Record, answers: Bool = true) {
+            self.record = record
+            self.answers = answers
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let text = String(buffer: unwrapInboundIn(data))
             record.state.withLock { $0.text += text }
+            guard answers else { return }
             for _ in text.filter({ $0 == "\n" }) { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "next\n")), promise: nil) }
         }
         func channelReadComplete(context: ChannelHandlerContext) {
@@ -236,6 +319,39 @@ struct ReadPacerSocketTests {
         // NIO alone needs a request per read (19 of 21 here); the pacer asks NIO only when the
         // socket held nothing (its first read, here).
         #expect(asked * 2 < completed, "\(completed) reads completed, \(asked) of them asked of NIO: most should be the pacer's own")
+    }
+
+    /// The socket's front door answers on a thread of its own: a catch-up asked there reads what
+    /// the kernel holds on the stream's loop, and returns once it is passed on.
+    @Test(.timeLimit(.minutes(1))) func aCatchUpFromAnotherThreadPassesOnWhatTheKernelHoldsBeforeItReturns() async throws {
+        var pair: [CInt] = [0, 0]
+        #expect(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &pair) == 0, "socketpair: errno \(errno)")
+        let venue = pair[1]
+        defer { close(venue) }
+        let reads = try #require(PacedReads(interval: .milliseconds(5)))
+        reads.attach { false }
+        let record = Record()
+        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(record, answers: false)) }
+            }
+            .withConnectedSocket(pair[0]).get()
+        defer { client.close(promise: nil) }
+        try await client.eventLoop.submit {
+            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .milliseconds(5), reads: reads), position: .first)
+        }.get()
+        func send(_ text: String) { #expect(write(venue, text, text.utf8.count) == text.utf8.count, "write: errno \(errno)") }
+        func text() -> String { record.state.withLock { $0.text } }
+
+        send("A\n")
+        for _ in 0..<2_000 where text().isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(text() == "A\n", "a quiet stream's first message is read at once: \(text().debugDescription)")
+        send("B\n")
+        // Until B may be more than an interval old; the next read of the pacer's own is up to a second away.
+        try await Task.sleep(for: .milliseconds(20))
+        reads.catchUp()
+        #expect(text() == "A\nB\n", "the catch-up returned with B passed on: \(text().debugDescription)")
     }
 
     /// A burst larger than two wakeups' own reads (2.1 MB, against 1 MiB each) arrives whole and

@@ -60,6 +60,31 @@ struct HealthServicesTests {
         #expect(lines.withLock { $0.count } == 2, "and one line to watchers")
     }
 
+    /// Nobody watches, so the stream is read once a second: a trade that waits in the kernel as
+    /// the quote's age reaches the limit is taken before the quote is called stale.
+    @Test func theMonitorTakesWhatTheStreamHoldsBeforeItJudgesTheQuote() async throws {
+        let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "btcpriced") { _ in logs }
+        let intake = makeIntake(board, logger: logger)
+        let held = HeldTrades(intake: intake)
+        var monitor = FreshnessMonitor(intake: intake, logger: logger)
+        monitor.backlog = held
+        intake.stream(quote("100"))
+        let task = Task { try await monitor.run() }
+        defer { task.cancel() }
+        #expect(await clock.waitForSleepers(1))
+
+        clock.advance(by: .milliseconds(9_500))
+        held.arrives(quote("101"))
+        clock.advance(by: .milliseconds(501))
+        #expect(await clock.waitForSleepers(1))
+        #expect(held.catchUps >= 1 && board.quote?.price.description == "101", "caught up: \(held.catchUps), serving \(String(describing: board.quote?.price))")
+        #expect(board.freshness().state == .fresh, "\(board.freshness().state)")
+        let warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
+        #expect(warnings.isEmpty, "\(warnings)")
+    }
+
     @Test func theWatchdogIsFedWhileCyclesCompleteAndStarvedWhenTheyStop() async throws {
         let clock = ManualClock(), notifier = RecordingNotifier()
         let health = DaemonHealth(notifier: notifier, watchdogInterval: .seconds(2), clock: clock)

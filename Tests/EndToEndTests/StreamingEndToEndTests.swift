@@ -48,6 +48,42 @@ struct StreamingEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// Nobody watches: the stream is read once a second (and for whoever asks), not once per
+    /// publish interval, so 20 trades a second wake the daemon's loop about once a second. Only
+    /// voluntary switches count (a wakeup; a busy host's preemptions are not the daemon's).
+    @Test func aStreamNobodyWatchesWakesTheDaemonAboutOnceASecond() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25", "114461.10"], perSecond: 20))
+        // quote.json at its default pace: the harness's (every quote) would add a wakeup per write.
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_STREAM": "binance", "BTCPRICED_PERSIST_INTERVAL": "2m"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
+        let process = daemon.process.processIdentifier
+        let before = Self.loopWakeups(of: process), sent = exchange.streamTradesSent(.binance)
+        try await until("80 more trades sent") { exchange.streamTradesSent(.binance) >= sent + 80 }
+        let after = Self.loopWakeups(of: process), trades = exchange.streamTradesSent(.binance) - sent
+        // 80 trades take 4 s: about 5 wakeups, once a second for the stream and a little for the
+        // stall watch and the freshness monitor. Read at the publish interval it would be 16 or more.
+        #expect(before > 0 && (after - before) * 8 < trades, "the loop woke \(after - before) times while \(trades) trades were sent")
+        let price = try await daemon.ctl("price").stdout
+        #expect(["114459.8\n", "114460.25\n", "114461.1\n"].contains(price), "a request serves the stream's price: \(price)")
+        await exchange.shutdown()
+    }
+
+    /// Voluntary context switches of a process's event loop thread ("NIO-ELT-…").
+    static func loopWakeups(of process: Int32) -> Int {
+        let tasks = "/proc/\(process)/task"
+        var wakeups = 0
+        for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            guard let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8), name.hasPrefix("NIO-ELT"),
+                  let status = try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8) else { continue }
+            wakeups += status.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+        return wakeups
+    }
+
     /// Streams a bar in watch mode for `seconds` against a daemon streaming `behavior`.
     func barLines(_ behavior: StreamBehavior, _ arguments: [String], seconds: Int) async throws -> [Substring] {
         let exchange = try await FakeExchange.start()

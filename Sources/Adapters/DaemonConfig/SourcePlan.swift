@@ -91,7 +91,7 @@ public struct SourcePlan: Sendable {
     /// How long a live stream may carry no price before REST refreshes the quote.
     public var priceSilenceAfter: Duration {
         PriceSilence.limit(staleAfter: settings.staleAfter, interval: settings.interval, timeout: settings.timeout,
-                           readInterval: settings.publishInterval)
+                           readInterval: ReadCadence.unwatched(publishInterval: settings.publishInterval))
     }
 
     /// What `--check-config` prints: the effective chain, each source's URL and state, and the budget.

@@ -26,5 +26,5 @@ public enum RequestResponder {
     }
 
     /// A `watch` stream's first line: the status as the stream starts.
-    public static func streamStart(status: any StatusProvider) -> String { status.statusReply() }
+    public static func streamStart(status: any StatusProvider) -> String { status.firstWatchLine() }
 }

@@ -51,4 +51,10 @@ public protocol StatusProvider: Sendable {
     func historyReply(_ query: HistoryQuery) -> String
     /// The `metrics` reply: the Prometheus text exposition.
     func metricsReply() -> String
+    /// A `watch` stream's first line: the status, as a watcher joins.
+    func firstWatchLine() -> String
+}
+
+extension StatusProvider {
+    public func firstWatchLine() -> String { statusReply() }
 }

@@ -14,11 +14,23 @@ import NIOCore
 /// what the kernel holds from the socket itself, as `WatchStream` writes: NIO's round for it
 /// (arm the socket in epoll, a second pass of the loop, disarm it) cost more than the read. Only
 /// an empty socket, its end or an error goes back to NIO's read, which waits or reports it.
+/// With `reads`, a stream nobody watches is read at its slower cadence, and caught up on demand
+/// (`PacedReads`).
 public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NIOScheduledCallbackHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
 
     private let grid: WakeupGrid?
+    private let interval: TimeAmount
+    /// The daemon's paced streams: who watches, and who asks for a catch-up. Without it every
+    /// stream is read as if watched.
+    private let reads: PacedReads?
+    private let unwatchedGrid: WakeupGrid?
+    private let mark = ReadMark()
+    /// The next read is put off at the unwatched cadence: a joining watcher brings it forward.
+    private var nextReadUnwatched = false
+    /// Messages are being passed on: a catch-up asked for meanwhile would read in the middle.
+    private var passingOn = false
     /// The last read of this wakeup filled its buffer, so the kernel may hold more: read on
     /// until it is drained, or the next wakeup would start a full interval behind.
     private var bufferFilled = false
@@ -41,8 +53,11 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     /// burst is drained in the interval it arrived in, and a flood still waits for the next one.
     public static let maximumOwnReads = 16
 
-    public init(interval: TimeAmount) {
+    public init(interval: TimeAmount, reads: PacedReads? = nil) {
+        self.interval = interval
+        self.reads = reads
         grid = WakeupGrid(period: .nanoseconds(interval.nanoseconds))
+        unwatchedGrid = reads.flatMap { WakeupGrid(period: .nanoseconds($0.unwatchedInterval.nanoseconds)) }
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
@@ -51,6 +66,7 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
             fcntl($0, F_DUPFD_CLOEXEC, 0)
         }
         descriptor = duplicate.flatMap { $0 >= 0 ? $0 : nil }
+        reads?.register(self, on: context.eventLoop, mark: mark)
         context.read()
     }
 
@@ -66,6 +82,8 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
 
     /// No more reads: the socket closes for good once NIO's descriptor and ours are both closed.
     private func stop() {
+        reads?.unregister(self)
+        mark.neverBehind()
         nextRead?.cancel()
         nextRead = nil
         if let descriptor { close(descriptor) }
@@ -74,16 +92,18 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         bufferFilled = unwrapInboundIn(data).writableBytes == 0
+        passingOn = true
         context.fireChannelRead(data)
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
         context.fireChannelReadComplete()
+        passingOn = false
         guard context.channel.isActive, nextRead == nil else { return }
         if bufferFilled, drainReads < Self.maximumDrainReads {
             bufferFilled = false
             drainReads += 1
-            context.read()
+            readWhenBytesCome(context)
             return
         }
         bufferFilled = false
@@ -91,36 +111,68 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
         scheduleNextRead(context)
     }
 
-    private func scheduleNextRead(_ context: ChannelHandlerContext) {
+    /// Schedules the next read: within the interval while anyone watches (or `watched` says so),
+    /// else at the unwatched cadence, and then unread messages may fall behind by more than an
+    /// interval from `now + interval` on, which a catch-up looks at.
+    private func scheduleNextRead(_ context: ChannelHandlerContext, watched: Bool? = nil) {
+        let loop = context.eventLoop, now = loop.now
+        let watched = watched ?? reads?.isWatched ?? true
+        if watched { mark.neverBehind() } else { mark.behind(after: now + interval) }
+        nextReadUnwatched = !watched
+        let grid = watched ? grid : unwatchedGrid ?? grid
         // Fails only when the loop is shutting down; the connection goes with it.
-        let loop = context.eventLoop
-        nextRead = try? loop.assumeIsolated().scheduleCallback(at: grid?.point(after: loop.now) ?? loop.now, handler: self)
+        nextRead = try? loop.assumeIsolated().scheduleCallback(at: grid?.point(after: now) ?? now, handler: self)
     }
 
     public func handleScheduledCallback(eventLoop: some EventLoop) {
         nextRead = nil
         guard let context else { return }
-        if !readHeldBytes(context) { context.read() }
+        if !readHeldBytes(context) { readWhenBytesCome(context) }
+    }
+
+    /// NIO's read: the socket is armed, and what comes is read at once, so nothing falls behind.
+    private func readWhenBytesCome(_ context: ChannelHandlerContext) {
+        mark.neverBehind()
+        nextReadUnwatched = false
+        context.read()
+    }
+
+    /// Someone is about to read the price: if unread messages may be more than an interval old,
+    /// read them now. A joining watcher also brings a read put off at the unwatched cadence
+    /// forward to the interval.
+    func catchUp(watcherJoins: Bool) {
+        guard let context, context.channel.isActive, !passingOn else { return }
+        if mark.isBehind(at: context.eventLoop.now) {
+            nextRead?.cancel()
+            nextRead = nil
+            if !readHeldBytes(context, watched: watcherJoins ? true : nil) { readWhenBytesCome(context) }
+        } else if watcherJoins, nextReadUnwatched, nextRead != nil {
+            nextRead?.cancel()
+            nextRead = nil
+            scheduleNextRead(context, watched: true)
+        }
     }
 
     /// Passes on what the kernel holds, in reads of our own (more while each fills its buffer,
     /// up to `maximumOwnReads`), then schedules the next read. False when the first read found
     /// nothing to pass on (empty, ended or failed): NIO's read then waits or reports it.
-    private func readHeldBytes(_ context: ChannelHandlerContext) -> Bool {
-        var reads = 0
-        while reads < Self.maximumOwnReads, self.context != nil, context.channel.isActive, let descriptor {
-            var buffer = context.channel.allocator.buffer(capacity: reads == 0 ? Self.firstReadCapacity : Self.drainReadCapacity)
+    private func readHeldBytes(_ context: ChannelHandlerContext, watched: Bool? = nil) -> Bool {
+        passingOn = true
+        defer { passingOn = false }
+        var ownReads = 0
+        while ownReads < Self.maximumOwnReads, self.context != nil, context.channel.isActive, let descriptor {
+            var buffer = context.channel.allocator.buffer(capacity: ownReads == 0 ? Self.firstReadCapacity : Self.drainReadCapacity)
             let received = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { bytes in
                 max(0, recv(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT)))
             }
             guard received > 0 else { break }
-            reads += 1
+            ownReads += 1
             context.fireChannelRead(wrapInboundOut(buffer))
             if buffer.writableBytes > 0 { break }
         }
-        guard reads > 0 else { return false }
+        guard ownReads > 0 else { return false }
         context.fireChannelReadComplete()
-        if self.context != nil, context.channel.isActive, nextRead == nil { scheduleNextRead(context) }
+        if self.context != nil, context.channel.isActive, nextRead == nil { scheduleNextRead(context, watched: watched) }
         return true
     }
 

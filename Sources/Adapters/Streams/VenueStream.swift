@@ -18,6 +18,8 @@ public struct VenueStream: PriceStream {
     /// While messages keep coming, the connection is read at most once per this interval (the
     /// publish interval), and only each read's newest price counts; zero reads every message.
     public let readInterval: Duration
+    /// Reads the stream more slowly while nobody watches, and catches it up for whoever asks.
+    public let reads: PacedReads?
     private let connectURL: String
     /// The proxy the connection goes through, if any.
     public let proxy: ProxyURL?
@@ -25,13 +27,14 @@ public struct VenueStream: PriceStream {
     private let parse: @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
 
     /// Nil for a venue without a stream.
-    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero,
+    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero, reads: PacedReads? = nil,
                  proxy: ProxyURL? = nil, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
         self.venue = venue
         self.url = url
         self.options = options
         self.readInterval = readInterval
+        self.reads = reads
         self.eventLoop = eventLoop
         self.connectURL = connectURL
         self.proxy = proxy
@@ -55,7 +58,7 @@ public struct VenueStream: PriceStream {
         let batch = readInterval > .zero ? ReadBatch() : nil
         let reason = await WebSocketConnection.run(
             target, proxy: proxy, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
-            readInterval: readInterval > .zero ? TimeAmount(readInterval) : nil, opened: opened,
+            readInterval: readInterval > .zero ? TimeAmount(readInterval) : nil, reads: reads, opened: opened,
             message: { frame in
                 do throws(FetchFailure) {
                     let events = try parse(frame)

@@ -58,17 +58,17 @@ enum WebSocketConnection {
 
     /// Connects, upgrades, sends `greetings` and reads messages until the connection ends, or
     /// the task is cancelled (then a close frame is sent and the socket closed). With a
-    /// `readInterval`, the upgraded connection is read at most once per interval (`ReadPacer`);
-    /// `endOfRead` follows the messages of each read.
+    /// `readInterval`, the upgraded connection is read at most once per interval (`ReadPacer`),
+    /// more slowly while `reads` says nobody watches; `endOfRead` follows the messages of each read.
     /// Through `proxy`, when given: SOCKS5 hands it the host name (never resolved here); HTTP
     /// asks it to CONNECT, and the WebSocket starts once the tunnel stands.
     static func run(_ target: Target, proxy: ProxyURL? = nil, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
-                    readInterval: TimeAmount?, opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
+                    readInterval: TimeAmount?, reads: PacedReads? = nil, opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
                     endOfRead: @escaping @Sendable () -> Void) async -> WebSocketEnding.Reason {
         let ending = WebSocketEnding()
         let channel: any Channel
         @Sendable func setUp(_ channel: any Channel) throws {
-            try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage, readInterval: readInterval,
+            try configure(channel, target: target, greetings: greetings, maximumMessage: maximumMessage, readInterval: readInterval, reads: reads,
                           ending: ending, opened: opened, message: message, endOfRead: endOfRead)
         }
         let tunnel = proxy.flatMap { $0.isSOCKS ? nil : eventLoop.makePromise(of: Void.self) }
@@ -119,7 +119,7 @@ enum WebSocketConnection {
         return ending.reason ?? .closedByVenue(nil)
     }
 
-    private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?,
+    private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?, reads: PacedReads?,
                                   ending: WebSocketEnding, opened: @escaping @Sendable () -> Void,
                                   message: @escaping @Sendable ([UInt8]) -> String?, endOfRead: @escaping @Sendable () -> Void) throws {
         if target.tls {
@@ -138,7 +138,7 @@ enum WebSocketConnection {
                 // from the start, so a busy interval needs no second read (NIO's default starts
                 // at 2 KiB, a dozen trade messages).
                 try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 16_384, maximum: 65_536))
-                try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval), position: .first)
+                try channel.pipeline.syncOperations.addHandler(ReadPacer(interval: readInterval, reads: reads), position: .first)
             }
             opened()
         }

@@ -78,7 +78,8 @@ struct DaemonRuntime {
         if limits.maximumConnections < ServerLimits().maximumConnections {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }
-        let stream = streamLineup(eventLoop: loop)
+        let streamReads = PacedReads(interval: settings.publishInterval)
+        let stream = streamLineup(eventLoop: loop, reads: streamReads)
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         let grid = WakeupGrid(period: settings.publishInterval)
@@ -91,6 +92,7 @@ struct DaemonRuntime {
                 persistInterval: settings.persistInterval, metrics: metrics)
             ports.publishInterval = settings.publishInterval
             ports.streams = stream
+            ports.streamBacklog = stream == nil ? nil : streamReads
             ports.hostPace = hostPace
             ports.executor = EventLoopExecutor(loop)
             ports.onReady = { _ in
@@ -166,11 +168,11 @@ struct DaemonRuntime {
 
     /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
-    private func streamLineup(eventLoop: any EventLoop) -> StreamLineup<ContinuousClock.Instant>? {
+    private func streamLineup(eventLoop: any EventLoop, reads: PacedReads?) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
-                                               proxy: settings.proxies.route(for: url).proxy, eventLoop: eventLoop) else { return nil }
+                                               reads: reads, proxy: settings.proxies.route(for: url).proxy, eventLoop: eventLoop) else { return nil }
             var policy = StreamLink<ContinuousClock.Instant>.Policy()
             policy.priceSilenceAfter = plan.priceSilenceAfter
             return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))

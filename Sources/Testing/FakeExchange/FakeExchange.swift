@@ -36,6 +36,7 @@ public final class FakeExchange: Sendable {
         var streamUpgradeRequests: [Market: Int] = [:]
         var streamPingIntervals: [Market: TimeAmount] = [:]
         var streamPings: [Market: Int] = [:]
+        var streamTrades: [Market: Int] = [:]
         var streamPongs: [Market: Int] = [:]
         var pingFloodsEnded: [Market: Int] = [:]
         var mostOpenStreams: [Market: Int] = [:]
@@ -141,6 +142,15 @@ public final class FakeExchange: Sendable {
     /// Pings sent to stream clients, and pongs they answered with.
     public func streamPings(_ market: Market) -> (sent: Int, answered: Int) {
         state.withLockedValue { ($0.streamPings[market] ?? 0, $0.streamPongs[market] ?? 0) }
+    }
+
+    /// Trades sent to stream clients so far, on every connection.
+    public func streamTradesSent(_ market: Market) -> Int {
+        state.withLockedValue { $0.streamTrades[market] ?? 0 }
+    }
+
+    func recordStreamTrade(_ market: Market) {
+        mutate { $0.streamTrades[market, default: 0] += 1 }
     }
 
     func recordStreamPing(_ market: Market, count: Int = 1) {

@@ -213,6 +213,7 @@ final class FakeStreamHandler: ChannelInboundHandler {
 
     private func pushTrade(_ price: String, context: ChannelHandlerContext) {
         sent += 1
+        exchange.recordStreamTrade(market)
         let perSecond: Int
         switch behavior {
         case .trades(_, let rate), .clockTrades(let rate): perSecond = max(rate, 1)

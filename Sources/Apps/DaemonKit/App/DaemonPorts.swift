@@ -31,6 +31,8 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     /// `watch` subscribers get at most one line per this interval.
     public var publishInterval: Duration = .zero
     public var streams: StreamLineup<C.Instant>?
+    /// The streams' unread messages, which whoever reads the price catches up first.
+    public var streamBacklog: (any StreamBacklog)?
     /// The venues' pace shared with the other instances on this host, if any.
     public var hostPace: (any HostPace)?
     public var jitter: any JitterSource = SystemJitter()

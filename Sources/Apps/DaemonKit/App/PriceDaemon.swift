@@ -28,11 +28,12 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let logger = ports.logger, directory = ports.directory, plan = directory.current
         let board = PriceBoard(currency: plan.currency, policy: plan.stalenessPolicy, clock: ports.clock, wallClock: ports.wallClock)
         self.board = board
-        replies = DaemonReplies(board: board, directory: directory, exposition: ports.exposition)
+        replies = DaemonReplies(board: board, directory: directory, backlog: ports.streamBacklog, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
         let publisher = WatchPublisher(board: board, interval: ports.publishInterval, executor: ports.executor,
                                        audience: { server.watcherCount > 0 }) { server.broadcast($0) }
+        ports.streamBacklog?.attach(audience: { server.watcherCount > 0 })
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
                              streamGate: ports.streams?.gate ?? .closed, logger: logger)
@@ -82,6 +83,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let lateness = ports.publishInterval
         var monitor = FreshnessMonitor(intake: intake, logger: ports.logger)
         monitor.timerTolerance = lateness
+        monitor.backlog = ports.streamBacklog
         services.append(monitor)
         if let streams = ports.streams {
             var stream = StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,

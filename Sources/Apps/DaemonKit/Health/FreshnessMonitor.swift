@@ -10,6 +10,8 @@ public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, 
     let logger: Logger
     /// How late a change may be noticed: a clock that shares wakeups ends the sleep with others.
     public var timerTolerance: Duration?
+    /// The stream's unread messages, taken before the quote's age is judged.
+    public var backlog: (any StreamBacklog)?
 
     public init(intake: PriceIntake<C>, logger: Logger) {
         self.intake = intake
@@ -17,13 +19,14 @@ public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, 
     }
 
     public func run() async throws {
-        let intake = self.intake, board = intake.board, logger = self.logger, tolerance = timerTolerance
+        let intake = self.intake, board = intake.board, logger = self.logger, tolerance = timerTolerance, backlog = self.backlog
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
                 let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
                 do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.staleLimit), tolerance: tolerance) } catch { return }
+                backlog?.catchUp()
                 intake.timePassed()
                 let state = board.freshness().state
                 if state != lastState, state == .stale {

@@ -1,0 +1,35 @@
+import Daemon
+import DaemonKit
+import DaemonKitTesting
+import PriceCore
+import Testing
+
+/// A stream nobody watches is read less often than the publish interval: every reply first
+/// catches it up, so what it serves is what the connection held when asked.
+@Suite("Replies catch the stream up before they answer")
+struct RepliesCatchUpTests {
+    @Test func everyReplyServesWhatTheStreamHeldWhenAsked() throws {
+        let (board, _, _) = makeBoard()
+        let intake = makeIntake(board)
+        let held = HeldTrades(intake: intake)
+        let replies = try makeReplies(board, backlog: held)
+        intake.stream(quote("114459.75"))
+        held.arrives(quote("114459.81"))
+        #expect(board.priceReply().contains("114459.75"), "the board alone has not read it: \(board.priceReply())")
+
+        let answers: [(name: String, price: String, reply: () -> String)] = [
+            ("price", "114459.81", { replies.priceReply() }),
+            ("status", "114459.82", { replies.statusReply() }),
+            ("sources", "114459.83", { replies.sourcesReport() }),
+            ("metrics", "114459.84", { replies.metricsReply() }),
+            ("watch's first line", "114459.85", { replies.firstWatchLine() }),
+        ]
+        for (name, price, reply) in answers {
+            if price != "114459.81" { held.arrives(quote(price)) }
+            let line = reply()
+            #expect(line.contains(price), "the \(name) reply serves the held \(price): \(line)")
+        }
+        #expect(held.catchUps == answers.count, "one catch-up per reply: \(held.catchUps)")
+        #expect(held.watchersJoined == 1, "the watch's first line says a watcher joins: \(held.watchersJoined)")
+    }
+}
