@@ -42,6 +42,55 @@ struct WatchPublisherTests {
         #expect(lines.prices == ["100.1", "100.3", "100.4"], "after a quiet interval, at once again")
     }
 
+    /// Reads fall on the interval's grid, each a little late: one that comes just short of an
+    /// interval after the last line sends its line at once, not through a flush of its own a
+    /// fraction of a millisecond later.
+    @Test func aReadJustShortOfAnIntervalAfterTheLastLineSendsAtOnce() async throws {
+        let (board, clock, _) = makeBoard()
+        let lines = Lines()
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
+        clock.advance(by: .microseconds(249_800))
+        intake.stream(quote("100.2"))
+        #expect(lines.prices == ["100.1", "100.2"], "sent at once, 249.8 ms after the last: \(lines.prices)")
+        clock.advance(by: .milliseconds(200))
+        intake.stream(quote("100.3"))
+        #expect(lines.prices == ["100.1", "100.2"], "200 ms after the last is held: \(lines.prices)")
+    }
+
+    /// A clock that tells how late each sleep may end.
+    final class ToleranceRecorder: Clock, Sendable {
+        let base: ManualClock
+        let tolerances = Mutex<[Duration?]>([])
+        init(_ base: ManualClock) { self.base = base }
+        var now: ManualClock.Instant { base.now }
+        var minimumResolution: Duration { .zero }
+        func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+            tolerances.withLock { $0.append(tolerance) }
+            try await base.sleep(until: deadline, tolerance: tolerance)
+        }
+    }
+
+    /// A held line may end up to an interval late, so that on the daemon's clock its flush ends
+    /// on the wakeup grid, with a stream's read, and the lines after it go out with the reads.
+    @Test func aHeldLineMayWaitForTheWakeupGrid() async throws {
+        let (_, clock, wallClock) = makeBoard()
+        let recorder = ToleranceRecorder(clock)
+        let board = makeBoard(clock: recorder, wallClock: wallClock)
+        let lines = Lines()
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        let intake = makeIntake(board, publisher: publisher)
+        intake.stream(quote("100.1"))
+        clock.advance(by: .milliseconds(100))
+        intake.stream(quote("100.2"))
+        #expect(await clock.waitForSleepers(1))
+        #expect(recorder.tolerances.withLock { $0 } == [.milliseconds(250)], "\(recorder.tolerances.withLock { $0 })")
+        clock.advance(by: .milliseconds(150))
+        await waitFor(lines, count: 2)
+        #expect(lines.prices == ["100.1", "100.2"])
+    }
+
     @Test func aHeldLineIsFlushedOnTheGivenExecutor() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()

@@ -2,7 +2,7 @@ import PriceCore
 import Synchronization
 
 /// The one writer to `watch` subscribers. It is told that the board changed and sends at most
-/// one line per publish interval, always the newest, made from the board only when it is sent;
+/// one line per publish interval (give or take a tenth of it), always the newest, made from the board only when it is sent;
 /// a change of state, source or transport goes out at once. Lines are handed on under its lock,
 /// so one can never overtake another.
 public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
@@ -23,6 +23,12 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
     /// line when it subscribes), so a daemon nobody watches renders nothing per update.
     private let audience: @Sendable () -> Bool
     private let state = Mutex(State())
+    /// How early a line may go out. Paced reads fall on the interval's grid, each a varying
+    /// fraction of a millisecond late, so a read often comes a little less than an interval
+    /// after the last line; held for that fraction, every line would go out through a flush
+    /// of its own, a task and a wakeup a line. Lines are never closer than nine tenths of the
+    /// interval.
+    private var earliness: Duration { interval / 10 }
 
     /// `broadcast` hands a line to every watcher (the socket server's).
     public init(board: PriceBoard<C>, interval: Duration, executor: (any TaskExecutor)? = nil,
@@ -44,7 +50,7 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
         let key = board.stateKey
         let flushAt: C.Instant? = state.withLock { state in
             let due = state.lastSentAt.map { $0.advanced(by: interval) }
-            if interval == .zero || key != state.lastKey || due.map({ $0 <= now }) ?? true {
+            if interval == .zero || key != state.lastKey || due.map({ $0 <= now.advanced(by: earliness) }) ?? true {
                 send(&state, key: key, at: now)
                 return nil
             }
@@ -55,8 +61,9 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
         guard let flushAt else { return }
         Task(executorPreference: executor) { [self] in
             // A sleep that fails (the daemon's event loop is shutting down) flushes nothing:
-            // the server it would write to is gone.
-            do { try await clock.sleep(until: flushAt, tolerance: nil) } catch { return }
+            // the server it would write to is gone. Up to an interval late, it ends on the
+            // wakeup grid with a stream's read, so the lines after it go out with the reads.
+            do { try await clock.sleep(until: flushAt, tolerance: interval) } catch { return }
             flush()
         }
     }
