@@ -59,33 +59,14 @@ struct WatchPublisherTests {
         #expect(lines.prices == ["100.1", "100.2"], "200 ms after the last is held: \(lines.prices)")
     }
 
-    /// A clock that tells how late each sleep may end.
-    final class ToleranceRecorder: Clock, Sendable {
-        let base: ManualClock
-        let tolerances = Mutex<[Duration?]>([])
-        init(_ base: ManualClock) { self.base = base }
-        var now: ManualClock.Instant { base.now }
-        var minimumResolution: Duration { .zero }
-        func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
-            tolerances.withLock { $0.append(tolerance) }
-            try await base.sleep(until: deadline, tolerance: tolerance)
-        }
-    }
-
     /// A held line may end up to an interval late, so that on the daemon's clock its flush ends
     /// on the wakeup grid, with a stream's read, and the lines after it go out with the reads.
     @Test func aHeldLineMayWaitForTheWakeupGrid() async throws {
         let (_, clock, wallClock) = makeBoard()
-        let recorder = ToleranceRecorder(clock)
-        let board = makeBoard(clock: recorder, wallClock: wallClock)
-        let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
-        let intake = makeIntake(board, publisher: publisher)
-        intake.stream(quote("100.1"))
-        clock.advance(by: .milliseconds(100))
-        intake.stream(quote("100.2"))
+        let observed = ObservedClock(clock)
+        let lines = holdALine(on: observed, wallClock: wallClock, advancing: clock)
         #expect(await clock.waitForSleepers(1))
-        #expect(recorder.tolerances.withLock { $0 } == [.milliseconds(250)], "\(recorder.tolerances.withLock { $0 })")
+        #expect(observed.tolerances == [.milliseconds(250)], "\(observed.tolerances)")
         clock.advance(by: .milliseconds(150))
         await waitFor(lines, count: 2)
         #expect(lines.prices == ["100.1", "100.2"])
@@ -128,29 +109,46 @@ struct WatchPublisherTests {
 
     /// ManualClock's time, but every sleep fails at once, as EventLoopClock's do while the
     /// daemon's event loop shuts down.
-    final class StoppedClock: Clock, Sendable {
+    /// A clock over `base` that records how late each sleep may end; a stopped one fails every
+    /// sleep, as the daemon's event loop does while it shuts down.
+    final class ObservedClock: Clock, Sendable {
         let base: ManualClock
-        private let failures = Mutex(0)
-        init(_ base: ManualClock) { self.base = base }
+        let stopped: Bool
+        private let sleeps = Mutex((tolerances: [Duration?](), failed: 0))
+        init(_ base: ManualClock, stopped: Bool = false) {
+            self.base = base
+            self.stopped = stopped
+        }
         var now: ManualClock.Instant { base.now }
         var minimumResolution: Duration { .zero }
-        var failedSleeps: Int { failures.withLock { $0 } }
+        var tolerances: [Duration?] { sleeps.withLock { $0.tolerances } }
+        var failedSleeps: Int { sleeps.withLock { $0.failed } }
         func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
-            failures.withLock { $0 += 1 }
-            throw CancellationError()
+            sleeps.withLock { sleeps in
+                sleeps.tolerances.append(tolerance)
+                if stopped { sleeps.failed += 1 }
+            }
+            if stopped { throw CancellationError() }
+            try await base.sleep(until: deadline, tolerance: tolerance)
         }
     }
 
-    @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
-        let (_, clock, wallClock) = makeBoard()
-        let stopped = StoppedClock(clock)
-        let board = makeBoard(clock: stopped, wallClock: wallClock)
+    /// Two trades 100 ms apart on a board over `clock` (`manual` moves it): the second's line is held.
+    func holdALine(on clock: ObservedClock, wallClock: ManualWallClock, advancing manual: ManualClock) -> Lines {
+        let board = makeBoard(clock: clock, wallClock: wallClock)
         let lines = Lines()
         let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
-        clock.advance(by: .milliseconds(100))
+        manual.advance(by: .milliseconds(100))
         intake.stream(quote("100.2"))
+        return lines
+    }
+
+    @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
+        let (_, clock, wallClock) = makeBoard()
+        let stopped = ObservedClock(clock, stopped: true)
+        let lines = holdALine(on: stopped, wallClock: wallClock, advancing: clock)
         for _ in 0..<100_000 where stopped.failedSleeps == 0 { await Task.yield() }
         for _ in 0..<1_000 { await Task.yield() }
         #expect(stopped.failedSleeps == 1, "the held line waited for its slot")
