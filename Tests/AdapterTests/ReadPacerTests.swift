@@ -205,6 +205,8 @@ struct ReadPacerSocketTests {
     /// What the test reads back once the connection is over.
     final class Record: Sendable {
         let state = Mutex((text: "", readsCompleted: 0, readsAskedOfNIO: 0))
+        /// When the collector last got bytes, on the monotonic clock the pacer's grid is on.
+        let lastReadAt = Mutex(NIODeadline.uptimeNanoseconds(0))
     }
 
     /// Counts the reads asked of NIO: it sits at the head, where `read()` reaches the socket.
@@ -233,6 +235,7 @@ struct ReadPacerSocketTests {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let text = String(buffer: unwrapInboundIn(data))
             record.state.withLock { $0.text += text }
+            record.lastReadAt.withLock { $0 = .now() }
             guard answers else { return }
             for _ in text.filter({ $0 == "\n" }) { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "next\n")), promise: nil) }
         }
@@ -344,14 +347,26 @@ struct ReadPacerSocketTests {
         func send(_ text: String) { #expect(write(venue, text, text.utf8.count) == text.utf8.count, "write: errno \(errno)") }
         func text() -> String { record.state.withLock { $0.text } }
 
-        send("A\n")
-        for _ in 0..<2_000 where text().isEmpty { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(text() == "A\n", "a quiet stream's first message is read at once: \(text().debugDescription)")
-        send("B\n")
-        // Until B may be more than an interval old; the next read of the pacer's own is up to a second away.
-        try await Task.sleep(for: .milliseconds(20))
-        reads.catchUp()
-        #expect(text() == "A\nB\n", "the catch-up returned with B passed on: \(text().debugDescription)")
+        // Each round: A is read, B follows, and once B may be more than an interval old a catch-up
+        // from this thread must return with B passed on. The pacer's own reads fall on whole
+        // seconds of the monotonic clock (its unwatched grid): a round with a second's boundary
+        // between A's read and the catch-up may have had one (taking B, or finding nothing and
+        // leaving NIO to read B on its own time), proves nothing, and is tried again.
+        var proved = false
+        for round in 1...20 where !proved {
+            let first = "A\(round)\n", second = "B\(round)\n"
+            send(first)
+            for _ in 0..<2_000 where !text().hasSuffix(first) { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(text().hasSuffix(first), "\(first.debugDescription) was read: \(text().debugDescription)")
+            send(second)
+            try await Task.sleep(for: .milliseconds(20))
+            let readAt = record.lastReadAt.withLock { $0 }, now = NIODeadline.now()
+            guard readAt.uptimeNanoseconds / 1_000_000_000 == now.uptimeNanoseconds / 1_000_000_000 else { continue }
+            reads.catchUp()
+            #expect(text().hasSuffix(first + second), "the catch-up returned with \(second.debugDescription) passed on: \(text().debugDescription)")
+            proved = true
+        }
+        #expect(proved, "every one of 20 rounds had a second's boundary between its first read and its catch-up")
     }
 
     /// A burst larger than two wakeups' own reads (2.1 MB, against 1 MiB each) arrives whole and
