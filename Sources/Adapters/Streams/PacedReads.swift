@@ -11,7 +11,6 @@ import Synchronization
 /// publish interval behind the wire, and a daemon nobody watches wakes once a second for its
 /// stream instead of four times.
 public final class PacedReads: StreamBacklog {
-    public let interval: TimeAmount
     public let unwatchedInterval: TimeAmount
     private let audience = Mutex<@Sendable () -> Bool>({ true })
     private let pacers = Mutex<[ObjectIdentifier: Registration]>([:])
@@ -26,7 +25,6 @@ public final class PacedReads: StreamBacklog {
     /// Nil for a zero interval: every message is then read as it comes, with nothing to pace.
     public init?(interval: Duration) {
         guard interval > .zero else { return nil }
-        self.interval = TimeAmount(interval)
         unwatchedInterval = TimeAmount(ReadCadence.unwatched(publishInterval: interval))
     }
 

@@ -31,9 +31,10 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         replies = DaemonReplies(board: board, directory: directory, backlog: ports.streamBacklog, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
+        let watched: @Sendable () -> Bool = { server.watcherCount > 0 }
         let publisher = WatchPublisher(board: board, interval: ports.publishInterval, executor: ports.executor,
-                                       audience: { server.watcherCount > 0 }) { server.broadcast($0) }
-        ports.streamBacklog?.attach(audience: { server.watcherCount > 0 })
+                                       audience: watched) { server.broadcast($0) }
+        ports.streamBacklog?.attach(audience: watched)
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
                              streamGate: ports.streams?.gate ?? .closed, logger: logger)

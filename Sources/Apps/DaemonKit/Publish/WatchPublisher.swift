@@ -2,9 +2,9 @@ import PriceCore
 import Synchronization
 
 /// The one writer to `watch` subscribers. It is told that the board changed and sends at most
-/// one line per publish interval (give or take a tenth of it), always the newest, made from the board only when it is sent;
-/// a change of state, source or transport goes out at once. Lines are handed on under its lock,
-/// so one can never overtake another.
+/// one line per publish interval (give or take a tenth of it), always the newest, made from the
+/// board only when it is sent; a change of state, source or transport goes out at once. Lines
+/// are handed on under its lock, so one can never overtake another.
 public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private struct State {
         var lastSentAt: C.Instant?
