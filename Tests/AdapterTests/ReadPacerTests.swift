@@ -6,6 +6,7 @@ import NIOEmbedded
 import NIOPosix
 import Streams
 import Synchronization
+import TestClocks
 import Testing
 
 /// The stream's read pacing on NIO's manual clock (EmbeddedEventLoop): the kernel is played by
@@ -205,8 +206,9 @@ struct ReadPacerSocketTests {
     /// What the test reads back once the connection is over.
     final class Record: Sendable {
         let state = Mutex((text: "", readsCompleted: 0, readsAskedOfNIO: 0))
-        /// When the collector last got bytes, on the monotonic clock the pacer's grid is on.
-        let lastReadAt = Mutex(NIODeadline.uptimeNanoseconds(0))
+        /// The text again, with when the collector last got bytes (on the monotonic clock the
+        /// pacer's grid is on), for a test to wait on.
+        let arrivals = Awaitable((text: "", lastReadAt: NIODeadline.uptimeNanoseconds(0)))
     }
 
     /// Counts the reads asked of NIO: it sits at the head, where `read()` reaches the socket.
@@ -235,7 +237,7 @@ struct ReadPacerSocketTests {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let text = String(buffer: unwrapInboundIn(data))
             record.state.withLock { $0.text += text }
-            record.lastReadAt.withLock { $0 = .now() }
+            record.arrivals.update { $0 = (text: $0.text + text, lastReadAt: .now()) }
             guard answers else { return }
             for _ in text.filter({ $0 == "\n" }) { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "next\n")), promise: nil) }
         }
@@ -331,7 +333,9 @@ struct ReadPacerSocketTests {
         #expect(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &pair) == 0, "socketpair: errno \(errno)")
         let venue = pair[1]
         defer { close(venue) }
-        let reads = try #require(PacedReads(interval: .milliseconds(5)))
+        // An interval of a nanosecond: unread bytes are behind as soon as they arrive, with no
+        // wait, while the pacer's own reads stay a second apart (its unwatched cadence).
+        let reads = try #require(PacedReads(interval: .nanoseconds(1)))
         reads.attach { false }
         let record = Record()
         let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -342,13 +346,13 @@ struct ReadPacerSocketTests {
             .withConnectedSocket(pair[0]).get()
         defer { client.close(promise: nil) }
         try await client.eventLoop.submit {
-            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .milliseconds(5), reads: reads), position: .first)
+            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .nanoseconds(1), reads: reads), position: .first)
         }.get()
         func send(_ text: String) { #expect(write(venue, text, text.utf8.count) == text.utf8.count, "write: errno \(errno)") }
         func text() -> String { record.state.withLock { $0.text } }
 
-        // Each round: A is read, B follows, and once B may be more than an interval old a catch-up
-        // from this thread must return with B passed on. The pacer's own reads fall on whole
+        // Each round: A is read, B follows, and a catch-up from this thread must return with B
+        // passed on. The pacer's own reads fall on whole
         // seconds of the monotonic clock (its unwatched grid): a round with a second's boundary
         // between A's read and the catch-up may have had one (taking B, or finding nothing and
         // leaving NIO to read B on its own time), proves nothing, and is tried again.
@@ -356,11 +360,11 @@ struct ReadPacerSocketTests {
         for round in 1...20 where !proved {
             let first = "A\(round)\n", second = "B\(round)\n"
             send(first)
-            for _ in 0..<2_000 where !text().hasSuffix(first) { try await Task.sleep(for: .milliseconds(5)) }
-            try #require(text().hasSuffix(first), "\(first.debugDescription) was read: \(text().debugDescription)")
+            #expect(await record.arrivals.until { $0.text.hasSuffix(first) }, "\(first.debugDescription) was read: \(text().debugDescription)")
+            // Once the loop has finished that read, the pacer has put off its next one.
+            try await client.eventLoop.submit {}.get()
             send(second)
-            try await Task.sleep(for: .milliseconds(20))
-            let readAt = record.lastReadAt.withLock { $0 }, now = NIODeadline.now()
+            let readAt = record.arrivals.value.lastReadAt, now = NIODeadline.now()
             guard readAt.uptimeNanoseconds / 1_000_000_000 == now.uptimeNanoseconds / 1_000_000_000 else { continue }
             reads.catchUp()
             #expect(text().hasSuffix(first + second), "the catch-up returned with \(second.debugDescription) passed on: \(text().debugDescription)")
