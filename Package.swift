@@ -88,6 +88,20 @@ let package = Package(
             ],
             path: "Sources/Adapters/SocketServer"
         ),
+        // The HTTP listener: the API, the event stream, the compatible routes and the dashboard,
+        // on NIO's HTTP/1.1 codec; the same replies, shares and watch rules as the socket.
+        .target(
+            name: "HTTPAPI",
+            dependencies: [
+                "PriceCore", "WireProtocol", "JSONText", "SocketServer",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/HTTPAPI"
+        ),
         .target(
             name: "DaemonConfig",
             dependencies: [
@@ -116,10 +130,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/Adapters/MetricsExport"
         ),
@@ -147,7 +157,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
-                "EventLoopScheduling",
+                "EventLoopScheduling", "HTTPAPI",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -207,7 +217,8 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport", "EventLoopScheduling",
+            "MetricsExport", "EventLoopScheduling", "HTTPAPI",
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -15,22 +15,22 @@ struct ConnectionBudgetTests {
     }
 
     /// The log is kept in memory, so a test reads what an operator would see.
-    static func budget(maximum: Int = 16, perUser: Int = 4, watchersPerUser: Int = 2) -> (ConnectionBudget, LogRecorder, FakeClock) {
+    static func budget(maximum: Int = 16, perUser: Int = 4, watchersPerUser: Int = 2) -> (UserBudget, LogRecorder, FakeClock) {
         let lines = LogRecorder(), clock = FakeClock()
-        let budget = ConnectionBudget(limits: ServerLimits(maximumConnections: maximum, connectionsPerUser: perUser, watchersPerUser: watchersPerUser),
-                                      logger: lines.logger, now: { clock.now.withLock { $0 } })
+        let budget = UserBudget(limits: ServerLimits(maximumConnections: maximum, connectionsPerUser: perUser, watchersPerUser: watchersPerUser),
+                                      wording: .socket, logger: lines.logger, now: { clock.now.withLock { $0 } })
         return (budget, lines, clock)
     }
 
     /// `uid`'s next connection, held by its own occupant as the server holds one.
-    static func connect(_ budget: ConnectionBudget, uid: UInt32) throws(ConnectionBudget.Refusal) -> Occupant {
-        Occupant(try budget.admit(uid: uid))
+    static func connect(_ budget: UserBudget, uid: UInt32) throws(UserBudget.Refusal) -> UserOccupant {
+        UserOccupant(try budget.admit(uid))
     }
 
     /// Why `uid` would be turned away now, or nil if it would get a place (given back at once).
-    static func refusal(_ budget: ConnectionBudget, uid: UInt32) -> ConnectionBudget.Refusal? {
-        do throws(ConnectionBudget.Refusal) {
-            try budget.admit(uid: uid).release()
+    static func refusal(_ budget: UserBudget, uid: UInt32) -> UserBudget.Refusal? {
+        do throws(UserBudget.Refusal) {
+            try budget.admit(uid).release()
             return nil
         } catch {
             return error
@@ -40,35 +40,35 @@ struct ConnectionBudgetTests {
     @Test func oneUserHoldsItsShareAndOthersStillGetIn() throws {
         let (budget, _, _) = Self.budget()
         let alice = try (0..<4).map { _ in try Self.connect(budget, uid: 1000) }
-        #expect(Self.refusal(budget, uid: 1000) == .userFull(uid: 1000, limit: 4))
+        #expect(Self.refusal(budget, uid: 1000) == .userFull(party: 1000, limit: 4))
         let bob = try Self.connect(budget, uid: 1001)
-        #expect(bob.uid == 1001, "another user is not held back by alice's share")
+        #expect(bob.party == 1001, "another user is not held back by alice's share")
         #expect(Self.refusal(budget, uid: 0) == nil, "root is a user like any other, with its own share")
         alice[0].leave()
         let again = try Self.connect(budget, uid: 1000)
-        #expect(again.uid == 1000, "a released place is alice's again")
+        #expect(again.party == 1000, "a released place is alice's again")
         #expect(budget.openConnections == 5, "alice's four and bob's one: \(budget.openConnections)")
     }
 
     @Test func watchersLeaveRoomForRequests() throws {
         // 16 places, 2 reserved for requests; per user at most 4 connections, 2 of them watching.
         let (budget, _, _) = Self.budget()
-        #expect(ConnectionBudget.reservedForRequests(16) == 2 && budget.maximumWatchers == 14)
+        #expect(UserBudget.reservedForRequests(16) == 2 && budget.maximumWatchers == 14)
         let seat = try Self.connect(budget, uid: 1000)
         #expect(seat.startWatching() == nil && seat.isWatching)
         #expect(seat.startWatching() == nil, "watching twice takes nothing more")
         let second = try Self.connect(budget, uid: 1000), third = try Self.connect(budget, uid: 1000)
         #expect(second.startWatching() == nil)
-        #expect(third.startWatching() == .userWatchersFull(uid: 1000, limit: 2))
-        #expect(!third.isWatching && third.uid == 1000, "a refused seat is unchanged and still held")
+        #expect(third.startWatching() == .userWatchersFull(party: 1000, limit: 2))
+        #expect(!third.isWatching && third.party == 1000, "a refused seat is unchanged and still held")
         let prompt = try Self.connect(budget, uid: 1000)
-        #expect(prompt.uid == 1000, "its own prompt still finds room")
+        #expect(prompt.party == 1000, "its own prompt still finds room")
         prompt.leave()
         third.leave()
 
         // Seven users with two watchers each fill the 14 watcher places; an eighth user's
         // watch is refused for everyone's sake, its one-shot request is not.
-        var watchers: [Occupant] = []
+        var watchers: [UserOccupant] = []
         for uid in UInt32(2000)..<2006 {
             for _ in 0..<2 {
                 let watcher = try Self.connect(budget, uid: uid)
@@ -79,7 +79,7 @@ struct ConnectionBudgetTests {
         let late = try Self.connect(budget, uid: 3000)
         #expect(late.startWatching() == .watchersFull(limit: 14))
         let oneShot = try Self.connect(budget, uid: 3001)
-        #expect(oneShot.uid == 3001, "one-shot requests take the reserved places")
+        #expect(oneShot.party == 3001, "one-shot requests take the reserved places")
         #expect(Self.refusal(budget, uid: 3002) == .full(limit: 16), "the cap holds")
         late.leave()
         #expect(Self.refusal(budget, uid: 3002) == nil)
@@ -100,7 +100,7 @@ struct ConnectionBudgetTests {
         _ = Self.refusal(budget, uid: 1000)
         #expect(lines.messages(at: .warning).count == 1)
         again.leave()
-        clock.advance(ConnectionBudget.quietPeriod + .seconds(1))
+        clock.advance(UserBudget.quietPeriod + .seconds(1))
         let last = try Self.connect(budget, uid: 1000)
         _ = Self.refusal(budget, uid: 1000)
         #expect(lines.messages(at: .warning).count == 2, "\(lines.lines.value)")
@@ -114,12 +114,12 @@ struct ConnectionBudgetTests {
         let occupant = try Self.connect(budget, uid: 1000)
         occupant.leave()
         occupant.leave()
-        #expect(budget.openConnections == 0 && occupant.uid == nil, "left once: \(budget.openConnections) open")
+        #expect(budget.openConnections == 0 && occupant.party == nil, "left once: \(budget.openConnections) open")
         let kept = try Self.connect(budget, uid: 1000)
         do {
             let forgotten = try Self.connect(budget, uid: 1000)
             #expect(forgotten.startWatching() == nil)
-            #expect(Self.refusal(budget, uid: 1000) == .userFull(uid: 1000, limit: 2))
+            #expect(Self.refusal(budget, uid: 1000) == .userFull(party: 1000, limit: 2))
         }
         #expect(budget.openConnections == 1, "the dropped occupant gave its place back: \(budget.openConnections) open")
         #expect(Self.refusal(budget, uid: 1000) == nil)

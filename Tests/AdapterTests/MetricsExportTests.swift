@@ -50,7 +50,7 @@ struct MetricsExportTests {
     ])
     func listenAddresses(environment: [String: String], expected: String) throws {
         let settings = try SettingsLoader.load(.init(environment: environment))
-        #expect(settings.metricsListen.map { "\($0) \($0.isLoopback ? "loopback" : "public")" } ?? "none" == expected)
+        #expect(settings.http.address.map { "\($0) \($0.isLoopback ? "loopback" : "public")" } ?? "none" == expected)
         #expect(settings.metricsTextfileInterval == .seconds(15) && settings.metricsTextfile == nil)
     }
 

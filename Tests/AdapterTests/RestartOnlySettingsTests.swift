@@ -15,13 +15,13 @@ struct RestartOnlySettingsTests {
                              "BTCPRICED_METRICS_LISTEN": "127.0.0.1:9843", "BTCPRICED_STALE_AFTER": "30s"])
         let kept = RestartOnlySettings.keep(started, in: next)
         #expect(kept.settings.currency == started.currency && kept.settings.stream == started.stream)
-        #expect(kept.settings.socketPath == started.socketPath && kept.settings.metricsListen == nil)
+        #expect(kept.settings.socketPath == started.socketPath && kept.settings.http.address == nil)
         #expect(kept.settings.staleAfter == .seconds(30), "a live setting is applied")
         #expect(kept.warnings == [
             "BTCPRICED_CURRENCY changes (USD to GBP) take effect at the next restart",
             "BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart; at the next restart it would stop the daemon: BTCPRICED_STREAM=binance: binance has no BTC/GBP market; coinbase and kraken stream BTC/GBP; set BTCPRICED_STREAM=auto or one of them",
             "BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart",
-            "BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart",
+            "BTCPRICED_HTTP_LISTEN (and BTCPRICED_METRICS_LISTEN), BTCPRICED_HTTP_HOSTS, BTCPRICED_HTTP_ORIGINS and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart",
         ], "\(kept.warnings)")
     }
 

@@ -211,7 +211,7 @@ struct MetricsEndToEndTests {
         try second.process.run()
         try await offPool { second.process.waitUntilExit() }
         #expect(second.process.terminationStatus == 78)
-        #expect(second.log.contains("cannot listen for metrics on \(address) (BTCPRICED_METRICS_LISTEN): Address already in use"), "\(second.log)")
+        #expect(second.log.contains("cannot listen for HTTP on \(address) (BTCPRICED_METRICS_LISTEN): Address already in use"), "\(second.log)")
 
         let missing = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
             "BTCPRICED_METRICS_TEXTFILE": "/nonexistent-\(UUID().uuidString.prefix(6))/btcpriced.prom", "BTCPRICED_METRICS_TEXTFILE_INTERVAL": "100ms",

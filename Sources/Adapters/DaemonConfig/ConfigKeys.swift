@@ -35,7 +35,11 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let logLevel = SettingKey("BTCPRICED_LOG_LEVEL")
     public static let metricsTextfile = SettingKey("BTCPRICED_METRICS_TEXTFILE")
     public static let metricsTextfileInterval = SettingKey("BTCPRICED_METRICS_TEXTFILE_INTERVAL")
+    public static let httpListen = SettingKey("BTCPRICED_HTTP_LISTEN")
+    /// The HTTP listener's older name, from when it served only `GET /metrics`.
     public static let metricsListen = SettingKey("BTCPRICED_METRICS_LISTEN")
+    public static let httpHosts = SettingKey("BTCPRICED_HTTP_HOSTS")
+    public static let httpOrigins = SettingKey("BTCPRICED_HTTP_ORIGINS")
     public static let userConnections = SettingKey("BTCPRICED_USER_CONNECTIONS")
     public static let userWatchers = SettingKey("BTCPRICED_USER_WATCHERS")
     public static let proxy = SettingKey("BTCPRICED_PROXY")
@@ -53,7 +57,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     static let general: [SettingKey] = [
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
         mode, maximumDeviation, consensusMinimum,
-        consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, metricsListen,
+        consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
         userConnections, userWatchers, proxy, plainHTTPHosts,
     ]
 

@@ -51,8 +51,8 @@ public struct DaemonSettings: Sendable, Equatable {
     /// Where node_exporter's textfile collector reads the metrics; nil for none.
     public var metricsTextfile: String?
     public var metricsTextfileInterval: Duration
-    /// The HTTP listener for `GET /metrics`; nil (the default) for none.
-    public var metricsListen: ListenAddress?
+    /// The HTTP listener (the API, the dashboard and `GET /metrics`); none by default.
+    public var http: HTTPSettings = HTTPSettings()
     /// Socket connections one local user (UID) may hold at once.
     public var userConnections: Int
     /// `watch` streams one UID may hold; fewer than `userConnections`.
@@ -107,7 +107,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""
         case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
         case .logLevel: "info"
-        case .metricsTextfile, .metricsListen, .proxy, .plainHTTPHosts: ""
+        case .metricsTextfile, .httpListen, .metricsListen, .httpHosts, .httpOrigins, .proxy, .plainHTTPHosts: ""
         case .metricsTextfileInterval: "15s"
         case .userConnections: "128"
         case .userWatchers: "64"
@@ -200,11 +200,37 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public var debugDescription: String { description }
 }
 
+/// `BTCPRICED_HTTP_LISTEN` and whom the listener answers.
+public struct HTTPSettings: Sendable, Equatable {
+    /// Where it listens; nil for no listener.
+    public var address: ListenAddress?
+    /// The setting that named the address (`BTCPRICED_HTTP_LISTEN`, or its alias
+    /// `BTCPRICED_METRICS_LISTEN`), for messages.
+    public var setting: SettingKey = .httpListen
+    /// Host names the `Host` header may carry besides loopback addresses and `localhost`
+    /// (`BTCPRICED_HTTP_HOSTS`), lower case.
+    public var hosts: [String] = []
+    /// Origins that get CORS headers (`BTCPRICED_HTTP_ORIGINS`), as `scheme://host[:port]`.
+    public var origins: [String] = []
+
+    public init(address: ListenAddress? = nil, setting: SettingKey = .httpListen, hosts: [String] = [], origins: [String] = []) {
+        self.address = address
+        self.setting = setting
+        self.hosts = hosts
+        self.origins = origins
+    }
+
+    /// The dashboard's URL, for the log, `--check-config` and run-dev.
+    public var dashboardURL: String? { address.map { "http://\($0)/" } }
+}
+
 /// `127.0.0.1:9843`, `[::1]:9843`: a literal IP address and a port, no host names.
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     public let port: Int
 
     public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
+    /// `0.0.0.0` or `::`: every address of the host.
+    public var isWildcard: Bool { host == "0.0.0.0" || host.allSatisfy { $0 == ":" || $0 == "0" } }
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

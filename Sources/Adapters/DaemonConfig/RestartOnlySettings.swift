@@ -1,5 +1,5 @@
 /// Settings read only at start: the currency (the served quote, the history and the saved
-/// state are in it), the stream, the socket, the state directory and the metrics outputs. A
+/// state are in it), the stream, the socket, the state directory, the HTTP listener and the metrics textfile. A
 /// reload that changes them keeps them as started and says so, every time, so the operator
 /// knows a restart is due; one that could not stream the currency must not fail the rest of
 /// the reload either.
@@ -22,10 +22,10 @@ public enum RestartOnlySettings {
             warnings.append("BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart")
             (kept.socketPath, kept.stateDirectory) = (started.socketPath, started.stateDirectory)
         }
-        if next.metricsListen != started.metricsListen || next.metricsTextfile != started.metricsTextfile
+        if next.http != started.http || next.metricsTextfile != started.metricsTextfile
             || next.metricsTextfileInterval != started.metricsTextfileInterval {
-            warnings.append("BTCPRICED_METRICS_LISTEN and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
-            (kept.metricsListen, kept.metricsTextfile, kept.metricsTextfileInterval) = (started.metricsListen, started.metricsTextfile, started.metricsTextfileInterval)
+            warnings.append("BTCPRICED_HTTP_LISTEN (and BTCPRICED_METRICS_LISTEN), BTCPRICED_HTTP_HOSTS, BTCPRICED_HTTP_ORIGINS and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart")
+            (kept.http, kept.metricsTextfile, kept.metricsTextfileInterval) = (started.http, started.metricsTextfile, started.metricsTextfileInterval)
         }
         return (kept, warnings)
     }

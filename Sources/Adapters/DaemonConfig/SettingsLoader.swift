@@ -61,6 +61,16 @@ public enum SettingsLoader {
             try value(key) { $0.isEmpty ? .failure("must not be empty") : .success($0) }
         }
 
+        // BTCPRICED_HTTP_LISTEN, or its older name; never both, as they would name one listener twice.
+        func http() throws(ConfigError) -> HTTPSettings {
+            let listen = try value(.httpListen, ValueParsers.listenAddress), alias = try value(.metricsListen, ValueParsers.listenAddress)
+            if listen != nil && alias != nil {
+                throw ConfigError("\(origin(of: .httpListen)) and \(origin(of: .metricsListen)) are both set; they name the same listener (BTCPRICED_METRICS_LISTEN is its older name): keep BTCPRICED_HTTP_LISTEN alone")
+            }
+            return HTTPSettings(address: listen ?? alias, setting: alias != nil ? .metricsListen : .httpListen,
+                                hosts: try value(.httpHosts, ValueParsers.hostNames), origins: try value(.httpOrigins, ValueParsers.origins))
+        }
+
         // One URL per venue that has the setting, keyed by venue name.
         func venueURLs(_ parse: (String) -> Result<String, InvalidValue>, key: (Venue) -> SettingKey?) throws(ConfigError) -> [SourceName: String] {
             var urls: [SourceName: String] = [:]
@@ -139,10 +149,10 @@ public enum SettingsLoader {
             },
             metricsTextfile: try value(.metricsTextfile, ValueParsers.optionalAbsolutePath),
             metricsTextfileInterval: try positive(.metricsTextfileInterval, atMost: .seconds(3600)),
-            metricsListen: try value(.metricsListen, ValueParsers.listenAddress),
             userConnections: try value(.userConnections, ValueParsers.wholeNumber(in: 2...65_536)),
             userWatchers: try value(.userWatchers, ValueParsers.wholeNumber(in: 0...65_535))
         )
+        settings.http = try http()
         let explicitProxy = try value(.proxy) { .success($0) }
         switch ProxyRules.load(explicit: explicitProxy, environment: input.environment) {
         case .success(let rules): settings.proxies = rules

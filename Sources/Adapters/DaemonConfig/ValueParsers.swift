@@ -147,6 +147,32 @@ enum ValueParsers {
         return .success(hosts)
     }
 
+    /// `BTCPRICED_HTTP_HOSTS`: names the HTTP listener's `Host` header may carry, such as
+    /// `umbrel.local` behind a LAN name, or `btc.example.org` behind a reverse proxy.
+    static func hostNames(_ text: String) -> Result<[String], InvalidValue> {
+        let hosts = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
+        for host in hosts where !host.allSatisfy({ $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "-" || $0 == "_" }) {
+            return .failure("\(quoted(host)) is not a host name; list exact names without port or scheme, such as umbrel.local or btc.example.org")
+        }
+        return .success(hosts)
+    }
+
+    /// `BTCPRICED_HTTP_ORIGINS`: the web origins allowed to read the HTTP API from a page, each
+    /// exactly as a browser sends it: `https://example.org`, `http://localhost:3000`.
+    static func origins(_ text: String) -> Result<[String], InvalidValue> {
+        let origins = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
+        for origin in origins {
+            let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil
+            let authority = scheme.map { origin.dropFirst($0.count) } ?? ""
+            let valid = scheme != nil && !authority.isEmpty && !authority.hasPrefix(":")
+                && authority.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:[]".contains($0)) }
+            guard valid else {
+                return .failure("\(quoted(origin)) is not a web origin; list them as a browser sends them, scheme and host with an optional port and no path, such as https://example.org or http://localhost:3000")
+            }
+        }
+        return .success(origins)
+    }
+
     static func isLoopback(_ host: String) -> Bool {
         let lower = host.lowercased()
         if lower == "localhost" || lower == "::1" { return true }

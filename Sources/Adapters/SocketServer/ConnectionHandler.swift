@@ -17,9 +17,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let context: ServerContext
     private let arrival: Arrival
-    private let occupant: Occupant
+    private let occupant: UserOccupant
 
-    init(context: ServerContext, arrival: Arrival, occupant: Occupant) {
+    init(context: ServerContext, arrival: Arrival, occupant: UserOccupant) {
         self.context = context
         self.arrival = arrival
         self.occupant = occupant
@@ -68,7 +68,7 @@ final class ServerContext: Sendable {
     let limits: ServerLimits
     let watchers: WatchHub
     let metrics: SocketMetrics
-    let budget: ConnectionBudget
+    let budget: UserBudget
     /// The server's clock, for request deadlines and the budget's log pacing.
     let now: @Sendable () -> Duration
 
@@ -79,8 +79,8 @@ final class ServerContext: Sendable {
         self.limits = limits
         self.now = now
         self.metrics = SocketMetrics(factory: metrics)
-        self.watchers = WatchHub(limits: limits, metrics: self.metrics, now: now)
-        self.budget = ConnectionBudget(limits: limits, logger: logger, now: now)
+        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now)
+        self.budget = UserBudget(limits: limits, wording: .socket, logger: logger, now: now)
     }
 
     var openConnections: Int { budget.openConnections }

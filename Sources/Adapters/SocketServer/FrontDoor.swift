@@ -14,7 +14,7 @@ final class FrontDoor: @unchecked Sendable {
     private let poller: CInt
     private let wake: CInt
     private let context: ServerContext
-    private let handOff: @Sendable (CInt, HandOff, Occupant) -> Void
+    private let handOff: @Sendable (CInt, HandOff, UserOccupant) -> Void
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let stopped: EventLoopPromise<Void>
 
@@ -30,7 +30,7 @@ final class FrontDoor: @unchecked Sendable {
         var request: [UInt8] = []
         var deadline: Duration
         /// Nil for a connection turned away, which holds no place.
-        var occupant: Occupant?
+        var occupant: UserOccupant?
     }
 
     private var pending: [CInt: Pending] = [:]
@@ -38,7 +38,7 @@ final class FrontDoor: @unchecked Sendable {
 
     /// Takes the listening descriptor (made non-blocking here); starts serving at once.
     init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
-         handOff: @escaping @Sendable (CInt, HandOff, Occupant) -> Void) throws {
+         handOff: @escaping @Sendable (CInt, HandOff, UserOccupant) -> Void) throws {
         self.listener = listener
         self.context = context
         self.handOff = handOff
@@ -104,9 +104,9 @@ final class FrontDoor: @unchecked Sendable {
             }
             // The kernel recorded who connected; a socket that cannot say is turned away.
             let uid = btcpriced_peer_uid(client)
-            do throws(ConnectionBudget.Refusal) {
+            do throws(UserBudget.Refusal) {
                 guard uid >= 0 else { throw .unknownPeer }
-                let occupant = Occupant(try context.budget.admit(uid: UInt32(truncatingIfNeeded: uid)))
+                let occupant = UserOccupant(try context.budget.admit(UInt32(truncatingIfNeeded: uid)))
                 pending[client] = Pending(deadline: now() + context.limits.requestTimeout, occupant: occupant)
                 pollInput(client)
                 readable(client)
@@ -118,9 +118,9 @@ final class FrontDoor: @unchecked Sendable {
 
     /// Over a limit: say so, then half-close and drain for a moment, because closing with the
     /// client's request still unread could lose the explanation.
-    private func turnAway(_ client: CInt, _ refusal: ConnectionBudget.Refusal) {
+    private func turnAway(_ client: CInt, _ refusal: UserBudget.Refusal) {
         context.metrics.reject(refusal)
-        let line = ErrorReply.busy(refusal.message).line
+        let line = ErrorReply.busy(context.budget.message(for: refusal)).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
         pending[client] = Pending(deadline: now() + .milliseconds(250), occupant: nil)
@@ -156,7 +156,7 @@ final class FrontDoor: @unchecked Sendable {
         }
     }
 
-    private func answer(_ client: CInt, line: [UInt8], occupant: Occupant) {
+    private func answer(_ client: CInt, line: [UInt8], occupant: UserOccupant) {
         pending[client] = nil
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         let request = Request.parse(line)
@@ -167,14 +167,14 @@ final class FrontDoor: @unchecked Sendable {
         case .startStream:
             if let refusal = occupant.startWatching() {
                 context.metrics.reject(refusal)
-                reply(client, ErrorReply.busy(refusal.message).line, occupant: occupant)
+                reply(client, ErrorReply.busy(context.budget.message(for: refusal)).line, occupant: occupant)
             } else {
                 handOff(client, .stream, occupant)
             }
         }
     }
 
-    private func reply(_ client: CInt, _ line: String, occupant: Occupant) {
+    private func reply(_ client: CInt, _ line: String, occupant: UserOccupant) {
         var buffer = ByteBuffer(string: line)
         let sent = buffer.withUnsafeReadableBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if sent >= 0 { buffer.moveReaderIndex(forwardBy: sent) }

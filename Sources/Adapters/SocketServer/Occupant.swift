@@ -4,20 +4,20 @@ import Synchronization
 /// is served (the front door's loop, then NIO): the seat cannot be copied, so whoever has the
 /// occupant has the seat. Leaving gives the seat back, once; an occupant dropped without
 /// leaving (a hand-off that failed) gives it back as it goes.
-public final class Occupant: Sendable {
-    private let seat: Mutex<ConnectionBudget.Seat?>
+public final class Occupant<Party: Hashable & Sendable & CustomStringConvertible>: Sendable {
+    private let seat: Mutex<ConnectionBudget<Party>.Seat?>
 
-    public init(_ seat: consuming ConnectionBudget.Seat) {
+    public init(_ seat: consuming ConnectionBudget<Party>.Seat) {
         self.seat = Mutex(.some(seat))
     }
 
-    /// The seat's user, while it is held.
-    public var uid: UInt32? { seat.withLock { $0?.uid } }
+    /// The seat's party, while it is held.
+    public var party: Party? { seat.withLock { $0?.party } }
     public var isWatching: Bool { seat.withLock { $0?.watching ?? false } }
 
-    /// Counts the connection as a `watch` stream; on refusal the seat is unchanged and still held.
-    public func startWatching() -> ConnectionBudget.Refusal? {
-        seat.withLock { seat -> ConnectionBudget.Refusal? in
+    /// Counts the connection as a stream; on refusal the seat is unchanged and still held.
+    public func startWatching() -> ConnectionBudget<Party>.Refusal? {
+        seat.withLock { seat -> ConnectionBudget<Party>.Refusal? in
             guard var held = seat.take() else { return nil }
             let refusal = held.budget.startWatching(&held)
             seat = consume held
@@ -31,3 +31,6 @@ public final class Occupant: Sendable {
         taken?.release()
     }
 }
+
+/// A Unix socket connection's occupant: its party is a local user.
+public typealias UserOccupant = Occupant<UInt32>

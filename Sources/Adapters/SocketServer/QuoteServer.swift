@@ -41,7 +41,7 @@ public final class QuoteServer: Sendable {
         let origin = clock.now
         let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, logger: logger) { origin.duration(to: clock.now) }
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
-        let handOff: @Sendable (CInt, FrontDoor.HandOff, Occupant) -> Void = { descriptor, handOff, occupant in
+        let handOff: @Sendable (CInt, FrontDoor.HandOff, UserOccupant) -> Void = { descriptor, handOff, occupant in
             let arrival: ConnectionHandler.Arrival = switch handOff {
             case .stream: .watching
             case .finishReply(let rest): .finishing(rest)

@@ -15,19 +15,19 @@ struct SocketMetrics: Sendable {
     }
 
     private let requests: [String: Counter]
-    private let rejections: [String: Counter]
-    let subscribers: Gauge
+    private let rejections: [Rejection: Counter]
+    let watchCounters: WatchCounters
 
     init(factory: any MetricsFactory) {
         let words = Request.plain.map(\.word) + ["history", "invalid"]
         requests = Dictionary(uniqueKeysWithValues: words.map {
             ($0, Counter(label: "btcpriced_socket_requests_total", dimensions: [("request", $0)], factory: factory))
         })
-        rejections = Dictionary(uniqueKeysWithValues: Rejection.allCases.map {
-            ($0.rawValue, Counter(label: "btcpriced_socket_rejected_total", dimensions: [("reason", $0.rawValue)], factory: factory))
-        })
-        subscribers = Gauge(label: "btcpriced_watch_subscribers", factory: factory)
-        subscribers.record(0)
+        let rejected = { (reason: Rejection) in Counter(label: "btcpriced_socket_rejected_total", dimensions: [("reason", reason.rawValue)], factory: factory) }
+        // The fan-out counts its drops in the same family.
+        let slowDropped = rejected(.slowWatcher)
+        rejections = Dictionary(uniqueKeysWithValues: Rejection.allCases.map { ($0, $0 == .slowWatcher ? slowDropped : rejected($0)) })
+        watchCounters = WatchCounters(subscribers: Gauge(label: "btcpriced_watch_subscribers", factory: factory), slowDropped: slowDropped)
     }
 
     func count(_ request: Request?) {
@@ -35,10 +35,10 @@ struct SocketMetrics: Sendable {
     }
 
     func reject(_ reason: Rejection) {
-        rejections[reason.rawValue]?.increment()
+        rejections[reason]?.increment()
     }
 
-    func reject(_ refusal: ConnectionBudget.Refusal) {
+    func reject<Party>(_ refusal: ConnectionBudget<Party>.Refusal) {
         reject(refusal.isPerUser ? .perUserLimit : .connectionLimit)
     }
 }

@@ -1,44 +1,45 @@
 import NIOCore
 import Synchronization
 
-/// The fan-out of new lines to the `watch` connections: the registry says who watches, the
-/// slow-watcher policy who is dropped, and the writer sends the rest.
-final class WatchHub: Sendable {
+/// The fan-out of new lines to streaming connections (the socket's `watch`, the HTTP event
+/// stream): the registry says who watches, the slow-watcher policy who is dropped, and the
+/// writer sends the rest. A line is sent as it is, so whatever framing the stream needs is in it.
+public final class WatchHub: Sendable {
     private let registry: WatchRegistry
     private let writer = WatchWriter()
     private let policy: SlowWatcherPolicy
     /// Broadcasts handed to a loop's queue and not yet served there.
     private let inFlight = Atomic<Int>(0)
-    private let metrics: SocketMetrics
+    private let counters: WatchCounters
     private let now: @Sendable () -> Duration
 
-    init(limits: ServerLimits, metrics: SocketMetrics, now: @escaping @Sendable () -> Duration) {
-        registry = WatchRegistry(limits: limits, metrics: metrics)
+    public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration) {
+        registry = WatchRegistry(limits: limits, counters: counters)
         policy = SlowWatcherPolicy(limits: limits)
-        self.metrics = metrics
+        self.counters = counters
         self.now = now
     }
 
     /// Registers a watcher and sends it `firstLine`. Returns false once the hub is closed, so
     /// late watchers are not left dangling. Called on the channel's event loop.
-    func add(_ channel: any Channel, firstLine: String) -> Bool {
+    public func add(_ channel: any Channel, firstLine: String) -> Bool {
         registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
     }
 
     /// Called on the channel's event loop when it closes.
-    func remove(_ channel: any Channel) {
+    public func remove(_ channel: any Channel) {
         if let stream = registry.remove(channel) { writer.forget(stream) }
     }
 
-    var count: Int { registry.count }
+    public var count: Int { registry.count }
 
     /// Bytes waiting in the daemon for all watchers, as of each watcher's last broadcast.
-    var queuedBytes: Int { writer.queuedBytes }
+    public var queuedBytes: Int { writer.queuedBytes }
 
     /// Sends one line to every watcher, from one shared buffer, with one task per event loop.
     /// The future completes once every watcher has been served or dropped.
     @discardableResult
-    func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    public func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         // Once closed, the loop may be gone too, and a promise made on it would never complete.
         guard !registry.isClosed else { return eventLoop.makeSucceededVoidFuture() }
         let buffer = ByteBuffer(string: line)
@@ -75,7 +76,7 @@ final class WatchHub: Sendable {
         if stream.mayHoldBytes { writer.refreshQueuedBytes(of: stream) }
         switch policy.judge(stream.backlog, lineBytes: buffer.readableBytes, totalQueued: writer.queuedBytes, share: share, at: instant) {
         case .drop:
-            metrics.reject(.slowWatcher)
+            counters.slowDropped.increment()
             stream.channel.close(promise: nil)
         case .send(let undrainedSince):
             stream.undrainedSince = undrainedSince
@@ -84,7 +85,7 @@ final class WatchHub: Sendable {
     }
 
     /// Ends every stream; used at shutdown.
-    func closeAll() async {
+    public func closeAll() async {
         for stream in registry.closeAll() {
             try? await stream.channel.close()
             // On the loop, where a broadcast already under way may still write to it.

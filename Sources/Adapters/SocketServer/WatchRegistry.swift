@@ -9,11 +9,11 @@ final class WatchRegistry: Sendable {
     private let watchers = Mutex(Watchers())
     private let closed = Mutex(false)
     private let limits: ServerLimits
-    private let metrics: SocketMetrics
+    private let counters: WatchCounters
 
-    init(limits: ServerLimits, metrics: SocketMetrics) {
+    init(limits: ServerLimits, counters: WatchCounters) {
         self.limits = limits
-        self.metrics = metrics
+        self.counters = counters
     }
 
     var isClosed: Bool { closed.withLock { $0 } }
@@ -43,7 +43,7 @@ final class WatchRegistry: Sendable {
                 watchers.byLoop = nil
                 return watchers.streams.count
             }
-            metrics.subscribers.record(count)
+            counters.subscribers.record(count)
             start(stream)
             return true
         }
@@ -58,7 +58,7 @@ final class WatchRegistry: Sendable {
         }
         guard let stream else { return nil }
         stream.closeDescriptor()
-        metrics.subscribers.record(count)
+        counters.subscribers.record(count)
         return stream
     }
 

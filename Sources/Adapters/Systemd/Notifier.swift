@@ -79,17 +79,64 @@ public enum SocketActivation {
         public let description: String
     }
 
-    /// The inherited listening Unix stream socket, or nil when not socket-activated.
-    /// Unsets LISTEN_* so no child could mistake them for its own.
-    public static func inheritedUnixStreamListener() throws(Error) -> Int32? {
+    /// The listeners systemd passed: the Unix stream socket (btcpriced.socket) and a TCP one
+    /// (btcpriced-http.socket, for the HTTP listener); each nil when not passed.
+    public struct Listeners: Sendable, Equatable {
+        public var unix: Int32?
+        public var http: Int32?
+
+        public init(unix: Int32? = nil, http: Int32? = nil) {
+            self.unix = unix
+            self.http = http
+        }
+    }
+
+    /// The literal address a listening TCP socket is bound to (`127.0.0.1`, `::`); nil when the
+    /// kernel cannot say.
+    public static func boundAddress(of descriptor: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = Int32(storage.ss_family)
+        let converted: UnsafePointer<CChar>? = withUnsafePointer(to: &storage) { pointer in
+            switch family {
+            case AF_INET:
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    withUnsafePointer(to: address.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) }
+                }
+            case AF_INET6:
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafePointer(to: address.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &text, socklen_t(text.count)) }
+                }
+            default: nil
+            }
+        }
+        return converted == nil ? nil : String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The inherited listening sockets, all nil when not socket-activated. Unsets LISTEN_* so no
+    /// child could mistake them for its own.
+    public static func inheritedListeners() throws(Error) -> Listeners {
         let count = sd_listen_fds(1)
         if count < 0 { throw Error(description: "cannot read inherited sockets: \(String(cString: strerror(-count)))") }
-        guard count > 0 else { return nil }
+        var listeners = Listeners()
+        guard count > 0 else { return listeners }
         let first = SD_LISTEN_FDS_START
-        for fd in first..<(first + count) where sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 {
-            return fd
+        for fd in first..<(first + count) {
+            if listeners.unix == nil, sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 {
+                listeners.unix = fd
+            } else if listeners.http == nil, sd_is_socket_inet(fd, Int32(AF_UNSPEC), Int32(SOCK_STREAM.rawValue), 1, 0) > 0 {
+                listeners.http = fd
+            }
         }
-        throw Error(description: "systemd passed \(count) socket(s), but none is a listening Unix stream socket; check ListenStream= in btcpriced.socket")
+        guard listeners != Listeners() else {
+            throw Error(description: "systemd passed \(count) socket(s), but none is a listening stream socket; check ListenStream= in btcpriced.socket and btcpriced-http.socket")
+        }
+        return listeners
     }
 }
 

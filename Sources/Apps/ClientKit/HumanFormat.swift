@@ -2,38 +2,14 @@ import WireProtocol
 
 /// Formatting for people, done by hand: no Foundation, no ICU, no locale surprises.
 public enum HumanFormat {
-    /// `114459.8` → `114,459.80`. Works on the decimal text, so it stays exact.
-    public static func groupedPrice(_ text: String) -> String {
-        var integer = Substring(text)
-        var fraction: Substring = ""
-        if let dot = text.firstIndex(of: ".") {
-            integer = text[..<dot]
-            fraction = text[text.index(after: dot)...]
-        }
-        var negative = false
-        if integer.first == "-" { negative = true; integer = integer.dropFirst() }
-        var grouped = ""
-        for (offset, digit) in integer.enumerated() {
-            if offset > 0 && (integer.count - offset) % 3 == 0 { grouped.append(",") }
-            grouped.append(digit)
-        }
-        while fraction.count < 2 { fraction += "0" }
-        return (negative ? "-" : "") + grouped + "." + fraction
-    }
+    /// `114459.8` → `114,459.80` (MoneyText, shared with the daemon's dashboard).
+    public static func groupedPrice(_ text: String) -> String { MoneyText.grouped(text) }
 
     /// `114460` → `114,460`.
-    public static func groupedWhole(_ digits: String) -> String {
-        String(groupedPrice(digits).dropLast(3))
-    }
+    public static func groupedWhole(_ digits: String) -> String { MoneyText.groupedWhole(digits) }
 
-    /// A price as people read it in its currency: `€97,123.45`, `¥15,234,567`, rounded half up
-    /// to the currency's minor units. A quote asset that is not an ISO currency (a stablecoin such as
-    /// USDT) keeps every digit and gets no symbol.
-    public static func money(_ text: String, currency code: String) -> String {
-        guard let currency = Currency(code: code) else { return groupedPrice(text) }
-        let rounded = DecimalText.rounded(text, places: currency.minorUnits)
-        return currency.symbol + (currency.minorUnits == 0 ? groupedWhole(rounded) : groupedPrice(rounded))
-    }
+    /// `€97,123.45`, `¥15,234,567`; USDT keeps every digit and gets no symbol (MoneyText).
+    public static func money(_ text: String, currency code: String) -> String { MoneyText.money(text, currency: code) }
 
     /// A price in whole units with its currency's symbol, as bars show it: `$114,460`,
     /// `€97,123`; a quote asset that is not an ISO currency (USDT) gets no symbol.

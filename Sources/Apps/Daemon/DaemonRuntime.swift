@@ -7,6 +7,7 @@ import EventLoopScheduling
 import ExchangeHTTP
 import Exchanges
 import FileStore
+import HTTPAPI
 import Logging
 import MetricsExport
 import NIOCore
@@ -65,9 +66,10 @@ struct DaemonRuntime {
             return status
         }
         let userAgent = "btcpriced/\(ProductVersion.current)"
-        let listener: QuoteServer.Listener
+        let listener: QuoteServer.Listener, inherited: SocketActivation.Listeners
         do {
-            listener = try self.listener()
+            inherited = try SocketActivation.inheritedListeners()
+            listener = self.listener(inherited)
         } catch {
             logger.critical("cannot serve the socket: \(error)")
             return await stop(ExitStatus.cannotCreate)
@@ -105,12 +107,14 @@ struct DaemonRuntime {
             return await stop(ExitStatus.cannotCreate)
         }
 
-        // Stopped in reverse order: the metrics writers after the daemon that feeds them.
+        // Stopped in reverse order: the HTTP listener and the metrics writers after the daemon
+        // that feeds them.
         var services: [any Service] = []
         let replies = daemon.replies
         do {
-            if let metricsListener = try await startMetricsListener(replies: replies, group: group) {
-                services.append(ClosingService { await metricsListener.shutdown() })
+            if let http = try await startHTTPListener(replies: replies, inherited: inherited.http, limits: limits, group: group) {
+                daemon.alsoServe(http.events)
+                services.append(ClosingService { await http.shutdown() })
             }
         } catch {
             logger.critical("\(error)")
@@ -146,20 +150,37 @@ struct DaemonRuntime {
         return status
     }
 
-    /// The `GET /metrics` listener BTCPRICED_METRICS_LISTEN asks for, if any.
-    private func startMetricsListener(replies: DaemonReplies<DaemonClock, SourcePlan>, group: any EventLoopGroup) async throws -> MetricsHTTPServer? {
-        guard let address = settings.metricsListen else { return nil }
-        let listener = try await MetricsHTTPServer.listen(host: address.host, port: address.port, setting: SettingKey.metricsListen.rawValue,
-                                                          group: group) { replies.metricsReply() }
-        if !address.isLoopback {
-            logger.notice("serving metrics on \(address), which is not a loopback address: anyone who can reach this host on that port can read them")
+    /// The HTTP listener: the socket systemd passed (btcpriced-http.socket), else the address
+    /// BTCPRICED_HTTP_LISTEN (or its older name BTCPRICED_METRICS_LISTEN) names, else none.
+    private func startHTTPListener(replies: DaemonReplies<DaemonClock, SourcePlan>, inherited: Int32?, limits: ServerLimits,
+                                   group: any EventLoopGroup) async throws -> HTTPAPIServer? {
+        let http = settings.http
+        let listener: HTTPAPIServer.Listener
+        if let inherited {
+            listener = .inheritedDescriptor(inherited)
+        } else if let address = http.address {
+            listener = .address(host: address.host, port: address.port)
+        } else {
+            return nil
         }
-        return listener
+        let origin = ContinuousClock.now
+        let server = try await HTTPAPIServer.listen(
+            listener, setting: http.setting.rawValue,
+            routes: HTTPRoutes(replies: replies, currency: settings.currency, version: ProductVersion.current),
+            policy: HostPolicy(listenHost: inherited.flatMap(SocketActivation.boundAddress(of:)) ?? http.address?.host ?? "127.0.0.1",
+                               hosts: http.hosts, origins: http.origins),
+            limits: limits, logger: logger, group: group, now: { origin.duration(to: .now) })
+        let shown = inherited == nil ? http.address.map { "\($0)" } ?? "?" : "the socket passed by systemd (port \(server.port.map(String.init) ?? "?"))"
+        logger.info("serving HTTP on \(shown): the dashboard at /, the API under /api/v1/, metrics at /metrics")
+        if let address = http.address, inherited == nil, !address.isLoopback {
+            logger.notice("serving HTTP on \(address), which is not a loopback address: anyone who can reach this host on that port can read the price, the sources and the metrics")
+        }
+        return server
     }
 
     /// The socket systemd passed us, if socket-activated; otherwise our own path.
-    private func listener() throws -> QuoteServer.Listener {
-        if let descriptor = try SocketActivation.inheritedUnixStreamListener() {
+    private func listener(_ inherited: SocketActivation.Listeners) -> QuoteServer.Listener {
+        if let descriptor = inherited.unix {
             logger.debug("using the socket passed by systemd (fd \(descriptor))")
             return .inheritedDescriptor(descriptor)
         }

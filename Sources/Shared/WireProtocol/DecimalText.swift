@@ -36,6 +36,21 @@ public enum DecimalText {
         return places == 0 ? whole : whole + "." + String(digits[integerCount...])
     }
 
+    /// Rounds half to even to `places` decimals, the rule of mempool's and banks' whole
+    /// units: `114459.5` → `114460`, `114458.5` → `114458`, `114458.51` → `114459`.
+    public static func roundedHalfEven(_ text: String, places: Int) -> String {
+        guard let (integer, fraction) = parts(text) else { return text }
+        let dropped = fraction.dropFirst(places)
+        guard let first = dropped.first else { return rounded(text, places: places) }
+        let exactlyHalf = first == "5" && dropped.dropFirst().allSatisfy { $0 == "0" }
+        guard exactlyHalf else { return rounded(text, places: places) }
+        // Exactly half: down to the kept digits when the last of them is even, else up.
+        let kept = String(integer) + fraction.prefix(places)
+        let lastKept = kept.last.flatMap(\.asciiValue).map { $0 - 48 } ?? 0
+        let truncated = String(integer) + (places == 0 ? "" : "." + fraction.prefix(places))
+        return lastKept % 2 == 0 ? truncated : rounded(text, places: places)
+    }
+
     /// `114459.8` → `114.5k`, `1234567` → `1.2M`, `950` → `950`.
     public static func short(_ text: String) -> String {
         guard let (integer, _) = parts(text) else { return text }

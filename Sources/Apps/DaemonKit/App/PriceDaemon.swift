@@ -53,6 +53,12 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         (reloads, reloadContinuation) = AsyncStream.makeStream(of: Plan.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Sends `watch` lines to `server` too, for as long as the daemon runs: one publisher, one
+    /// line for every server that streams it (the HTTP listener's event streams).
+    public func alsoServe(_ server: any WatcherServer) {
+        self.server.add(server)
+    }
+
     /// A reload's plan: the staleness policy applies at once, the fetch loop restarts with the
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     public func apply(_ plan: Plan) {
@@ -128,12 +134,27 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     }
 }
 
-/// The socket server while it serves; lines published before it starts or after it stops
-/// have no one to go to.
+/// Where `watch` lines go: the socket server while it serves (lines published before it starts
+/// or after it stops have no one to go to), and any other server of the same lines, such as the
+/// HTTP listener's event streams.
 private final class ServerSlot: Sendable {
-    private let server = Mutex<(any WatcherServer)?>(nil)
+    private struct Servers {
+        var socket: (any WatcherServer)?
+        var others: [any WatcherServer] = []
+    }
+    private let servers = Mutex(Servers())
 
-    func attach(_ server: (any WatcherServer)?) { self.server.withLock { $0 = server } }
-    func broadcast(_ line: String) { server.withLock { $0 }?.broadcast(line) }
-    var watcherCount: Int { server.withLock { $0 }?.watcherCount ?? 0 }
+    func attach(_ server: (any WatcherServer)?) { servers.withLock { $0.socket = server } }
+    func add(_ server: any WatcherServer) { servers.withLock { $0.others.append(server) } }
+
+    func broadcast(_ line: String) {
+        let (socket, others) = servers.withLock { ($0.socket, $0.others) }
+        socket?.broadcast(line)
+        for server in others { server.broadcast(line) }
+    }
+
+    var watcherCount: Int {
+        let (socket, others) = servers.withLock { ($0.socket, $0.others) }
+        return others.reduce(socket?.watcherCount ?? 0) { $0 + $1.watcherCount }
+    }
 }

@@ -1,0 +1,84 @@
+import NIOCore
+import PriceCore
+import SocketServer
+import Synchronization
+
+/// `GET /api/v1/events`: each line `watch` would send, as a Server-Sent Event with an `id:`,
+/// to every event stream, through the same fan-out and slow-client rules as the socket's
+/// `watch` (`WatchHub`). While streams are open, a comment every 15 s keeps proxies from
+/// closing a quiet one; with none open nothing is scheduled, so an idle listener costs no
+/// wakeup.
+public final class EventStreams: WatcherServer {
+    /// How long a client waits before it reconnects, sent first (`retry:`).
+    public static let retryMilliseconds = 2000
+    public static let keepAlivePeriod = TimeAmount.seconds(15)
+
+    private let hub: WatchHub
+    private let loop: any EventLoop
+    private struct State {
+        /// The last event's id; each broadcast takes the next.
+        var lastID: UInt64 = 0
+        var keepAlive: RepeatedTask?
+    }
+    private let state = Mutex(State())
+
+    init(hub: WatchHub, loop: any EventLoop) {
+        self.hub = hub
+        self.loop = loop
+    }
+
+    /// One event: `id: 7`, then the line as `data:` (a status line is one JSON line).
+    static func event(id: UInt64, line: some StringProtocol) -> String {
+        var text = "id: \(id)\n"
+        for part in line.split(separator: "\n", omittingEmptySubsequences: false).dropLast(line.hasSuffix("\n") ? 1 : 0) {
+            text += "data: " + part + "\n"
+        }
+        return text + "\n"
+    }
+
+    /// Registers `channel`, whose response head is `head`, and sends it the head, the retry
+    /// hint and the current line as its first event, in one step on its loop so no event can
+    /// fall between. False once the server is shutting down.
+    func join(_ channel: any Channel, head: String, firstLine: String) -> Bool {
+        let id = state.withLock { $0.lastID }
+        let joined = hub.add(channel, firstLine: head + "retry: \(Self.retryMilliseconds)\n\n" + Self.event(id: id, line: firstLine))
+        if joined { keepAliveWhileStreaming() }
+        return joined
+    }
+
+    func leave(_ channel: any Channel) { hub.remove(channel) }
+
+    public func broadcast(_ line: String) {
+        // Nobody streams: no id, no frame, nothing to hand on.
+        guard hub.count > 0 else { return }
+        let frame = state.withLock { state in
+            state.lastID += 1
+            return Self.event(id: state.lastID, line: line)
+        }
+        hub.broadcast(frame, on: loop)
+    }
+
+    public var watcherCount: Int { hub.count }
+
+    public func shutdown() async {
+        state.withLock { $0.keepAlive?.cancel() }
+        await hub.closeAll()
+    }
+
+    /// Starts the keep-alive comments if they are not running; they stop themselves once the
+    /// last stream has gone.
+    private func keepAliveWhileStreaming() {
+        state.withLock { state in
+            guard state.keepAlive == nil else { return }
+            state.keepAlive = loop.scheduleRepeatedTask(initialDelay: Self.keepAlivePeriod, delay: Self.keepAlivePeriod) { [weak self] task in
+                guard let self else { return task.cancel() }
+                let stop = self.state.withLock { state -> Bool in
+                    guard self.hub.count == 0 else { return false }
+                    state.keepAlive = nil
+                    return true
+                }
+                if stop { task.cancel() } else { self.hub.broadcast(": keep-alive\n\n", on: self.loop) }
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import NIOHTTP1
+import PriceCore
+import SocketServer
+import WireProtocol
+import JSONText
+
+/// The one place an HTTP request is routed: the socket's replies in the shapes HTTP clients
+/// read. Pure (no channel, no clock of its own), so a test needs no socket; the connection
+/// handler has already checked the `Host` header and the request's size.
+public struct HTTPRoutes: Sendable {
+    /// The routes, by path; each answers GET and HEAD only (nothing can be written over HTTP).
+    public enum Route: String, Sendable, CaseIterable {
+        case dashboard = "/"
+        case status = "/api/v1/status"
+        case price = "/api/v1/price"
+        case history = "/api/v1/history"
+        case sources = "/api/v1/sources"
+        case events = "/api/v1/events"
+        case prices = "/api/v1/prices"
+        case rates = "/api/rates"
+        case metrics = "/metrics"
+
+        /// The label requests are counted under.
+        var metricName: String {
+            switch self {
+            case .dashboard: "dashboard"
+            case .status: "status"
+            case .price: "price"
+            case .history: "history"
+            case .sources: "sources"
+            case .events: "events"
+            case .prices: "prices"
+            case .rates: "rates"
+            case .metrics: "metrics"
+            }
+        }
+    }
+
+    public static let allowedMethods = "GET, HEAD"
+
+    private let replies: any StatusProvider
+    /// The daemon's currency (BTCPRICED_CURRENCY): the one `/api/v1/prices` and `/api/rates` name.
+    private let currency: Currency
+    private let dashboard: DashboardPage
+
+    public init(replies: any StatusProvider, currency: Currency, version: String) {
+        self.replies = replies
+        self.currency = currency
+        dashboard = DashboardPage(currency: currency, version: version)
+    }
+
+    /// The route a path names, if any.
+    public static func route(_ path: String) -> Route? { Route(rawValue: path) }
+
+    /// The answer to `method` on `uri`; a HEAD gets the GET's headers, and the connection sends
+    /// no body for it.
+    public func answer(method: HTTPMethod, uri: String, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
+        let target = RequestTarget(uri)
+        guard let route = Self.route(target.path) else {
+            return .error(.notFound, code: "not-found", "no such path; the API is under /api/v1/ (status, price, history, sources, events, prices), with /api/rates, /metrics and the dashboard at /")
+        }
+        guard method == .GET || method == .HEAD else {
+            return .error(.methodNotAllowed, code: "method-not-allowed", "\(route.rawValue) answers GET and HEAD only; nothing can be written over HTTP",
+                          headers: [("Allow", Self.allowedMethods)])
+        }
+        return answer(route, parameters: target.parameters, nonce: nonce)
+    }
+
+    func answer(_ route: Route, parameters: [String: String], nonce: () -> String) -> HTTPAnswer {
+        switch route {
+        case .dashboard:
+            // `/?range=7d` draws another span, for a browser without JavaScript.
+            let range = parameters["range"].flatMap(HistoryRange.init(rawValue:)) ?? .day
+            let page = dashboard.render(status: replies.statusReply(), sources: replies.sourcesReport(),
+                                        history: replies.historyReply(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce())
+            return HTTPAnswer(status: .ok, contentType: "text/html; charset=utf-8", body: page.html, headers: page.headers)
+        case .status:
+            return .json(replies.statusReply(), headers: Self.noStore)
+        case .price:
+            return price()
+        case .history:
+            return history(parameters)
+        case .sources:
+            return .json(replies.sourcesReport(), headers: Self.noStore)
+        case .events:
+            return HTTPAnswer(status: .ok, contentType: "text/event-stream; charset=utf-8", body: "",
+                              headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events)
+        case .prices:
+            return CompatibleRates.mempool(status: status(), currency: currency)
+        case .rates:
+            return CompatibleRates.btcpay(status: status(), currency: currency, pairs: parameters["currencyPairs"])
+        case .metrics:
+            return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
+        }
+    }
+
+    /// An event stream's first line: the status as it joins (the stream is then read at the
+    /// publish interval, as for a `watch`).
+    func firstEvent() -> String { replies.firstWatchLine() }
+
+    /// A price is never cached: it is only worth what its age says.
+    static let noStore = [("Cache-Control", "no-store")]
+
+    /// The status as one snapshot, for the answers that show parts of it together.
+    private func status() -> StatusMessage? {
+        (try? JSONValue(parsing: replies.statusReply())).flatMap { try? StatusMessage(json: $0) }
+    }
+
+    /// As `btcctl price` prints it, with its freshness in a header; no price is a 503.
+    private func price() -> HTTPAnswer {
+        guard let status = status() else { return .error(.internalServerError, code: "internal", "the daemon's status could not be read") }
+        guard let price = status.price else {
+            return .error(.serviceUnavailable, ErrorReply.noData, headers: Self.noStore + [("Retry-After", "1"), ("X-Price-State", "nodata")])
+        }
+        return HTTPAnswer(status: .ok, contentType: HTTPAnswer.textType, body: price + "\n",
+                          headers: Self.noStore + [("X-Price-State", status.state.rawValue)])
+    }
+
+    /// `?range=1h|24h|7d&points=N`, the socket's `history RANGE [POINTS]`.
+    private func history(_ parameters: [String: String]) -> HTTPAnswer {
+        var words = [parameters["range"] ?? HistoryRange.day.rawValue]
+        if let points = parameters["points"] { words.append(points) }
+        guard !words.contains(where: { $0.isEmpty || $0.contains(where: { !$0.isASCII || $0.isWhitespace }) }) else {
+            return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints)")
+        }
+        switch Request.parse(Array(("history " + words.joined(separator: " ")).utf8)) {
+        case .success(.history(let query)): return .json(replies.historyReply(query), headers: Self.noStore)
+        case .failure(let error): return .error(.badRequest, error)
+        case .success: return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints)")
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Exchanges
+import Foundation
+import HTTPAPI
+import JSONText
+import NIOHTTP1
+import PriceCore
+import SocketServer
+import Testing
+import WireProtocol
+
+/// The HTTP listener's answers, without a socket: every route from a fixed set of replies, the
+/// `Host` rule against DNS rebinding, CORS, and the compatible shapes read back by the clients
+/// they imitate (mempool's own parser, BTCPay's answer shape).
+@Suite("HTTP routes, without a socket")
+struct HTTPRoutesTests {
+    struct Replies: StatusProvider {
+        var status = #"{"price":"114459.5","currency":"USDT","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z","age":0.412,"state":"fresh","stale":false,"last_error":null,"version":"0.1.0","sources":["binance"],"spread":null,"transport":"poll","change_1h":"0.10","change_24h":"-1.27","change_7d":null,"open_24h":"115931.9","high_24h":"116250","low_24h":"113900.5"}"# + "\n"
+        var sources = #"{"mode":"fallback","sources":[{"name":"binance","state":"failing","quote_asset":"USDT","last_price":"114459.5","last_price_at":null,"last_error":"<script>alert(1)</script> & \"quotes\"","last_error_at":null,"latency_ms":41,"calls_24h":null,"budget_24h":null,"selected":true,"note":null,"route":"direct"}],"stream":null}"# + "\n"
+        func statusReply() -> String { status }
+        func priceReply() -> String { "114459.5\n" }
+        func sourcesReport() -> String { sources }
+        func historyReply(_ query: HistoryQuery) -> String {
+            HistoryReply(range: query.range, currency: "USD", points: [
+                .init(time: "2026-11-21T15:00:00Z", close: "100000"), .init(time: "2026-11-21T15:30:00Z", close: nil),
+                .init(time: "2026-11-21T16:00:00Z", close: "114459.5"), .init(time: "2026-11-21T16:30:00Z", close: "95000"),
+            ].prefix(query.points).map { $0 }).line
+        }
+        func metricsReply() -> String { "btcpriced_up 1\n" }
+    }
+
+    static let noData = #"{"price":null,"currency":"USD","symbol":null,"source":null,"timestamp":null,"age":null,"state":"nodata","stale":true,"last_error":"binance: HTTP 503","version":"0.1.0","sources":[],"spread":null,"transport":null,"change_1h":null,"change_24h":null,"change_7d":null,"open_24h":null,"high_24h":null,"low_24h":null}"# + "\n"
+
+    func routes(_ replies: Replies = Replies(), currency: String = "USD") -> HTTPRoutes {
+        HTTPRoutes(replies: replies, currency: Currency(code: currency)!, version: "0.1.0")
+    }
+
+    func json(_ answer: HTTPAnswer) throws -> JSONValue { try JSONValue(parsing: answer.body) }
+
+    @Test func statusIsTheSocketsReplyByteForByte() {
+        let answer = routes().answer(method: .GET, uri: "/api/v1/status")
+        #expect(answer.status == .ok && answer.body == Replies().status, "\(answer.body)")
+        #expect(answer.header("content-type") == "application/json; charset=utf-8" && answer.header("cache-control") == "no-store")
+    }
+
+    @Test func priceIsPlainTextWithItsStateAndNoPriceIsA503() throws {
+        let answer = routes().answer(method: .GET, uri: "/api/v1/price")
+        #expect(answer.status == .ok && answer.body == "114459.5\n" && answer.header("X-Price-State") == "fresh", "\(answer.body) \(answer.headers)")
+        #expect(answer.header("Content-Type") == "text/plain; charset=utf-8")
+        var stale = Replies()
+        stale.status = stale.status.replacingOccurrences(of: #""state":"fresh","stale":false"#, with: #""state":"stale","stale":true"#)
+        #expect(routes(stale).answer(method: .GET, uri: "/api/v1/price").header("X-Price-State") == "stale")
+        let none = routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/v1/price")
+        #expect(none.status == .serviceUnavailable && none.header("Content-Type") == "application/json; charset=utf-8", "\(none.status)")
+        #expect(try json(none)["error"]?.stringValue == "nodata", "\(none.body)")
+    }
+
+    @Test("history takes range and points as the socket's request does", arguments: [
+        ("/api/v1/history", HTTPResponseStatus.ok, "24h", 4),
+        ("/api/v1/history?range=1h&points=2", .ok, "1h", 2),
+        ("/api/v1/history?range=7d", .ok, "7d", 4),
+        ("/api/v1/history?range=1y", .badRequest, nil, 0),
+        ("/api/v1/history?range=1h&points=0", .badRequest, nil, 0),
+        ("/api/v1/history?range=1h%205", .badRequest, nil, 0),
+        ("/api/v1/history?range=%zz", .badRequest, nil, 0),
+    ] as [(String, HTTPResponseStatus, String?, Int)])
+    func history(uri: String, status: HTTPResponseStatus, range: String?, points: Int) throws {
+        let answer = routes().answer(method: .GET, uri: uri)
+        #expect(answer.status == status, "\(uri): \(answer.status) \(answer.body)")
+        let body = try json(answer)
+        if let range {
+            let reply = try HistoryReply(json: body)
+            #expect(reply.range.rawValue == range && reply.points.count == points, "\(uri): \(answer.body)")
+        } else {
+            #expect(body["error"]?.stringValue == "bad-request", "\(uri): \(answer.body)")
+        }
+    }
+
+    @Test func unknownPathsAre404AndOtherMethods405WithAllow() throws {
+        let missing = routes().answer(method: .GET, uri: "/api/v2/status")
+        #expect(try missing.status == .notFound && json(missing)["error"]?.stringValue == "not-found")
+        for method in [HTTPMethod.POST, .PUT, .DELETE, .PATCH, .OPTIONS] {
+            let answer = routes().answer(method: method, uri: "/api/v1/status")
+            #expect(answer.status == .methodNotAllowed && answer.header("Allow") == "GET, HEAD", "\(method): \(answer.status)")
+            #expect(try json(answer)["error"] != nil)
+        }
+        for route in HTTPRoutes.Route.allCases where route != .events {
+            let get = routes().answer(method: .GET, uri: route.rawValue), head = routes().answer(method: .HEAD, uri: route.rawValue)
+            #expect(head.status == get.status && head.header("Content-Type") == get.header("Content-Type"), "HEAD \(route.rawValue)")
+        }
+    }
+
+    @Test func eventsStartAStreamOfTheWatchLines() {
+        let answer = routes().answer(method: .GET, uri: "/api/v1/events")
+        #expect(answer.kind == .events && answer.header("Content-Type") == "text/event-stream; charset=utf-8", "\(answer.headers)")
+    }
+
+    /// mempool's own answer is what btcpriced's mempool source parses: the same parser reads
+    /// this route back, whole units rounded half to even.
+    @Test("mempool's /api/v1/prices, read back by the mempool parser", arguments: [
+        ("114459.5", "114460"), ("114458.5", "114458"), ("114458.51", "114459"), ("114458.49999", "114458"), ("0.5", "0"), ("99999.999", "100000"),
+    ])
+    func mempoolShape(price: String, whole: String) throws {
+        var replies = Replies()
+        replies.status = replies.status.replacingOccurrences(of: #""price":"114459.5""#, with: "\"price\":\"\(price)\"")
+        let answer = routes(replies).answer(method: .GET, uri: "/api/v1/prices")
+        #expect(answer.status == .ok && answer.body == "{\"time\":1795276800,\"USD\":\(whole)}\n", "\(answer.body)")
+        if whole != "0" {
+            let quote = try MempoolAPI.parse(ExchangeResponse(status: 200, body: Array(answer.body.utf8)), currency: "USD")
+            #expect(quote.price.description == whole && quote.originTime == Timestamp(millisecondsSinceEpoch: 1_795_276_800_000))
+        }
+        #expect(routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/v1/prices").status == .serviceUnavailable)
+    }
+
+    /// BTCPay's anonymous `GET /api/rates` answers an array of rates (BitpayRateController's
+    /// `Rate`: name, cryptoCode, currencyPair, code, rate as a JSON number); the fixture is that
+    /// shape. Each of its keys comes in the same order, with the rate's exact decimal.
+    @Test func btcpayRatesHaveBTCPaysShapeAndNameWhatTheyCannotRate() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/btcpay-api-rates.json")
+        let fixture = try JSONValue(parsing: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        guard case .array(let recorded) = fixture, case .object(let shape)? = recorded.first else { Issue.record("fixture"); return }
+        let answer = routes().answer(method: .GET, uri: "/api/rates?currencyPairs=BTC_USD%2CBTC_EUR,ETH_USD")
+        #expect(answer.status == .ok, "\(answer.body)")
+        guard case .array(let entries) = try json(answer), entries.count == 3, case .object(let usd) = entries[0] else {
+            Issue.record("not three entries: \(answer.body)")
+            return
+        }
+        #expect(Array(usd.members.map(\.key).prefix(shape.members.count)) == shape.members.map(\.key), "\(usd.members.map(\.key))")
+        #expect(usd["rate"]?.numberLiteral == "114459.5" && usd["currencyPair"]?.stringValue == "BTC_USD" && usd["code"]?.stringValue == "USD")
+        #expect(entries[0]["errors"] == .array([]))
+        for (entry, pair) in zip(entries.dropFirst(), ["BTC_EUR", "ETH_USD"]) {
+            #expect(entry["currencyPair"]?.stringValue == pair && entry["rate"] == .null, "\(entry.encoded)")
+            guard case .array(let errors)? = entry["errors"], let first = errors.first?.stringValue else { Issue.record("no error for \(pair)"); continue }
+            #expect(first.contains(pair == "BTC_EUR" ? "btcpriced serves BTC_USD" : "BTC only"), "\(first)")
+        }
+        #expect(routes().answer(method: .GET, uri: "/api/rates?currencyPairs=BTC_USDT").body.contains(#""rate":114459.5"#),
+                "the quote's own asset is served too")
+        #expect(routes().answer(method: .GET, uri: "/api/rates").body.contains(#""currencyPair":"BTC_USD""#), "the daemon's pair by default")
+        #expect(routes().answer(method: .GET, uri: "/api/rates?currencyPairs=BTCUSD").status == .badRequest)
+        let none = routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/rates?currencyPairs=BTC_USD")
+        #expect(none.body.contains(#""rate":null,"errors":["no quote yet"#), "\(none.body)")
+    }
+
+    @Test func theDashboardEscapesVenueTextAndRunsOnlyItsOwnScript() {
+        let answer = routes().answer(method: .GET, uri: "/", nonce: "abc123")
+        #expect(answer.status == .ok && answer.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(answer.body.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"), "the venue's error is text")
+        #expect(!answer.body.contains("<script>alert"), "no venue markup gets through")
+        #expect(answer.header("Content-Security-Policy")?.contains("script-src 'nonce-abc123'") == true && answer.body.contains(#"<script nonce="abc123">"#))
+        #expect(answer.body.contains(">114,459.50<") && answer.body.contains(#"data-price="114459.5""#), "the exact price, grouped")
+        #expect(answer.body.utf8.count < 64 * 1024, "\(answer.body.utf8.count) bytes")
+        for external in ["http://", "https://", "//"] where answer.body.contains("src=\"\(external)") || answer.body.contains("href=\"\(external)") {
+            Issue.record("the page loads something from elsewhere: \(external)")
+        }
+        // 100000, a gap, 114459.5, 95000: scaled exactly between the low (y 290) and the high (y 10).
+        #expect(answer.body.contains(#"d="M0 218h0M666 10h0L1000 290""#), "the server draws the chart, gaps breaking the line")
+    }
+
+    @Test("the Host header names a loopback address, localhost or a listed name", arguments: [
+        ("127.0.0.1:9843", true), ("127.0.0.1", true), ("[::1]:9843", true), ("localhost:9843", true), ("LOCALHOST", true),
+        ("127.1.2.3:80", true), ("umbrel.local:9843", true), ("evil.example:9843", false), ("127.0.0.1.evil.example", false),
+        ("localhost.evil.example", false), ("192.168.1.5:9843", false), ("", false), ("[::1", false), ("127.0.0.1:x", false),
+    ])
+    func hostPolicy(host: String, allowed: Bool) {
+        let policy = HostPolicy(listenHost: "127.0.0.1", hosts: ["umbrel.local"])
+        #expect(policy.allows(host: host) == allowed, "\(host)")
+    }
+
+    @Test func aListenerOnAnotherAddressAnswersItsOwnLiteral() {
+        let own = HostPolicy(listenHost: "192.168.1.5")
+        #expect(own.allows(host: "192.168.1.5:9843") && !own.allows(host: "192.168.1.6:9843") && !own.allows(host: "node.example"))
+        let all = HostPolicy(listenHost: "0.0.0.0")
+        #expect(all.allows(host: "10.0.0.7:9843") && all.allows(host: "[fe80::1]:9843") && !all.allows(host: "node.example:9843"))
+    }
+
+    @Test func onlyListedOriginsGetCORSHeaders() {
+        let policy = HostPolicy(listenHost: "127.0.0.1", origins: ["https://example.org"])
+        #expect(policy.corsHeaders(origin: nil).isEmpty && policy.corsHeaders(origin: "https://evil.example").isEmpty)
+        let allowed = policy.corsHeaders(origin: "https://example.org")
+        #expect(allowed.contains { $0 == ("Access-Control-Allow-Origin", "https://example.org") } && allowed.contains { $0 == ("Vary", "Origin") })
+        #expect(HostPolicy(listenHost: "127.0.0.1").corsHeaders(origin: "https://example.org").isEmpty)
+    }
+
+    @Test("half to even, exactly", arguments: [
+        ("114459.5", 0, "114460"), ("114458.5", 0, "114458"), ("114458.50000001", 0, "114459"), ("2.345", 2, "2.34"), ("2.355", 2, "2.36"),
+        ("9.5", 0, "10"), ("0.5", 0, "0"), ("1.5", 0, "2"), ("7", 0, "7"), ("7.25", 3, "7.250"),
+    ])
+    func halfEven(text: String, places: Int, expected: String) {
+        #expect(DecimalText.roundedHalfEven(text, places: places) == expected)
+    }
+}
