@@ -28,6 +28,12 @@ public enum CheckConfig {
         report.warnings = SettingsLoader.unknownEnvironmentWarnings(environment).map { "warning: \($0)" }
         report.lines.append("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
         report.lines.append(plan.description)
+        if let url = settings.http.dashboardURL, let address = settings.http.address {
+            report.lines.append("http: \(url) (the dashboard; the API under \(url)api/v1/, metrics at \(url)metrics)")
+            if !address.isLoopback {
+                report.warnings.append("warning: \(settings.http.setting) \(address) is not a loopback address: anyone who can reach this host on that port can read the price, the sources and the metrics")
+            }
+        }
         let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
         let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
                       ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory))]

@@ -43,7 +43,7 @@ th{color:var(--muted);font-weight:600}
 td:last-child{word-break:break-word;max-width:320px}
 tr.failing td:nth-child(2),tr.cooling-down td:nth-child(2){color:var(--stale)}
 tr.ok td:nth-child(2){color:var(--fresh)}
-.error{color:var(--nodata)}
+.error{color:var(--nodata);margin:0 0 10px;word-break:break-word}
 footer{margin-top:18px;color:var(--muted);font-size:13px}
 footer a{color:inherit}
 </style>

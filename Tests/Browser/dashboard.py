@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""The dashboard in headless Chromium (chromium-driver through Selenium), as a node runner opens
+it: no data, the fake exchange's exact price, a new price without a reload, stale, a venue's
+<script> shown as text, a daemon restart, and no request to any host but the daemon. A
+screenshot of each state goes to --artefacts. Run by scripts/browser-test, which starts the fake
+exchange and writes the daemon's start command; each check prints ok or FAIL, and the exit
+status is the number of failures."""
+import argparse
+import json
+import os
+import signal
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--url", required=True)
+parser.add_argument("--fake", required=True)
+parser.add_argument("--start", required=True)
+parser.add_argument("--pidfile", required=True)
+parser.add_argument("--artefacts", required=True)
+args = parser.parse_args()
+
+failures = 0
+LIMIT = 30  # seconds: only bounds a broken run; timings are reported, not asserted
+
+
+def check(what, ok, seen=""):
+    global failures
+    print(("ok   - " if ok else "FAIL - ") + what + (f" ({seen})" if seen else ""), flush=True)
+    if not ok:
+        failures += 1
+
+
+def control(market, command):
+    request = urllib.request.Request(f"{args.fake}/_control/{market}", data=command.encode(), method="POST")
+    urllib.request.urlopen(request, timeout=5).read()
+
+
+def eventually(condition, limit=LIMIT):
+    """Polls until `condition` holds; returns how long it took, or None after the limit."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        try:
+            if condition():
+                return time.monotonic() - started
+        except Exception:
+            pass
+        time.sleep(0.05)
+    return None
+
+
+def start_daemon():
+    os.system(args.start)
+    eventually(lambda: urllib.request.urlopen(args.url + "/api/v1/status", timeout=2).status == 200)
+
+
+def stop_daemon():
+    with open(args.pidfile) as file:
+        pid = int(file.read())
+    os.kill(pid, signal.SIGTERM)
+    eventually(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z")
+
+
+def text(element_id):
+    return driver.find_element("id", element_id).text
+
+
+def shot(name):
+    path = os.path.join(args.artefacts, name + ".png")
+    driver.save_screenshot(path)
+    print(f"     screenshot: {path}", flush=True)
+
+
+options = Options()
+options.binary_location = "/usr/bin/chromium"
+for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,900",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
+    options.add_argument(flag)
+options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+requested = []
+
+
+def collect_requests():
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+
+
+try:
+    # No data: every venue fails from the start and nothing was saved.
+    control("binance", "status 503")
+    start_daemon()
+    driver.get(args.url + "/")
+    check("with no quote the page says no data", eventually(lambda: text("state") == "no data") is not None, text("state"))
+    check("and shows no price", text("price") == "—", text("price"))
+    shot("nodata")
+    driver.execute_script("window.sameDocument = true")
+
+    # The fake's exact price, live: the page was loaded before any price existed.
+    control("binance", "price 114459.80000000")
+    took = eventually(lambda: text("price") == "114,459.80")
+    check("the fake exchange's price appears without a reload", took is not None, text("price"))
+    check("exactly: data-price is the decimal the daemon serves",
+          driver.find_element("id", "price").get_attribute("data-price") == "114459.8", driver.find_element("id", "price").get_attribute("data-price"))
+    check("fresh, in words", eventually(lambda: text("state") == "fresh") is not None, text("state"))
+    check("with its currency and source", text("pair") == "BTC/USDT" and text("source").startswith("from binance"), f"{text('pair')} {text('source')}")
+    check("its age ticks", eventually(lambda: text("age").endswith(" old")) is not None, text("age"))
+    paint = driver.execute_script("const p = performance.getEntriesByName('first-contentful-paint')[0]; return p ? p.startTime : null")
+    print(f"     first contentful paint: {paint} ms", flush=True)
+    shot("fresh")
+
+    # A new price: shown without a reload, and how long it took is reported.
+    control("binance", "price 115001.25")
+    moved = time.monotonic()
+    took = eventually(lambda: text("price") == "115,001.25")
+    check("a new price is shown live", took is not None, text("price"))
+    print(f"     the page showed the new price {time.monotonic() - moved:.2f} s after the fake moved it (the daemon asks every 1 s)", flush=True)
+    check("in the same document (no reload)", driver.execute_script("return window.sameDocument === true"))
+
+    # Stale: the venue stops answering; STALE_AFTER is 3 s.
+    control("binance", "status 503")
+    check("stale when the venue stops answering", eventually(lambda: text("state") == "stale") is not None, text("state"))
+    check("the price is still shown, marked stale", text("price") == "115,001.25", text("price"))
+    shot("stale")
+
+    # A venue's error with markup in it is text, in the live page and in the server's render.
+    hostile = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+    control("binance", "body " + json.dumps({"code": -1, "msg": hostile}))
+    check("the venue's error reaches the page", eventually(lambda: "<script>window.pwned=1</script>" in text("error")) is not None, text("error"))
+    driver.get(args.url + "/")
+    check("rendered by the server, it is text too", "<script>window.pwned=1</script>" in text("error"), text("error"))
+    check("and in the sources table", eventually(lambda: "<img src=x" in text("sources")) is not None, text("sources")[:200])
+    check("no script of the venue's ran", driver.execute_script("return window.pwned === undefined"))
+    shot("hostile-error")
+
+    # A daemon restart: the page reconnects by itself and goes on updating.
+    control("binance", "price 116000")
+    eventually(lambda: text("price") == "116,000.00")
+    driver.execute_script("window.sameDocument = true")
+    stop_daemon()
+    check("a stopped daemon shows as reconnecting", eventually(lambda: text("link") == "reconnecting…") is not None, text("link"))
+    control("binance", "price 116500.5")
+    start_daemon()
+    check("the page reconnects after the restart", eventually(lambda: text("link") == "live") is not None, text("link"))
+    check("and shows the price the restarted daemon serves", eventually(lambda: text("price") == "116,500.50") is not None, text("price"))
+    check("still without a reload", driver.execute_script("return window.sameDocument === true"))
+
+    # The chart switch asks /api/v1/history and redraws.
+    driver.find_element("css selector", 'a[data-range="7d"]').click()
+    check("the 7d switch redraws from /api/v1/history",
+          eventually(lambda: driver.find_element("css selector", 'a[data-range="7d"]').get_attribute("class") == "on") is not None)
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    shot("dark")
+
+    collect_requests()
+    foreign = [url for url in requested if not (url.startswith(args.url + "/") or url.startswith("data:"))]
+    check(f"the page asked no host but the daemon ({len(requested)} requests)", requested and not foreign, ", ".join(foreign[:5]))
+    size = len(urllib.request.urlopen(args.url + "/", timeout=5).read())
+    check("the page is under 64 KiB", size < 64 * 1024, f"{size} bytes")
+finally:
+    driver.quit()
+print(f"browser: {failures} failed", flush=True)
+raise SystemExit(min(failures, 100))

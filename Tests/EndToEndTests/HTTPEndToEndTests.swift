@@ -1,0 +1,236 @@
+import FakeExchange
+import Foundation
+import Testing
+
+/// The HTTP listener as its users meet it: curl and jq against the built daemon, event streams
+/// read as a client reads them, the limits from the outside, and a second btcpriced reading the
+/// first one's mempool-compatible route as its mempool source.
+@Suite("HTTP listener, end to end")
+struct HTTPEndToEndTests {
+    static var hasJQ: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/jq") }
+
+    static func curl(_ arguments: [String], timeout: Duration = .seconds(10)) async throws -> CommandResult {
+        try await runCommand("/usr/bin/curl", ["-sS", "--max-time", "5"] + arguments, timeout: timeout)
+    }
+
+    /// `jq -c FILTER` over `input`.
+    static func jq(_ filter: String, _ input: String) async throws -> String {
+        let file = NSTemporaryDirectory() + "btcpriced-jq-\(UUID().uuidString.prefix(8))"
+        try input.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try await runCommand("/usr/bin/jq", ["-c", filter, file])
+        #expect(result.status == 0, "jq \(filter): \(result)")
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    /// A daemon with the listener on a free loopback port; returns it and the base URL.
+    static func start(_ exchange: FakeExchange, settings: [String: String] = [:]) async throws -> (DaemonProcess, String, Int) {
+        let port = try freePort()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_HTTP_LISTEN": "127.0.0.1:\(port)"].merging(settings) { $1 })
+        try await daemon.start()
+        try await until("a fresh price", context: { daemon.log }) { try await daemon.ctl("price").status == 0 }
+        return (daemon, "http://127.0.0.1:\(port)", port)
+    }
+
+    @Test(.enabled(if: hasJQ, "skipped: jq is missing (scripts/setup installs it)"))
+    func everyRouteAsCurlAndJqSeeIt() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, _) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+
+        // The status is the socket's, key for key (only the age moves between two reads).
+        let http = try await Self.curl(["\(base)/api/v1/status"]), socket = try await daemon.ctl("status", "--json")
+        #expect(try await Self.jq("del(.age)", http.stdout) == (try await Self.jq("del(.age)", socket.stdout)), "http \(http.stdout)\nsocket \(socket.stdout)")
+        #expect(try await Self.jq(".price", http.stdout) == "\"114459.8\"")
+
+        let price = try await Self.curl(["-i", "\(base)/api/v1/price"])
+        #expect(price.stdout.hasPrefix("HTTP/1.1 200 OK\r\n") && price.stdout.contains("X-Price-State: fresh\r\n"), "\(price.stdout)")
+        #expect(price.stdout.hasSuffix("\r\n\r\n" + (try await daemon.ctl("price").stdout)), "the body is what btcctl price prints: \(price.stdout)")
+
+        let mempool = try await Self.curl(["\(base)/api/v1/prices"])
+        #expect(try await Self.jq(".USD", mempool.stdout) == "114460", "whole units, half to even: \(mempool.stdout)")
+        #expect(try await Self.jq(".time | type", mempool.stdout) == "\"number\"")
+        let rates = try await Self.curl(["\(base)/api/rates?currencyPairs=BTC_USD"])
+        #expect(try await Self.jq(".[0] | [.currencyPair, .rate]", rates.stdout) == #"["BTC_USD",114459.8]"#, "\(rates.stdout)")
+        let history = try await Self.curl(["\(base)/api/v1/history?range=1h&points=5"])
+        #expect(try await Self.jq("[.range, (.points | length), .points[-1][1]]", history.stdout) == #"["1h",5,"114459.8"]"#, "\(history.stdout)")
+        let sources = try await Self.curl(["\(base)/api/v1/sources"])
+        #expect(try await Self.jq(".sources[0] | [.name, .selected]", sources.stdout) == #"["binance",true]"#, "\(sources.stdout)")
+        let metrics = try await Self.curl(["\(base)/metrics"])
+        #expect(metrics.stdout.contains(#"btcpriced_http_requests_total{route="metrics"}"#) || metrics.stdout.contains("btcpriced_price{"), "\(metrics.stdout.prefix(300))")
+        let page = try await Self.curl(["\(base)/"])
+        #expect(page.stdout.contains("114,459.80") && page.stdout.utf8.count < 64 * 1024, "\(page.stdout.utf8.count) bytes")
+
+        // Wrong paths, methods and hosts, as a client sees them.
+        let codes = [("\(base)/api/v1/nope", [String](), "404"), ("\(base)/api/v1/status", ["-X", "POST"], "405"),
+                     ("\(base)/api/v1/status", ["-H", "Host: rebind.example:80"], "421"),
+                     ("\(base)/api/v1/status", ["-H", "X-Big: " + String(repeating: "a", count: 9000)], "431"),
+                     ("\(base)/api/v1/status", ["-H", "Host: localhost"], "200")]
+        for (url, extra, expected) in codes {
+            let result = try await Self.curl(extra + ["-o", "/dev/null", "-w", "%{http_code}", url])
+            #expect(result.stdout == expected, "\(extra.first ?? "GET") \(url): \(result)")
+        }
+        let notAllowed = try await Self.curl(["-i", "-X", "DELETE", "\(base)/api/v1/price"])
+        #expect(notAllowed.stdout.contains("Allow: GET, HEAD\r\n") && notAllowed.stdout.contains(#""error":"method-not-allowed""#), "\(notAllowed.stdout)")
+        let head = try await Self.curl(["-I", "\(base)/api/v1/status"])
+        #expect(head.stdout.contains("Content-Type: application/json; charset=utf-8\r\n") && head.stdout.contains("Content-Length: "), "\(head.stdout)")
+
+        // Keep-alive: curl asks twice over one connection.
+        let twice = try await Self.curl(["-v", "-o", "/dev/null", "-o", "/dev/null", "\(base)/api/v1/price", "\(base)/api/v1/status"])
+        #expect(twice.stderr.contains("Re-using existing connection") || twice.stderr.contains("Reusing existing connection"), "\(twice.stderr)")
+        await exchange.shutdown()
+    }
+
+    @Test func theEventStreamSendsEachWatchLineAsAnEvent() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, _) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let output = daemon.directory + "/events.out"
+        let reader = try SpawnedProcess(["/usr/bin/curl", "-sS", "-N", "-i", "\(base)/api/v1/events"], environment: [:], output: output)
+        defer { reader.stop() }
+        var text = ""
+        try await until("the first event", context: { text }) {
+            text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.contains("\ndata: {")
+        }
+        #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n") && text.contains("Content-Type: text/event-stream; charset=utf-8\r\n"), "\(text)")
+        #expect(text.contains("\r\n\r\nretry: 2000\n\nid: "), "\(text)")
+        exchange.set(.binance, .price("115001.25"))
+        try await until("the new price as an event", context: { text }) {
+            text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.contains(#"data: {"price":"115001.25""#)
+        }
+        // Every event is an id line, one data line holding a status object, and a blank line.
+        let events = text.components(separatedBy: "\r\n\r\n").dropFirst().joined().components(separatedBy: "\n\n").filter { $0.hasPrefix("id: ") }
+        #expect(events.count >= 2, "\(text)")
+        for event in events {
+            let lines = event.split(separator: "\n")
+            #expect(lines.count == 2 && lines[1].hasPrefix("data: {\"price\":") && lines[1].hasSuffix("}"), "\(event)")
+        }
+        await exchange.shutdown()
+    }
+
+    @Test func aClientThatSendsNothingIsClosedAndCounted() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, port) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let idle = try TCPClient(port: port)
+        let closed = try await offPool { idle.readUntilClosed(limit: .seconds(60)) }
+        #expect(closed.closed && closed.bytes.isEmpty, "closed without a word: \(closed)")
+        let metrics = try await Self.curl(["\(base)/metrics"])
+        #expect(metrics.stdout.contains(#"btcpriced_http_rejected_total{reason="request_timeout"} 1"#), "\(metrics.stdout)")
+        await exchange.shutdown()
+    }
+
+    /// A remote address is one party: 127.0.0.1 holding its share of event streams and
+    /// connections is told so, and 127.0.0.2, another party, still gets in.
+    @Test func connectionsAreSharedPerRemoteAddress() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, port) = try await Self.start(exchange, settings: ["BTCPRICED_USER_CONNECTIONS": "4", "BTCPRICED_USER_WATCHERS": "2"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        let request = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let streams = try (0..<2).map { _ in try TCPClient(port: port, sending: request) }
+        for stream in streams {
+            let start = try await offPool { stream.read(until: "\ndata: ", limit: .seconds(30)) }
+            #expect(start.contains("200 OK"), "\(start)")
+        }
+        let third = try TCPClient(port: port, sending: request)
+        let refused = try await offPool { third.readUntilClosed(limit: .seconds(30)) }
+        let text = String(decoding: refused.bytes, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 503 ") && text.contains("address 127.0.0.1 already holds 2 watch streams, its share of the HTTP listener (BTCPRICED_USER_WATCHERS)"), "\(text)")
+        // Its own one-shot request still finds room beside its streams.
+        #expect(try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/api/v1/price"]).stdout == "200")
+        let idle = try (0..<2).map { _ in try TCPClient(port: port) }
+        let full = try TCPClient(port: port, sending: "GET /api/v1/price HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let busy = String(decoding: try await offPool { full.readUntilClosed(limit: .seconds(30)) }.bytes, as: UTF8.self)
+        #expect(busy.hasPrefix("HTTP/1.1 503 ") && busy.contains("already holds 4 connections"), "\(busy)")
+        let other = try await Self.curl(["--interface", "127.0.0.2", "-o", "/dev/null", "-w", "%{http_code}", "\(base)/api/v1/price"])
+        #expect(other.stdout == "200", "another address is another party: \(other)")
+        withExtendedLifetime((streams, idle)) {}
+        await exchange.shutdown()
+    }
+
+    @Test func bothNamesOfTheListenerAreAConfigurationError() async throws {
+        let result = try await runCommand(Binaries.daemon, ["--check-config", "--config", "/dev/null"],
+                                          environment: ["BTCPRICED_HTTP_LISTEN": "127.0.0.1:9843", "BTCPRICED_METRICS_LISTEN": "127.0.0.1:9844"])
+        #expect(result.status == 78 && result.stderr.contains("BTCPRICED_METRICS_LISTEN is its older name"), "\(result)")
+        let alias = try await runCommand(Binaries.daemon, ["--check-config", "--config", "/dev/null", "--state-dir", NSTemporaryDirectory(),
+                                                           "--socket", NSTemporaryDirectory() + "check.sock"],
+                                         environment: ["BTCPRICED_METRICS_LISTEN": "127.0.0.1:9844"])
+        #expect(alias.stdout.contains("http: http://127.0.0.1:9844/"), "the older name still names the listener: \(alias)")
+    }
+
+    /// mempool compatibility, proved by a mempool client: a second btcpriced whose only source
+    /// is mempool, pointed at the first one's listener, serves the first one's price in whole
+    /// units.
+    @Test func aSecondDaemonReadsTheFirstAsItsMempool() async throws {
+        let exchange = try await FakeExchange.start()
+        let (upstream, base, _) = try await Self.start(exchange)
+        defer { upstream.stop(); upstream.removeFiles() }
+        let downstream = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "mempool", "BTCPRICED_MEMPOOL_URL": base])
+        defer { downstream.stop(); downstream.removeFiles() }
+        try await downstream.start()
+        try await until("the second daemon's price", context: { downstream.log }) { try await downstream.ctl("price").status == 0 }
+        #expect(try await downstream.ctl("price").stdout == "114460\n")
+        let status = try await downstream.ctl("status", "--json").stdout
+        #expect(status.contains(#""source":"mempool""#) && status.contains(#""currency":"USD""#), "\(status)")
+        #expect(exchange.requestCount(.mempool) == 0, "the fake's own mempool was never asked")
+        await exchange.shutdown()
+    }
+}
+
+/// A plain TCP client for what curl will not do: hold a connection idle, or read a refusal.
+final class TCPClient: @unchecked Sendable {
+    let descriptor: Int32
+
+    init(port: Int, sending request: String? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        if let request { _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads until the server closes or `limit` passes; what came, and whether it closed.
+    func readUntilClosed(limit: Duration) -> (bytes: [UInt8], closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            guard let chunk = readChunk() else { continue }
+            if chunk.isEmpty { return (received, true) }
+            received += chunk
+        }
+        return (received, false)
+    }
+
+    /// Reads until `marker` has come (or `limit` passes); everything read.
+    func read(until marker: String, limit: Duration) -> String {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline, !String(decoding: received, as: UTF8.self).contains(marker) {
+            guard let chunk = readChunk() else { continue }
+            if chunk.isEmpty { break }
+            received += chunk
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// One read, waiting at most 200 ms: nil when nothing came, empty at the end of the stream.
+    private func readChunk() -> [UInt8]? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 200) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        return count <= 0 ? [] : Array(buffer[..<count])
+    }
+}
