@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "persist-bench", targets: ["persist-bench"]),
         .executable(name: "watch-bench", targets: ["watch-bench"]),
         .executable(name: "loop-floor", targets: ["loop-floor"]),
+        .executable(name: "http-floor", targets: ["http-floor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -198,6 +199,12 @@ let package = Package(
             name: "loop-floor",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/LoopFloor"
+        ),
+        .executableTarget(
+            name: "http-floor",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Benchmarks/HTTPFloor"
         ),
         .executableTarget(
             name: "watch-bench",

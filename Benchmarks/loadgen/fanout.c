@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     if (argc != 4) { fprintf(stderr, "usage: fanout SOCKET CLIENTS SECONDS\n"); return 64; }
     int n = atoi(argv[2]); double seconds = atof(argv[3]);
     int ep = open_watchers(argv[1], n);
+    int http = strncmp(argv[1], "http://", 7) == 0;
     if (ep < 0) return 1;
     client_t *clients = calloc(n, sizeof *clients);
     double end = now() + seconds; struct epoll_event events[256]; size_t closed = 0;
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
             char *start = c->buf, *nl;
             while ((nl = strchr(start, '\n'))) {
                 *nl = 0;
+                if (http && strncmp(start, "data: ", 6) != 0) { start = nl + 1; continue; }
                 if (c->lines++ > 0) {
                     int idx = line_index(start);
                     if (idx >= 0) {

@@ -3,6 +3,9 @@
 // against it shows the floor of the measurement itself (one reader thread, 1,000 sockets).
 // With `idle-thread`, a second thread that only sleeps: the process is then multi-threaded,
 // so every write takes the kernel's file reference count (fdget), as in any NIO server.
+// With `tcp:PORT` for SOCKET it listens on 127.0.0.1:PORT and frames each line as an event
+// (`data: LINE` and a blank line), for the event fan-out's floor over TCP (fanout.c reads it
+// as it reads the daemon's /api/v1/events).
 // Usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,11 +32,20 @@ int main(int argc, char **argv) {
     }
     pthread_t idle;
     if (argc == 5 && pthread_create(&idle, NULL, sleep_forever, NULL) != 0) { perror("pthread_create"); return 1; }
-    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    strncpy(a.sun_path, argv[1], sizeof a.sun_path - 1);
-    unlink(argv[1]);
-    if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 1024) != 0) { perror("bind"); return 1; }
+    int tcp = strncmp(argv[1], "tcp:", 4) == 0, listener;
+    if (tcp) {
+        listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        int one = 1; setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[1] + 4)) };
+        inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+        if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 1024) != 0) { perror("bind"); return 1; }
+    } else {
+        listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        strncpy(a.sun_path, argv[1], sizeof a.sun_path - 1);
+        unlink(argv[1]);
+        if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 1024) != 0) { perror("bind"); return 1; }
+    }
     int clients[4096], n = 0, interval = atoi(argv[2]), rounds = atoi(argv[3]) * 1000 / interval;
     char line[1024], pad[700]; memset(pad, 'x', sizeof pad - 1); pad[sizeof pad - 1] = 0;
     // A line every INTERVAL_MS on the clock, not INTERVAL_MS after the last round's writes: the
@@ -41,7 +55,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++) {
         int c;
         while (n < 4096 && (c = accept4(listener, NULL, NULL, 0)) >= 0) clients[n++] = c;
-        int len = snprintf(line, sizeof line, "{\"serial\":%d,\"pad\":\"%s\"}\n", r, pad);
+        int len = snprintf(line, sizeof line, tcp ? "data: {\"serial\":%d,\"pad\":\"%s\"}\n\n" : "{\"serial\":%d,\"pad\":\"%s\"}\n", r, pad);
         for (int i = 0; i < n; i++) if (write(clients[i], line, (size_t)len) < 0) perror("write");
         next.tv_nsec += (interval % 1000) * 1000000L;
         next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;

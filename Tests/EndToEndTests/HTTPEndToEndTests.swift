@@ -38,9 +38,11 @@ struct HTTPEndToEndTests {
         let (daemon, base, _) = try await Self.start(exchange)
         defer { daemon.stop(); daemon.removeFiles() }
 
-        // The status is the socket's, key for key (only the age moves between two reads).
+        // The status is the socket's, key for key; between two reads only the age and the
+        // quote's time move (a new poll every second).
         let http = try await Self.curl(["\(base)/api/v1/status"]), socket = try await daemon.ctl("status", "--json")
-        #expect(try await Self.jq("del(.age)", http.stdout) == (try await Self.jq("del(.age)", socket.stdout)), "http \(http.stdout)\nsocket \(socket.stdout)")
+        #expect(try await Self.jq("del(.age, .timestamp)", http.stdout) == (try await Self.jq("del(.age, .timestamp)", socket.stdout)),
+                "http \(http.stdout)\nsocket \(socket.stdout)")
         #expect(try await Self.jq(".price", http.stdout) == "\"114459.8\"")
 
         let price = try await Self.curl(["-i", "\(base)/api/v1/price"])
@@ -74,6 +76,8 @@ struct HTTPEndToEndTests {
         #expect(notAllowed.stdout.contains("Allow: GET, HEAD\r\n") && notAllowed.stdout.contains(#""error":"method-not-allowed""#), "\(notAllowed.stdout)")
         let head = try await Self.curl(["-I", "\(base)/api/v1/status"])
         #expect(head.stdout.contains("Content-Type: application/json; charset=utf-8\r\n") && head.stdout.contains("Content-Length: "), "\(head.stdout)")
+        #expect(head.stdout.range(of: #"Date: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n"#, options: .regularExpression) != nil,
+                "every answer is dated (RFC 9110): \(head.stdout)")
 
         // Keep-alive: curl asks twice over one connection.
         let twice = try await Self.curl(["-v", "-o", "/dev/null", "-o", "/dev/null", "\(base)/api/v1/price", "\(base)/api/v1/status"])
@@ -107,6 +111,17 @@ struct HTTPEndToEndTests {
             let lines = event.split(separator: "\n")
             #expect(lines.count == 2 && lines[1].hasPrefix("data: {\"price\":") && lines[1].hasSuffix("}"), "\(event)")
         }
+        await exchange.shutdown()
+    }
+
+    @Test func aMalformedRequestGets400AndTheConnectionCloses() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, _, port) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let client = try TCPClient(port: port, sending: "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n")
+        let reply = try await offPool { client.readUntilClosed(limit: .seconds(30)) }
+        let text = String(decoding: reply.bytes, as: UTF8.self)
+        #expect(reply.closed && text.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && text.contains(#""error":"bad-request""#), "\(text)")
         await exchange.shutdown()
     }
 
@@ -175,6 +190,63 @@ struct HTTPEndToEndTests {
         let status = try await downstream.ctl("status", "--json").stdout
         #expect(status.contains(#""source":"mempool""#) && status.contains(#""currency":"USD""#), "\(status)")
         #expect(exchange.requestCount(.mempool) == 0, "the fake's own mempool was never asked")
+        await exchange.shutdown()
+    }
+}
+
+extension HTTPEndToEndTests {
+    /// The README's fenced block after `<!-- recipe: NAME -->`, with the documented port made `port`.
+    static func recipe(_ name: String, port: Int) throws -> String {
+        let readme = try String(contentsOfFile: DocumentationTests.repository + "/README.md", encoding: .utf8)
+        guard let marker = readme.range(of: "<!-- recipe: \(name) -->\n```"), let open = readme[marker.upperBound...].firstIndex(of: "\n"),
+              let close = readme[open...].range(of: "\n```") else { throw POSIXError(.ENOENT) }
+        return String(readme[readme.index(after: open)..<close.lowerBound]).replacingOccurrences(of: "127.0.0.1:9843", with: "127.0.0.1:\(port)")
+    }
+
+    /// The README's three recipes, run as written against a real daemon.
+    @Test(.enabled(if: hasJQ, "skipped: jq is missing (scripts/setup installs it)"))
+    func theReadmeRecipesWorkAsWritten() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, port) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+
+        // Home Assistant: its resource answers, with the template's value and every attribute.
+        let sensor = try Self.recipe("home-assistant", port: port)
+        let resource = sensor.split(separator: "\n").first { $0.contains("resource:") }.map { String($0.split(separator: " ").last ?? "") } ?? ""
+        #expect(resource.hasPrefix(base), "\(sensor)")
+        let status = try await Self.curl([resource]).stdout
+        #expect(try await Self.jq(".price | type", status) == "\"string\"", "value_json.price: \(status)")
+        let attributes = sensor.split(separator: "\n").first { $0.contains("json_attributes:") }?
+            .drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        #expect(attributes.count == 5, "\(sensor)")
+        for key in attributes { #expect(try await Self.jq("has(\"\(key)\")", status) == "true", "\(key) in \(status)") }
+
+        // BTCPay: the command prints what the README shows.
+        let btcpay = try Self.recipe("btcpay", port: port).split(separator: "\n")
+        let command = String(btcpay[0].dropFirst(2)), shown = String(btcpay[1])
+        let printed = try await runCommand("/bin/sh", ["-c", command]).stdout
+        #expect(printed == shown + "\n", "\(command)\nprinted \(printed)\nREADME \(shown)")
+
+        // Waybar: the module's exec, run as Waybar runs it, prints one JSON object per event.
+        let module = try Self.recipe("waybar", port: port)
+        let json = try JSONSerialization.jsonObject(with: Data(("{" + module + "}").utf8)) as? [String: [String: Any]]
+        let exec = try #require(json?["custom/btc"]?["exec"] as? String)
+        let output = daemon.directory + "/waybar-module.out"
+        // In a session of its own, so the whole pipeline goes with it.
+        let bar = try SpawnedProcess(["/usr/bin/setsid", "/bin/sh", "-c", exec], environment: ["PATH": "/usr/bin:/bin"], output: output)
+        defer {
+            kill(-bar.pid, SIGTERM)
+            bar.stop()
+        }
+        var lines: [Substring] = []
+        try await until("two lines from the module", context: { lines.joined(separator: "\n") }) {
+            lines = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.count >= 2
+        }
+        for line in lines.prefix(2) {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+            #expect(object?["text"] == "₿ 114459.8" && object?["class"] == "fresh" && object?["tooltip"] == "binance, fresh", "\(line)")
+        }
         await exchange.shutdown()
     }
 }

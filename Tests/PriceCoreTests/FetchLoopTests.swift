@@ -314,4 +314,28 @@ struct FetchLoopTests {
         #expect(log.all.allSatisfy { $0.reading?.source == .binance }, "\(log.all.map { $0.reading?.source.rawValue ?? "-" })")
         #expect(coinbase.callCount == 0)
     }
+
+    /// A wake-up 80 ms late (a loaded host) counts its call 50 ms back; the tick after it comes a
+    /// whole interval after that call, so an on-time wake-up then still finds the first venue's
+    /// pace kept, and it is asked both times.
+    @Test func aLateWakeUpMovesTheGridSoTheFirstVenueIsAskedOnTheNextTick() async {
+        let clock = ManualClock()
+        let binance = StubSource(.binance, [.quote("1")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        let coinbase = StubSource(.coinbase, [.quote("2")], limits: SourceLimits(minimumInterval: .seconds(1)))
+        let log = ReportLog()
+        let task = Task { await makeLoop([binance, coinbase], clock: clock).run { log.append($0) } }
+        var waits: [Duration] = []
+        for (cycle, late) in [(1, Duration.milliseconds(80)), (2, .zero), (3, .milliseconds(80)), (4, .zero), (5, .zero)] {
+            guard await yieldUntil({ log.count >= cycle }), await clock.waitForSleepers(1), let wait = log.all.last?.nextCycleIn else { break }
+            waits.append(wait)
+            clock.advance(by: wait + late)
+        }
+        _ = await yieldUntil({ log.count >= 6 })
+        task.cancel()
+        await task.value
+        #expect(log.all.count >= 6)
+        #expect(log.all.prefix(6).allSatisfy { $0.reading?.source == .binance }, "\(log.all.map { $0.reading?.source.rawValue ?? "-" }), waits \(waits)")
+        #expect(coinbase.callCount == 0, "coinbase was asked \(coinbase.callCount) times")
+        #expect(waits.count > 1 && waits[1] == .milliseconds(950), "woken at 1,080 ms, counted at 1,030: the next tick at 2,030 ms: \(waits)")
+    }
 }

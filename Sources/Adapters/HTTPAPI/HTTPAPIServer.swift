@@ -10,7 +10,8 @@ import SocketServer
 import WireProtocol
 
 /// The HTTP listener (`BTCPRICED_HTTP_LISTEN`): the API, the event stream, the compatible
-/// routes, the dashboard and `GET /metrics`, over HTTP/1.1 with keep-alive on SwiftNIO's codec.
+/// routes, the dashboard and `GET /metrics`, over HTTP/1.1 with keep-alive: SwiftNIO parses the
+/// requests (NIOHTTP1), and each answer goes out as one buffer (see HTTPConnectionHandler).
 /// Bounded like the Unix socket: the same connection cap and shares (a remote address is one
 /// party), request heads of at most 8 KiB, a complete request within 10 s, and event streams
 /// under the `watch` rules.
@@ -102,17 +103,17 @@ final class HTTPServerContext: Sendable {
             try channel.pipeline.syncOperations.addHandler(TurnAway(message: budget.message(for: error)))
             return
         }
+        // The parser counts the request target and every header name and value against the
+        // 8 KiB limit (a head over it is `headerOverflow`, answered 431).
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = HTTPConnectionHandler.maximumHeadBytes
+        limits.maxHeaderListSize = HTTPConnectionHandler.maximumHeadBytes
+        limits.maxHeaderFieldCount = 100
+        let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop,
+                                                              limitConfiguration: limits))
         let pipeline = channel.pipeline.syncOperations
-        let limit = RequestHeadLimit { [metrics] in metrics.reject(.headerTooLarge) }
-        let encoder = HTTPResponseEncoder()
-        let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
-        let errors = HTTPServerProtocolErrorHandler()
-        try pipeline.addHandler(BackPressureHandler())
-        try pipeline.addHandler(limit)
-        try pipeline.addHandler(encoder)
         try pipeline.addHandler(decoder)
-        try pipeline.addHandler(errors)
-        try pipeline.addHandler(HTTPConnectionHandler(server: self, occupant: Occupant(seat), codec: [limit, errors, decoder, encoder]))
+        try pipeline.addHandler(HTTPConnectionHandler(server: self, occupant: Occupant(seat), decoder: decoder))
     }
 }
 

@@ -12,13 +12,17 @@ public struct HTTPAnswer: Sendable {
     }
 
     public var status: HTTPResponseStatus
+    public var contentType: String
+    /// The fields besides `Content-Type` (`Content-Length`, `Date` and `Connection` are the
+    /// connection's to add).
     public var headers: [(String, String)]
     public var body: String
     public var kind: Kind
 
     public init(status: HTTPResponseStatus, contentType: String, body: String, headers: [(String, String)] = [], kind: Kind = .complete) {
         self.status = status
-        self.headers = [("Content-Type", contentType)] + headers
+        self.contentType = contentType
+        self.headers = headers
         self.body = body
         self.kind = kind
     }
@@ -42,6 +46,6 @@ public struct HTTPAnswer: Sendable {
 
     /// The value of a header, by name in any case.
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        name.lowercased() == "content-type" ? contentType : headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 }

@@ -55,7 +55,10 @@ public struct HTTPRoutes: Sendable {
     /// The answer to `method` on `uri`; a HEAD gets the GET's headers, and the connection sends
     /// no body for it.
     public func answer(method: HTTPMethod, uri: String, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
-        let target = RequestTarget(uri)
+        answer(method: method, target: RequestTarget(uri), nonce: nonce())
+    }
+
+    func answer(method: HTTPMethod, target: RequestTarget, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
         guard let route = Self.route(target.path) else {
             return .error(.notFound, code: "not-found", "no such path; the API is under /api/v1/ (status, price, history, sources, events, prices), with /api/rates, /metrics and the dashboard at /")
         }

@@ -25,11 +25,37 @@ public struct HostPolicy: Sendable {
         ownAddress = Self.isLoopbackLiteral(host) ? nil : host
     }
 
-    /// Whether a request with this `Host` header is answered.
+    /// Whether a request with this `Host` header is answered. The usual ones (`127.0.0.1:9843`,
+    /// `localhost:9843`) are told from their bytes, without copying the header.
     public func allows(host header: String) -> Bool {
+        if Self.isPlainLoopback(header.utf8) { return true }
         guard let name = Self.hostName(header) else { return false }
         if name == "localhost" || Self.isLoopbackLiteral(name) || hosts.contains(name) || name == ownAddress { return true }
         return anyLiteral && Self.isLiteral(name)
+    }
+
+    /// `127.0.0.1` or `localhost` (any case), each with an optional port.
+    static func isPlainLoopback(_ header: String.UTF8View) -> Bool {
+        var bytes = header.makeIterator(), matched = 0
+        let loopback = Array("127.0.0.1".utf8), localhost = Array("localhost".utf8)
+        var candidates = (loopback: true, localhost: true)
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: ":") {
+                guard matched == 9, candidates.loopback || candidates.localhost else { return false }
+                var digits = 0
+                while let digit = bytes.next() {
+                    guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return false }
+                    digits += 1
+                }
+                return digits > 0 && digits <= 5
+            }
+            guard matched < 9 else { return false }
+            candidates.loopback = candidates.loopback && byte == loopback[matched]
+            candidates.localhost = candidates.localhost && byte | 0x20 == localhost[matched]
+            guard candidates.loopback || candidates.localhost else { return false }
+            matched += 1
+        }
+        return matched == 9
     }
 
     /// The headers that let `origin` read the answer, or none for an origin not listed.

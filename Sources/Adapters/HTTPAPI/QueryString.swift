@@ -6,6 +6,12 @@ struct RequestTarget: Sendable, Equatable {
     let parameters: [String: String]
 
     init(_ uri: String) {
+        // Most targets are a plain path: nothing to split or decode.
+        if !uri.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) {
+            path = uri
+            parameters = [:]
+            return
+        }
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = parts.first.map(String.init) ?? uri
         path = Self.decode(rawPath) ?? rawPath

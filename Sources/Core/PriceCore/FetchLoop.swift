@@ -132,6 +132,10 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             // late; otherwise wake-up jitter would make a source whose pace equals the interval
             // look early every other cycle and hand its turn to the next source.
             let countedAt = min(started, max(deadline, started.advanced(by: Self.wakeUpSlack * -1)))
+            // A wake-up later than that moves the grid with it: the next tick is then a whole
+            // interval after the call as counted, never sooner than a venue's pace allows (the old
+            // grid's next tick would make the first venue look early and skip it for a cycle).
+            deadline = max(deadline, countedAt)
             // A source another instance has just asked is a wait for this one, not an outage.
             var heldByHost: [SourceName] = []
             let admit: (SourceName) -> SourceAttempt? = { source in

@@ -1,5 +1,17 @@
 extension Timestamp {
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+
+    /// The IMF-fixdate an HTTP server sends as `Date`: `Sat, 28 Nov 2026 00:48:03 GMT`.
+    public var httpDate: String {
+        let (days, msOfDay) = millisecondsSinceEpoch.floorDivided(by: 86_400_000)
+        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
+        let seconds = msOfDay / 1000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        // 1970-01-01 was a Thursday.
+        let weekday = Self.dayNames[Int(days.floorDivided(by: 7).remainder)]
+        return "\(weekday), \(two(day)) \(Self.monthNames[Int(month - 1)]) \(year) \(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)) GMT"
+    }
 
     /// An HTTP `Date` in the IMF-fixdate form every current server sends (RFC 9110 §5.6.7):
     /// `Sun, 06 Nov 1994 08:49:37 GMT`. The obsolete forms give nil, so the answer is dated by

@@ -182,8 +182,13 @@ public struct RenderedStatus: Sendable, Hashable {
     public func line(ageMilliseconds: Int64?, state: StatusMessage.State) -> String {
         var line = head
         line.reserveCapacity(head.utf8.count + tail.utf8.count + 48)
-        let middle = JSONValue.object(JSONObject(members: StatusMessage.timeDependent(ageMilliseconds, state))).encoded
-        line += middle.dropFirst().dropLast()
+        // The members of StatusMessage.timeDependent, written directly: this runs for every
+        // `status` request, and none of its text needs escaping.
+        line += "\"age\":"
+        line += ageMilliseconds.map(StatusMessage.secondsLiteral(milliseconds:)) ?? "null"
+        line += ",\"state\":\""
+        line += state.rawValue
+        line += state == .stale ? "\",\"stale\":true" : "\",\"stale\":false"
         line += tail
         return line
     }

@@ -51,7 +51,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     private struct State {
         var inputs: Inputs
         /// Made from `inputs` when first asked for; nil after a change.
-        var current: Current?
+        var current: Current? {
+            didSet { if current == nil { lastStatus = nil } }
+        }
+        /// The last status line and the millisecond it was rendered in, by both clocks: asked
+        /// again within it (a burst of requests), it is served as it is, its age at most that
+        /// millisecond short. Gone with the snapshot it was made from.
+        var lastStatus: (millisecond: Int64, wallMillisecond: Int64, line: String)?
         /// What makes a change of state for watchers, kept current with every change.
         var stateKey: WatchStateKey
         var history = PriceHistory()
@@ -68,9 +74,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// The configured currency: the history's, and the status's before any quote.
     public let currency: String
 
+    /// Where the board's monotonic milliseconds count from.
+    private let origin: C.Instant
+
     public init(currency: String, policy: StalenessPolicy, clock: C, wallClock: any WallClock) {
         self.currency = currency
         self.clock = clock
+        origin = clock.now
         self.wallClock = wallClock
         let inputs = Inputs(policy: policy)
         self.state = Mutex(State(inputs: inputs, stateKey: Self.stateKey(of: inputs, at: clock.now, wallTime: wallClock.now())))
@@ -238,7 +248,23 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// STATUS= as of now (the age ticks while stale).
     public func statusSummary() -> DaemonStatus { current.status(now: clock.now, wallTime: wallClock.now()) }
 
-    public func statusReply() -> String { current.statusLine(now: clock.now, wallTime: wallClock.now()) }
+    /// The status line as of now, rendered at most once a millisecond (the age's own unit): at
+    /// tens of thousands of requests a second, rendering was the largest part of an answer.
+    public func statusReply() -> String {
+        let now = clock.now, wallTime = wallClock.now()
+        let elapsed = origin.duration(to: now).components
+        let millisecond = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+        return state.withLock { state in
+            if let last = state.lastStatus, last.millisecond == millisecond, last.wallMillisecond == wallTime.millisecondsSinceEpoch {
+                return last.line
+            }
+            let current = state.current ?? snapshot(of: &state, at: now, wallTime: wallTime)
+            state.current = current
+            let line = current.statusLine(now: now, wallTime: wallTime)
+            state.lastStatus = (millisecond, wallTime.millisecondsSinceEpoch, line)
+            return line
+        }
+    }
 
     public func priceReply() -> String { current.priceLine }
 }
