@@ -30,12 +30,13 @@ enum ChartPath {
         return path
     }
 
-    /// `low $111,600.00 · high $114,990.00`, or why there is nothing to draw.
+    /// `24h closes: $111,600.00 – $114,990.00`: the range of the closes drawn (minute bars
+    /// sampled, not their highs and lows), or why there is nothing to draw.
     static func summary(of reply: HistoryReply, currency: String) -> String {
         let known = reply.points.compactMap { point in point.close.flatMap { close in FixedDecimal(close).map { (close, $0) } } }
         guard let low = known.min(by: { $0.1 < $1.1 }), let high = known.max(by: { $0.1 < $1.1 }) else {
             return "no history over \(reply.range.rawValue) yet"
         }
-        return "\(reply.range.rawValue): low \(MoneyText.money(low.0, currency: currency)) · high \(MoneyText.money(high.0, currency: currency))"
+        return "\(reply.range.rawValue) closes: \(MoneyText.money(low.0, currency: currency)) – \(MoneyText.money(high.0, currency: currency))"
     }
 }

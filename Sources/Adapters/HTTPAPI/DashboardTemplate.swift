@@ -166,7 +166,9 @@ footer a{color:inherit}
         drawing = true;
       });
       const at = u => reply.points[units.indexOf(u)][1];
-      $("chartnote").textContent = reply.range + ": low " + money(at(low), reply.currency) + " · high " + money(at(high), reply.currency);
+      // Labelled like the price above it, as the server labels it.
+      const code = status && status.currency || reply.currency;
+      $("chartnote").textContent = reply.range + " closes: " + money(at(low), code) + " – " + money(at(high), code);
     } else {
       $("chartnote").textContent = "no history over " + reply.range + " yet";
     }
