@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport", "EventLoopScheduling", "HTTPAPI",
+            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

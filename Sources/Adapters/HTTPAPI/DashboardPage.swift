@@ -108,21 +108,7 @@ public struct DashboardPage: Sendable {
     }
 
     /// Text for HTML: element content and quoted attribute values alike.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    public static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 
     /// JSON inside a `<script type="application/json">`: `<` is escaped so no text can close
     /// the element, and the script reads the same value.

@@ -87,7 +87,8 @@ footer a{color:inherit}
 <script type="application/json" id="initial">{{STATUS}}</script>
 <script nonce="{{NONCE}}">
 "use strict";
-(() => {
+// The page arrives rendered: the script starts after the first paint, not before it.
+requestAnimationFrame(() => setTimeout(() => {
   const config = JSON.parse(document.getElementById("config").textContent);
   const $ = id => document.getElementById(id);
   // Decimal text, never a float: rounding and grouping work on the digits.
@@ -212,7 +213,7 @@ footer a{color:inherit}
   setInterval(history, 60000);
   setInterval(sources, 15000);
   show();
-})();
+}));
 </script>
 </body>
 </html>

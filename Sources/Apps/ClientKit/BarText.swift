@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// Text a status bar parses. What the daemon says (a venue's error text, at one remove from an
 /// exchange, and anything a program listening on the socket path chooses) is escaped in the
 /// grammar of the bar that reads it next, never read as markup or as a bar's tag.
@@ -13,22 +15,7 @@ enum BarText {
 
     /// Pango markup, as Waybar reads `text` and `tooltip` and i3blocks reads a block with
     /// `markup=pango`: the five characters markup gives meaning to, as entities.
-    static func pango(_ text: String) -> String {
-        guard text.contains(where: { "&<>'\"".contains($0) }) else { return text }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "'": escaped += "&#39;"
-            case "\"": escaped += "&quot;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    static func pango(_ text: String) -> String { MarkupText.escaped(text) }
 
     /// polybar reads `%{…}` as formatting tags: untrusted text keeps no `%` and no braces, so no
     /// tag can form (a price, a currency sign and "(stale)" have none).

@@ -65,7 +65,7 @@ public struct ProxyURL: Sendable, Hashable, CustomStringConvertible {
                 return .failure(ProxyURLError("\(masked(trimmed)): SOCKS proxy credentials are not supported; use an HTTP proxy for authentication"))
             }
             let parts = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecoded(parts[0]), let secret = parts.count > 1 ? percentDecoded(parts[1]) : "" else {
+            guard let name = parts[0].percentDecoded, let secret = parts.count > 1 ? parts[1].percentDecoded : "" else {
                 return .failure(ProxyURLError("\(masked(trimmed)): the credentials are not valid percent-encoding"))
             }
             user = name
@@ -103,26 +103,6 @@ public struct ProxyURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func shown(_ text: String) -> String { "\"\(text.prefix(80))\"" }
-
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 /// Why a proxy URL was refused; the text never holds its credentials.
