@@ -165,6 +165,27 @@ struct HTTPEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// An event stream that stops reading is dropped by the `watch` rules: here, not drained for
+    /// BTCPRICED_WATCH_STALL (1 s) while trades stream at 50 a second.
+    @Test func anEventStreamThatStopsReadingIsDropped() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))
+        let (daemon, base, port) = try await Self.start(exchange, settings: [
+            "BTCPRICED_STREAM": "binance", "BTCPRICED_PUBLISH_INTERVAL": "0", "BTCPRICED_WATCH_STALL": "1s",
+        ])
+        defer { daemon.stop(); daemon.removeFiles() }
+        let stuck = try TCPClient(port: port, sending: "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", receiveBuffer: 2048)
+        var metrics = ""
+        try await until("the stuck stream is dropped", context: { metrics }) {
+            metrics = (try? await Self.curl(["\(base)/metrics"]).stdout) ?? ""
+            return metrics.contains(#"btcpriced_http_rejected_total{reason="slow_client"} 1"#) && metrics.contains("btcpriced_http_event_streams 0")
+        }
+        let rest = try await offPool { stuck.readUntilClosed(limit: .seconds(30)) }
+        #expect(rest.closed, "the daemon closed it (\(rest.bytes.count) bytes were still on their way)")
+        #expect(try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/api/v1/price"]).stdout == "200")
+        await exchange.shutdown()
+    }
+
     @Test func bothNamesOfTheListenerAreAConfigurationError() async throws {
         let result = try await runCommand(Binaries.daemon, ["--check-config", "--config", "/dev/null"],
                                           environment: ["BTCPRICED_HTTP_LISTEN": "127.0.0.1:9843", "BTCPRICED_METRICS_LISTEN": "127.0.0.1:9844"])
@@ -255,8 +276,10 @@ extension HTTPEndToEndTests {
 final class TCPClient: @unchecked Sendable {
     let descriptor: Int32
 
-    init(port: Int, sending request: String? = nil) throws {
+    /// `receiveBuffer` shrinks the client's socket buffer, for a client that stops reading.
+    init(port: Int, sending request: String? = nil, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
