@@ -61,4 +61,29 @@ struct FallbackFetcherTests {
         }
         #expect(reason.contains("Weird"))
     }
+
+    /// An answer already older than STALE_AFTER when it comes is that venue's failure for the
+    /// cycle ("answered a quote 30 s old"): the chain asks the next venue. With no better answer
+    /// anywhere, it is still what the cycle found.
+    @Test func anAnswerStaleOnArrivalMovesTheChainOn() async throws {
+        let now = Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        let binance = StubSource(.binance, [.dated("68901.23", origin: now.adding(milliseconds: -30_000), cacheAge: .zero)])
+        let coinbase = StubSource(.coinbase, [.quote("68900.5")])
+        var fetcher = FallbackFetcher(sources: [binance, coinbase], timeout: .milliseconds(800), clock: ManualClock())
+        fetcher.staleOnArrival = { quote in
+            let age = ExchangeTime.stamp(origin: quote.originTime, cacheAge: quote.cacheAge, receivedAt: now).ageOnArrival
+            return age > .seconds(10) ? age : nil
+        }
+        let round = await fetcher.fetch { _ in nil }
+        #expect(round.attempts == [.failed(.binance, .staleAnswer(age: .seconds(30))),
+                                   .succeeded(.coinbase, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD", quoteAsset: "USD"))],
+                "\(round.attempts)")
+        #expect(FetchFailure.staleAnswer(age: .seconds(30)).description == "answered a quote 30 s old (cached or lagging)")
+        #expect(round.answers.map(\.source) == [.coinbase] && round.lateAnswers.map(\.source) == [.binance])
+
+        coinbase.answer([.fail(.httpStatus(503))])
+        let alone = await fetcher.fetch { _ in nil }
+        #expect(alone.answers.isEmpty && alone.lateAnswers.first?.quote.price.description == "68901.23",
+                "kept, for a cycle with nothing better: \(alone.attempts)")
+    }
 }

@@ -140,7 +140,7 @@ extension FetchFailure {
     var isAboutTheAnswer: Bool {
         switch self {
         case .httpStatus(let code): code < 500
-        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError: true
+        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError, .staleAnswer: true
         // A block page answers the client, not the path: the plain request would get it too.
         case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage: false
         }

@@ -11,7 +11,7 @@ extension FetchFailure {
         case .httpStatus, .exchangeError, .unauthorized, .htmlPage: .http
         case .rateLimited: .rateLimited
         case .geoRestricted: .geoRestricted
-        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice: .invalid
+        case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .staleAnswer: .invalid
         }
     }
 }

@@ -3,6 +3,9 @@ public struct FetchRound: Sendable, Hashable {
     public var attempts: [SourceAttempt]
     /// How long each source that was asked took to answer or fail.
     public var latencies: [SourceName: Duration]
+    /// Answers already stale when they came, in chain order: each is its venue's failure
+    /// (`FetchFailure.staleAnswer`), and the first is served only when no venue answered.
+    public var lateAnswers: [VenueAnswer] = []
 
     public init(attempts: [SourceAttempt], latencies: [SourceName: Duration] = [:]) {
         self.attempts = attempts
@@ -23,6 +26,9 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     public let sources: [any PriceSource]
     public let timeout: Duration
     public let clock: C
+    /// How old an answer already is when it comes, when that is older than it may be (nil:
+    /// fresh enough). Unset, every answer is taken.
+    public var staleOnArrival: (@Sendable (SourceQuote) -> Duration?)?
 
     public init(sources: [any PriceSource], timeout: Duration, clock: C) {
         self.sources = sources
@@ -42,6 +48,11 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
             let started = clock.now
             let attempt = await fetchWithTimeout(source)
             round.latencies[source.name] = started.duration(to: clock.now)
+            if case .succeeded(let name, let quote) = attempt, let age = staleOnArrival?(quote) {
+                round.attempts.append(.failed(name, .staleAnswer(age: age)))
+                round.lateAnswers.append(VenueAnswer(source: name, quote: quote))
+                continue
+            }
             round.attempts.append(attempt)
             if case .succeeded = attempt { break }
         }

@@ -20,6 +20,9 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case exchangeError(String)
     /// The venue wants a valid API key (HTTP 401, or an HTTP-200 error object about the key).
     case unauthorized(String)
+    /// The answer was already older than STALE_AFTER when it came (a cache, or a venue whose
+    /// price lags): the chain asks the next venue, and serves this one only if none does better.
+    case staleAnswer(age: Duration)
 
     /// How long a rate-limited venue rests when it names no time of its own.
     public static let defaultRateLimitPause = Duration.seconds(60)
@@ -40,6 +43,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidPrice(let error): error.description
         case .exchangeError(let message): "exchange error: \(message.prefix(120))"
         case .unauthorized(let message): "API key refused: \(message.prefix(120))"
+        case .staleAnswer(let age): "answered a quote \(age.wholeMilliseconds / 1000) s old (cached or lagging)"
         }
     }
 

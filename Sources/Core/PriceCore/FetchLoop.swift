@@ -157,7 +157,8 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
             let reading: PolledReading?
             switch mode {
             case .fallback:
-                reading = round.answers.first.map { PolledReading($0.quote, from: $0.source) }
+                // An answer stale on arrival only when no venue did better.
+                reading = (round.answers.first ?? round.lateAnswers.first).map { PolledReading($0.quote, from: $0.source) }
             case .consensus(let rule):
                 let evaluated = Consensus.evaluate(round.answers, rule: rule)
                 outcome = evaluated
@@ -187,7 +188,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 deadline = now.advanced(by: wait)
             }
-            let day = mode == .fallback ? round.answers.first?.quote.day : nil
+            let day = mode == .fallback ? (round.answers.first ?? round.lateAnswers.first)?.quote.day : nil
             await handle(CycleReport(reading: reading, day: day, attempts: round.attempts, events: events,
                                      failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }

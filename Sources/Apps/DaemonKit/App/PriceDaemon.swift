@@ -116,8 +116,15 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let ports = self.ports, ledger = ports.directory.ledger
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
+            var fetcher = FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock)
+            let staleAfter = plan.stalenessPolicy.staleAfter, wallClock = ports.wallClock
+            // Dated as the intake dates it: an answer already stale is that venue's failure.
+            fetcher.staleOnArrival = { answer in
+                let age = ExchangeTime.stamp(origin: answer.originTime, cacheAge: answer.cacheAge, receivedAt: wallClock.now()).ageOnArrival
+                return age > staleAfter ? age : nil
+            }
             var loop = FetchLoop(
-                fetcher: FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock),
+                fetcher: fetcher,
                 schedule: FetchSchedule(interval: plan.interval, maximumBackoff: maximumBackoff),
                 wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
             )
