@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
     double reference = 0;
     for (int c = 0; c < ncmd; c++) {
         qsort(t + c * runs, runs, sizeof(double), cmp);
-        double median = t[c * runs + runs / 2], p90 = t[c * runs + runs * 9 / 10];
+        double median = t[c * runs + runs / 2], p90 = t[c * runs + runs * 9 / 10], p99 = t[c * runs + runs * 99 / 100];
         if (c == 0) reference = median;
-        printf("%-40s median %6.3f ms  p90 %6.3f ms  ratio %.2f  failures %d\n", cmds[c][0], median * 1e3, p90 * 1e3, median / reference, failures[c]);
+        printf("%-40s median %6.3f ms  p90 %6.3f ms  p99 %6.3f ms  ratio %.2f  failures %d\n", cmds[c][0], median * 1e3, p90 * 1e3, p99 * 1e3, median / reference, failures[c]);
     }
     return 0;
 }

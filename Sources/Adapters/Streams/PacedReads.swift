@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOPosix
 import PriceCore
@@ -34,15 +35,27 @@ public final class PacedReads: StreamBacklog {
 
     var isWatched: Bool { audience.withLock { $0 }() }
 
-    public func catchUp() { visit(watcherJoins: false) }
+    public func catchUp() { catchUp(waitingAtMost: Self.catchUpWait) }
 
-    public func watcherJoins() { visit(watcherJoins: true) }
+    /// `catchUp()` with its wait given; false when a loop was still busy after it, so the
+    /// caller went on without its read (which follows on the loop).
+    @discardableResult
+    public func catchUp(waitingAtMost wait: DispatchTimeInterval) -> Bool { visit(watcherJoins: false, wait: wait) }
+
+    public func watcherJoins() { visit(watcherJoins: true, wait: Self.catchUpWait) }
+
+    /// How long a reply from another thread waits for a stream's loop to take what the kernel
+    /// holds: what such a read takes, with room to spare. A loop still busy after it (a venue
+    /// flooding its stream) does the read on its own, and the reply serves what the board holds.
+    public static let catchUpWait = DispatchTimeInterval.milliseconds(2)
 
     /// Runs on each pacer's loop: at once when called there, otherwise handed to the loop and
-    /// waited for (the socket's front door answers on a thread of its own).
+    /// waited for, at most `catchUpWait` (the socket's front door answers on a thread of its own).
     /// Every request comes here: while nothing is behind, that is one lock and no allocation.
-    private func visit(watcherJoins: Bool) {
+    @discardableResult
+    private func visit(watcherJoins: Bool, wait: DispatchTimeInterval) -> Bool {
         let due = pacers.withLock { $0.values.filter { watcherJoins || $0.mark.isBehind(at: $0.loop.now) } }
+        var completed = true
         for registration in due {
             let pacer = registration.pacer
             if registration.loop.inEventLoop {
@@ -51,10 +64,13 @@ public final class PacedReads: StreamBacklog {
                 // Another loop must not block on this one: the read follows as soon as it can.
                 registration.loop.execute { pacer.value.catchUp(watcherJoins: watcherJoins) }
             } else {
-                // Fails only when the loop is shutting down, and the connection goes with it.
-                try? registration.loop.submit { pacer.value.catchUp(watcherJoins: watcherJoins) }.wait()
+                // Fails at once when the loop is shutting down, and the connection goes with it.
+                let done = DispatchSemaphore(value: 0)
+                registration.loop.submit { pacer.value.catchUp(watcherJoins: watcherJoins) }.whenComplete { _ in done.signal() }
+                if done.wait(timeout: .now() + wait) == .timedOut { completed = false }
             }
         }
+        return completed
     }
 
     func register(_ pacer: ReadPacer, on loop: any EventLoop, mark: ReadMark) {

@@ -109,8 +109,8 @@ enum WebSocketConnection {
             ending.record(.givenUp)
             channel.eventLoop.execute {
                 // Upgraded: say goodbye with a close frame; otherwise there is no WebSocket yet.
-                if (try? channel.pipeline.syncOperations.handler(type: StreamFrameHandler.self)) != nil {
-                    StreamFrameHandler.sendClose(.goingAway, on: channel)
+                if let frames = try? channel.pipeline.syncOperations.handler(type: StreamFrameHandler.self) {
+                    frames.goAway()
                 } else {
                     channel.close(promise: nil)
                 }

@@ -14,7 +14,7 @@ struct WebSocketFrameReader {
     struct Frame {
         let fin: Bool
         let kind: Kind
-        /// Unmasked (a server must not mask, but a masked frame is read as the RFC describes).
+        /// As sent: a server never masks (a masked frame fails the connection).
         let payload: ByteBuffer
     }
 
@@ -25,6 +25,10 @@ struct WebSocketFrameReader {
         case longControlFrame
         case reservedBits
         case reservedOpcode(UInt8)
+        /// RFC 6455, 5.1: a client must fail the connection on a masked frame from the server.
+        case masked
+        /// RFC 6455, 5.2: a 64-bit length's most significant bit must be 0.
+        case lengthTopBit
 
         var code: WebSocketErrorCode { self == .tooLarge ? .messageTooLarge : .protocolError }
     }
@@ -49,9 +53,8 @@ struct WebSocketFrameReader {
         }
         while buffer.readableBytes > 0 {
             guard let header = try header(at: buffer.readerIndex, in: buffer),
-                  var payload = buffer.getSlice(at: buffer.readerIndex + header.size, length: header.length) else { break }
+                  let payload = buffer.getSlice(at: buffer.readerIndex + header.size, length: header.length) else { break }
             buffer.moveReaderIndex(forwardBy: header.size + header.length)
-            if let mask = header.mask { payload.webSocketUnmask(mask) }
             guard frame(Frame(fin: header.fin, kind: header.kind, payload: payload)) else { return }
         }
         if buffer.readableBytes > 0 { partial = buffer }
@@ -60,9 +63,8 @@ struct WebSocketFrameReader {
     private struct Header {
         let fin: Bool
         let kind: Kind
-        let mask: WebSocketMaskingKey?
         let length: Int
-        /// The header's own bytes: 2, then 2 or 8 more for a longer length, and 4 for a mask.
+        /// The header's own bytes: 2, then 2 or 8 more for a longer length.
         let size: Int
     }
 
@@ -80,11 +82,13 @@ struct WebSocketFrameReader {
             size += 2
         case 127:
             guard let word = buffer.getInteger(at: index + 2, as: UInt64.self) else { return nil }
+            guard word >> 63 == 0 else { throw .lengthTopBit }
             length = word
             size += 8
         case let short:
             length = UInt64(short)
         }
+        guard second & 0x80 == 0 else { throw .masked }
         guard length <= UInt64(maximumFrame) else { throw .tooLarge }
         let fin = first & 0x80 != 0
         guard first & 0x70 == 0 else { throw .reservedBits }
@@ -101,13 +105,7 @@ struct WebSocketFrameReader {
         let isControl = first & 0x08 != 0
         guard !isControl || fin else { throw .fragmentedControlFrame }
         guard !isControl || length <= 125 else { throw .longControlFrame }
-        var mask: WebSocketMaskingKey?
-        if second & 0x80 != 0 {
-            guard let key = buffer.getBytes(at: index + size, length: 4) else { return nil }
-            mask = WebSocketMaskingKey(key)
-            size += 4
-        }
-        return Header(fin: fin, kind: kind, mask: mask, length: Int(length), size: size)
+        return Header(fin: fin, kind: kind, length: Int(length), size: size)
     }
 }
 
@@ -119,6 +117,8 @@ extension WebSocketFrameReader.Problem: CustomStringConvertible {
         case .longControlFrame: "a control frame over 125 bytes"
         case .reservedBits: "a frame with reserved bits set"
         case .reservedOpcode(let opcode): "a frame with the reserved opcode \(opcode)"
+        case .masked: "a masked frame, which only a client may send"
+        case .lengthTopBit: "a 64-bit length with its top bit set"
         }
     }
 }

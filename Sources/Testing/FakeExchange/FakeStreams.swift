@@ -122,12 +122,14 @@ final class FakeStreamHandler: ChannelInboundHandler {
             }
         case .frames(let frames):
             for frame in frames { send(frame, context: context) }
-        case .pingFlood(let price, let seconds):
+        case .pingFlood(let price, let seconds, let readsPongs):
             pushTrade(price, context: context)
-            // Never read, and a small receive buffer (no autotuning to 32 MB on loopback): a
-            // client that answers every ping soon fills the kernel and then holds its pongs itself.
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-            context.channel.setOption(ChannelOptions.socketOption(.so_rcvbuf), value: 4096).whenComplete { _ in }
+            if !readsPongs {
+                // Never read, and a small receive buffer (no autotuning to 32 MB on loopback): a
+                // client that answers every ping soon fills the kernel and then holds its pongs itself.
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+                context.channel.setOption(ChannelOptions.socketOption(.so_rcvbuf), value: 4096).whenComplete { _ in }
+            }
             floodUntil = .now() + .seconds(Int64(seconds))
             flood(context: context)
         case .trades(_, let perSecond):

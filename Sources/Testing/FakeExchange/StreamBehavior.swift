@@ -22,15 +22,18 @@ public enum StreamBehavior: Sendable, Equatable {
     case clockTrades(perSecond: Int)
     /// One trade at this price, then pings as fast as the client takes them for this long,
     /// never reading what the client sends (its pongs pile up on its side, if it lets them).
-    case pingFlood(price: String, seconds: Int)
+    /// With `readsPongs`, the client's pongs are read (and dropped) as they come.
+    case pingFlood(price: String, seconds: Int, readsPongs: Bool = false)
 
-    /// `trades P1,P2 RATE`, `clock RATE`, `pingflood PRICE SECONDS`, `silent`, `refuse STATUS` (the control endpoint's body).
+    /// `trades P1,P2 RATE`, `clock RATE`, `pingflood PRICE SECONDS [read]`, `silent`, `refuse STATUS` (the control endpoint's body).
     public init?(command: String) {
         let words = command.split(separator: " ").map(String.init)
         switch (words.first, words.count) {
         case ("trades", 3): guard let rate = Int(words[2]) else { return nil }; self = .trades(prices: words[1].split(separator: ",").map(String.init), perSecond: rate)
         case ("clock", 2): guard let rate = Int(words[1]) else { return nil }; self = .clockTrades(perSecond: rate)
-        case ("pingflood", 3): guard let seconds = Int(words[2]) else { return nil }; self = .pingFlood(price: words[1], seconds: seconds)
+        case ("pingflood", 3), ("pingflood", 4):
+            guard let seconds = Int(words[2]), words.count == 3 || words[3] == "read" else { return nil }
+            self = .pingFlood(price: words[1], seconds: seconds, readsPongs: words.count == 4)
         case ("silent", 1): self = .silent
         case ("heartbeats", 1): self = .heartbeatsOnly
         case ("hang", 1): self = .hangUpgrade
