@@ -29,10 +29,12 @@ struct MempoolTests {
     @Test func anUndatedAnswerIsDatedByHTTP() throws {
         let quote = try MempoolAPI.parse(ExchangeResponse(status: 200, body: #"{"time":0,"USD":85866}"#))
         #expect(quote.originTime == nil, "time 0 is \"never updated\", not 1970")
-        let dated = quote.dated(httpDate: Timestamp(millisecondsSinceEpoch: 5_000), cacheAge: .seconds(2))
+        let dated = quote.dated(httpDate: Timestamp(millisecondsSinceEpoch: 5_000), cacheAge: .seconds(2), cached: true)
         #expect(dated.originTime == Timestamp(millisecondsSinceEpoch: 5_000) && dated.cacheAge == .seconds(2) && dated.price == quote.price)
-        let own = try MempoolAPI.parse(VenueParserTests.fixture("mempool-prices")).dated(httpDate: Timestamp(millisecondsSinceEpoch: 5_000), cacheAge: .zero)
+        #expect(dated.venueClock == nil, "a cache's Date says nothing of the venue's clock now")
+        let own = try MempoolAPI.parse(VenueParserTests.fixture("mempool-prices")).dated(httpDate: Timestamp(millisecondsSinceEpoch: 5_000), cacheAge: .zero, cached: false)
         #expect(own.originTime == Timestamp(millisecondsSinceEpoch: 1_763_740_800_000), "the venue's own time wins over Date")
+        #expect(own.venueClock == Timestamp(millisecondsSinceEpoch: 5_000), "while the Date of a direct answer is the venue's clock")
     }
 
     @Test("the public instance is asked at most every 10 s, someone's own at the interval", arguments: [

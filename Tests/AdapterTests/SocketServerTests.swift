@@ -164,7 +164,9 @@ struct SocketServerTests {
     /// One UID (this test's) may hold only its share, even of a tiny cap: 8 places, one of
     /// them reserved for others, so 7. Two real UIDs are in FairnessEndToEndTests.
     @Test func connectionsOverAUsersShareAreTurnedAwayWithTheReason() async throws {
-        let running = try await RunningServer(limits: ServerLimits(maximumConnections: 8, connectionsPerUser: 100))
+        // A clock that stands still: the held connections send nothing, and on a busy machine
+        // the 5 s request limit could close some before the seventh is in.
+        let running = try await RunningServer(limits: ServerLimits(maximumConnections: 8, connectionsPerUser: 100), clock: ManualClock())
         let held = try (0..<7).map { _ in try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000) }
         try await waitFor { running.server.openConnections == 7 }
         let reply = try running.ask("ping\n")

@@ -21,6 +21,7 @@ struct StreamLineupTests {
         let lineup: StreamLineup<ManualClock.Instant>
         let board: PriceBoard<ManualClock>
         let clock: ManualClock
+        let wallClock: ManualWallClock
         let logs: LogRecorder
         /// The watch lines the intake's publisher sent, one per change.
         let lines: Awaitable<[String]>
@@ -40,13 +41,14 @@ struct StreamLineupTests {
             for _ in 0..<seconds {
                 _ = await clock.waitForSleepers(sleepers)
                 clock.advance(by: .seconds(1))
+                wallClock.advance(milliseconds: 1_000)
             }
             _ = await clock.waitForSleepers(sleepers)
         }
     }
 
     func start(_ streams: [(SourceName, ScriptedPriceStream)], policy: Policy = Policy()) async throws -> Running {
-        let (board, clock, _) = makeBoard(staleAfter: .seconds(60))
+        let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(60))
         let lineup = try #require(StreamLineup(streams.map { name, stream in
             .init(connection: stream, state: StreamState(venue: name, link: StreamLink(policy: policy, now: clock.now)))
         }))
@@ -56,7 +58,7 @@ struct StreamLineupTests {
         let service = StreamService(lineup: lineup, intake: intake, ledger: SourceLedger(),
                                     restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: logger),
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
-        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() })
+        return Running(lineup: lineup, board: board, clock: clock, wallClock: wallClock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 
     @Test func aStalledStreamHandsOverToRESTThenReconnectsAfterItsRest() async throws {

@@ -87,7 +87,10 @@ struct StreamServiceTests {
         #expect(running.state(0).phase == .live(since: opened.advanced(by: .seconds(60)), lastMessage: running.clock.now),
                 "the replacement carries the stream, with its own age")
         #expect(running.lineup.report(at: running.clock.now).connections == 2)
-        #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
+        // The board's wall clock is fixed in 2025 while the fake stamps trades with the real
+        // time: that the host clock is behind the venue's is true here, and beside the point.
+        let outages = running.warnings.filter { !$0.hasPrefix("the host clock is") }
+        #expect(outages.isEmpty, "a rotation is not an outage: \(running.warnings)")
         #expect(running.infos.filter { !$0.hasPrefix("first quote") } == ["streaming trades from binance; polling rests"])
         #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(59))

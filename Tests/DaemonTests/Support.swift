@@ -8,5 +8,5 @@ import PriceCore
 func makeReplies<C: Clock>(_ board: PriceBoard<C>, backlog: (any StreamBacklog)? = nil,
                            metrics: PrometheusExporter = PrometheusExporter()) throws -> DaemonReplies<C, SourcePlan> {
     DaemonReplies(board: board, directory: SourceDirectory(plan: try SourcePlan(try SettingsLoader.load(.init(environment: [:])))),
-                  backlog: backlog, exposition: { metrics.exposition(quote: $0, state: $1, currency: $2) })
+                  backlog: backlog, exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) })
 }

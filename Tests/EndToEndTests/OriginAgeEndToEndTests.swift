@@ -62,4 +62,35 @@ struct OriginAgeEndToEndTests {
         #expect(calm.stdout.contains("https://mempool.space/api/v1/prices") && calm.stdout.contains("at most one call every 10s"), "\(calm.stdout)")
         await exchange.shutdown()
     }
+
+    /// A host clock an hour ahead of the venues', as the daemon sees it from its start: the
+    /// venues' `Date` an hour behind. (A step while it runs is tested on injected clocks, in
+    /// HostClockTests: libfaketime hides a Swift program's arguments.)
+    @Test func aHostClockAnHourAheadKeepsAnswersFreshAndSaysSo() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.binance, .price("100000.5"))
+        exchange.setClock(behindBySeconds: 3_600)
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("the warning", context: { daemon.log }) {
+            daemon.log.contains("the host clock is 3,600 s ahead of the venues' clocks; ages are corrected; check NTP (systemd-timesyncd)")
+        }
+        exchange.set(.binance, .price("100001.5"))
+        try await until("the new price") { try await daemon.ctl("price").stdout == "100001.5\n" }
+        let served = try await status(daemon)
+        let seconds = try #require(age(served), "no age in \(served.encoded)")
+        #expect(served["state"]?.stringValue == "fresh" && seconds <= 1.3, "an answer made now, on a host an hour ahead: \(served.encoded)")
+        let metrics = try await daemon.ctl("metrics").stdout
+        let offset = metrics.split(separator: "\n").first { $0.hasPrefix("btcpriced_clock_offset_seconds ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        #expect(offset.map { $0 > 3_599 && $0 < 3_602 } == true, "btcpriced_clock_offset_seconds: \(String(describing: offset))")
+
+        // The venues' clocks come right (as the host's would after NTP): said once, ages as they are.
+        exchange.setClock(behindBySeconds: 0)
+        exchange.set(.binance, .price("100002.5"))
+        try await until("the clock agrees again", context: { daemon.log }) { daemon.log.contains("the host clock agrees with the venues' clocks again") }
+        let warnings = daemon.log.components(separatedBy: "the host clock is 3,600 s ahead").count - 1
+        #expect(warnings == 1, "one warning, however many answers: \(warnings)")
+        await exchange.shutdown()
+    }
 }

@@ -86,7 +86,7 @@ public struct HTTPPriceSource: PriceSource {
             if Task.isCancelled { throw CancellationError() }
             throw Self.failure(for: error, timeout: requestTimeout)
         }
-        return try parse(response).dated(httpDate: response.date, cacheAge: response.age)
+        return try parse(response).dated(httpDate: response.date, cacheAge: response.age, cached: response.cached)
     }
 
     /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on.

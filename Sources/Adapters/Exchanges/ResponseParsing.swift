@@ -13,6 +13,9 @@ public struct ExchangeResponse: Sendable {
     public let date: Timestamp?
     /// The HTTP `Age`: how long caches held the answer; zero without one.
     public let age: Duration
+    /// Whether a cache held the answer at all (an `Age` came, even `Age: 0`): its `Date` may
+    /// then be the cache's copy of the origin's, so it says nothing of the venue's clock now.
+    public let cached: Bool
     /// The body parsed once, read both for a venue's error object and for its answer.
     let parsed: Result<JSONValue, FetchFailure>
     /// An HTML page (a block, captcha or portal) rather than the venue's JSON.
@@ -25,6 +28,7 @@ public struct ExchangeResponse: Sendable {
         self.body = body
         self.date = date.flatMap { Timestamp(httpDate: String($0.trimmingBlanks)) }
         self.age = ResponseChecks.age(age)
+        cached = age != nil
         self.parsed = ResponseChecks.parse(body)
     }
 

@@ -5,6 +5,7 @@ public enum MetricHelp {
         "btcpriced_build_info": "Always 1; the version label says which btcpriced runs.",
         "btcpriced_price": "The latest BTC price as exact decimal text, by source and the asset it is quoted in.",
         "btcpriced_last_update_timestamp_seconds": "Unix time the daemon received the latest quote.",
+        "btcpriced_clock_offset_seconds": "How far the host clock is ahead of the venues' clocks (negative: behind), from the quickest direct answers of the last 10 minutes; beyond 2 s, ages are corrected by it.",
         "btcpriced_stale": "1 when the latest quote is older than BTCPRICED_STALE_AFTER or there is none, else 0.",
         "btcpriced_source_up": "1 when the source answered its last call, 0 when it failed or is cooling down.",
         "btcpriced_fetch_duration_seconds": "Time of each price request to a venue, answered or not.",

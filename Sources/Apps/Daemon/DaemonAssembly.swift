@@ -37,7 +37,7 @@ public enum DaemonAssembly {
                 QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: replies, version: version, limits: serverLimits,
                                                                 clock: clock, logger: logger, group: group))
             },
-            exposition: { metrics.exposition(quote: $0, state: $1, currency: $2) },
+            exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) },
             notifier: notifier, watchdogInterval: watchdogInterval, logger: logger, serviceLogger: serviceLogger,
             persistInterval: persistInterval, work: work)
     }

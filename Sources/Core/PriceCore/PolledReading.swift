@@ -35,8 +35,13 @@ public struct PolledReading: Sendable, Hashable {
 
     /// The quote served for it when it arrives at `wallTime`, and how old it already was then.
     public func stamped(receivedAt wallTime: Timestamp) -> (quote: Quote, ageOnArrival: Duration) {
-        let stamps = origins.map { ExchangeTime.stamp(origin: $0.time, cacheAge: $0.cacheAge, receivedAt: wallTime) }
-        let oldest = stamps.max { $0.ageOnArrival < $1.ageOnArrival } ?? (wallTime, .zero)
+        stamped(receivedAt: wallTime) { ExchangeTime.stamp(origin: $0.time, cacheAge: $0.cacheAge, receivedAt: wallTime) }
+    }
+
+    /// The same, each answer dated by `date` (the daemon's, which knows the host clock's offset).
+    public func stamped(receivedAt wallTime: Timestamp,
+                        dating date: (AnswerOrigin) -> (timestamp: Timestamp, ageOnArrival: Duration)) -> (quote: Quote, ageOnArrival: Duration) {
+        let oldest = origins.map(date).max { $0.ageOnArrival < $1.ageOnArrival } ?? (wallTime, .zero)
         return (Quote(price: price, currency: currency, symbol: symbol, source: source, timestamp: oldest.timestamp,
                       contributors: contributors, spread: spread), oldest.ageOnArrival)
     }
@@ -46,13 +51,16 @@ public struct PolledReading: Sendable, Hashable {
 public struct AnswerOrigin: Sendable, Hashable {
     public let time: Timestamp?
     public let cacheAge: Duration
+    /// The venue's clock as the answer left it (`SourceQuote.venueClock`).
+    public let venueClock: Timestamp?
 
-    public init(time: Timestamp?, cacheAge: Duration = .zero) {
+    public init(time: Timestamp?, cacheAge: Duration = .zero, venueClock: Timestamp? = nil) {
         self.time = time
         self.cacheAge = cacheAge
+        self.venueClock = venueClock
     }
 
     public init(_ answer: SourceQuote) {
-        self.init(time: answer.originTime, cacheAge: answer.cacheAge)
+        self.init(time: answer.originTime, cacheAge: answer.cacheAge, venueClock: answer.venueClock)
     }
 }

@@ -28,9 +28,13 @@ public struct SourceQuote: Sendable, Hashable {
     /// How long caches held the answer (HTTP `Age`): it is at least this old on arrival, even
     /// when a cache dates it anew.
     public let cacheAge: Duration
+    /// The venue's clock as the answer left it, where the answer says so directly: the HTTP
+    /// `Date` of a response no cache held (no `Age`). It tells how far the host clock is off
+    /// (`HostClockOffset`), never how old the price is: a ticker's time may be a minute old.
+    public let venueClock: Timestamp?
 
     public init(price: Price, symbol: String, quoteAsset: String, pauseRequested: Duration? = nil, day: DayRange? = nil,
-                originTime: Timestamp? = nil, cacheAge: Duration = .zero) {
+                originTime: Timestamp? = nil, cacheAge: Duration = .zero, venueClock: Timestamp? = nil) {
         self.price = price
         self.symbol = symbol
         self.quoteAsset = quoteAsset
@@ -38,12 +42,14 @@ public struct SourceQuote: Sendable, Hashable {
         self.day = day
         self.originTime = originTime
         self.cacheAge = cacheAge
+        self.venueClock = venueClock
     }
 
-    /// The same answer with the HTTP exchange's times: `date` unless the venue dated it itself.
-    public func dated(httpDate date: Timestamp?, cacheAge: Duration) -> SourceQuote {
+    /// The same answer with the HTTP exchange's times: `date` unless the venue dated it itself;
+    /// `date` is the venue's clock when no cache held the answer (`cached` says whether an `Age` came).
+    public func dated(httpDate date: Timestamp?, cacheAge: Duration, cached: Bool) -> SourceQuote {
         SourceQuote(price: price, symbol: symbol, quoteAsset: quoteAsset, pauseRequested: pauseRequested, day: day,
-                    originTime: originTime ?? date, cacheAge: cacheAge)
+                    originTime: originTime ?? date, cacheAge: cacheAge, venueClock: cached ? nil : date)
     }
 }
 

@@ -46,21 +46,29 @@ public enum ExchangeTime {
     /// the quote is stamped with the local time instead (it cannot be newer than now).
     public static let aheadTolerance: Int64 = 2_000
 
-    /// The quote's timestamp and its age on arrival.
-    public static func stamp(_ stamp: TradeStamp?, receivedAt wallTime: Timestamp) -> (timestamp: Timestamp, ageOnArrival: Duration) {
-        self.stamp(origin: stamp?.time, receivedAt: wallTime)
+    /// The quote's timestamp and its age on arrival; `hostAhead` is how far the host clock is
+    /// ahead of the venues' (`HostClockOffset.correction`).
+    public static func stamp(_ stamp: TradeStamp?, receivedAt wallTime: Timestamp, hostAhead: Duration = .zero) -> (timestamp: Timestamp, ageOnArrival: Duration) {
+        self.stamp(origin: stamp?.time, receivedAt: wallTime, hostAhead: hostAhead)
     }
 
     /// The same for a REST answer: its age is the larger of the time since its origin's date and
     /// how long caches held it (RFC 9111 §4.2.3), so a cached answer is never fresher than it is,
-    /// whether the cache kept the origin's `Date` or set its own.
-    public static func stamp(origin: Timestamp?, cacheAge: Duration = .zero, receivedAt wallTime: Timestamp) -> (timestamp: Timestamp, ageOnArrival: Duration) {
+    /// whether the cache kept the origin's `Date` or set its own. The age counts on the venues'
+    /// clock (the host's less `hostAhead`); the timestamp is on the host's, as every other time
+    /// the daemon shows.
+    public static func stamp(origin: Timestamp?, cacheAge: Duration = .zero, receivedAt wallTime: Timestamp,
+                             hostAhead: Duration = .zero) -> (timestamp: Timestamp, ageOnArrival: Duration) {
         let cacheMilliseconds = cacheAge.wholeMilliseconds
-        guard let origin, origin.millisecondsSinceEpoch <= wallTime.millisecondsSinceEpoch + aheadTolerance else {
+        let venueTime = wallTime.adding(milliseconds: -hostAhead.wholeMilliseconds)
+        guard let origin, origin.millisecondsSinceEpoch <= venueTime.millisecondsSinceEpoch + aheadTolerance else {
             return (wallTime.adding(milliseconds: -cacheMilliseconds), .milliseconds(cacheMilliseconds))
         }
-        let sinceOrigin = max(0, wallTime.milliseconds(since: origin))
-        guard cacheMilliseconds > sinceOrigin else { return (origin, .milliseconds(sinceOrigin)) }
+        // Up to the tolerance ahead of the venues' time now is age zero.
+        let sinceOrigin = max(0, venueTime.milliseconds(since: origin))
+        guard cacheMilliseconds > sinceOrigin else {
+            return (origin.adding(milliseconds: hostAhead.wholeMilliseconds), .milliseconds(sinceOrigin))
+        }
         return (wallTime.adding(milliseconds: -cacheMilliseconds), .milliseconds(cacheMilliseconds))
     }
 }

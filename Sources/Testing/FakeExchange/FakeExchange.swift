@@ -29,6 +29,9 @@ public final class FakeExchange: Sendable {
         var requests: [RecordedRequest] = []
         /// What Binance reports as the weight used this minute; nil counts 2 per request.
         var binanceWeight: Int?
+        /// How far the venues' clocks (their `Date`) are behind the host's: a host clock that is
+        /// ahead, as the daemon sees it.
+        var clockBehind = 0
         var streamBehaviors: [Market: StreamBehavior] = [:]
         var streamConnections: [Market: Int] = [:]
         var openStreams: [Market: Int] = [:]
@@ -187,6 +190,13 @@ public final class FakeExchange: Sendable {
         mutate { $0.openStreams[market, default: 1] -= 1 }
     }
 
+    /// Sets the venues' `Date` `seconds` behind the host clock (0: right).
+    public func setClock(behindBySeconds seconds: Int) {
+        state.withLockedValue { $0.clockBehind = seconds }
+    }
+
+    var clockBehind: Int { state.withLockedValue { $0.clockBehind } }
+
     public func setBinanceWeight(_ weight: Int?) {
         state.withLockedValue { $0.binanceWeight = weight }
     }
@@ -271,7 +281,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
                                          currency: Market.currency(path: path, query: query), path: path)
         if market == .binance { response.headers.append(("X-MBX-USED-WEIGHT-1M", String(weight))) }
         if market == .cryptocompare { response.headers.append(("Cache-Control", "max-age=10")) }
-        if response.date == nil { response.date = WallClock.httpDate(seconds: dated) }
+        if response.date == nil { response.date = WallClock.httpDate(seconds: dated - Int64(exchange.clockBehind)) }
         switch behavior {
         case .hang:
             return

@@ -7,17 +7,20 @@ import WireProtocol
 /// behind the wire, even while nobody watches and the stream is read less often.
 public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration {
     /// Renders the metrics exposition with the families read off the board at each scrape:
-    /// the quote (exact), the freshness state and the configured currency.
-    public typealias Exposition = @Sendable (_ quote: Quote?, _ state: FreshnessState, _ currency: String) -> String
+    /// the quote (exact), the freshness state, the configured currency and the host clock's
+    /// offset from the venues' (nil before any direct answer).
+    public typealias Exposition = @Sendable (_ quote: Quote?, _ state: FreshnessState, _ currency: String, _ clockOffset: Duration?) -> String
 
     public let board: PriceBoard<C>
     public let directory: SourceDirectory<Plan, C.Instant>
     private let exposition: Exposition
     private let backlog: (any StreamBacklog)?
+    private let hostClock: HostClockWatch<C>?
 
     public init(board: PriceBoard<C>, directory: SourceDirectory<Plan, C.Instant>, backlog: (any StreamBacklog)? = nil,
-                exposition: @escaping Exposition) {
+                hostClock: HostClockWatch<C>? = nil, exposition: @escaping Exposition) {
         self.board = board
+        self.hostClock = hostClock
         self.directory = directory
         self.backlog = backlog
         self.exposition = exposition
@@ -59,6 +62,6 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
 
     public func metricsReply() -> String {
         backlog?.catchUp()
-        return exposition(board.quote, board.freshness().state, board.currency)
+        return exposition(board.quote, board.freshness().state, board.currency, hostClock?.estimate)
     }
 }

@@ -28,7 +28,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let logger = ports.logger, directory = ports.directory, plan = directory.current
         let board = PriceBoard(currency: plan.currency, policy: plan.stalenessPolicy, clock: ports.clock, wallClock: ports.wallClock)
         self.board = board
-        replies = DaemonReplies(board: board, directory: directory, backlog: ports.streamBacklog, exposition: ports.exposition)
+        let hostClock = HostClockWatch(clock: ports.clock, wallClock: ports.wallClock, logger: logger)
+        replies = DaemonReplies(board: board, directory: directory, backlog: ports.streamBacklog, hostClock: hostClock, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
         let watched: @Sendable () -> Bool = { server.watcherCount > 0 }
@@ -37,7 +38,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         ports.streamBacklog?.attach(audience: watched)
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
-                             streamGate: ports.streams?.gate ?? .closed, logger: logger)
+                             streamGate: ports.streams?.gate ?? .closed, hostClock: hostClock, logger: logger)
         QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
         history = HistorySaver(store: ports.historyStore, work: ports.work, logger: logger)
         await history.restore(into: intake)
@@ -117,10 +118,10 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
             var fetcher = FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock)
-            let staleAfter = plan.stalenessPolicy.staleAfter, wallClock = ports.wallClock
+            let staleAfter = plan.stalenessPolicy.staleAfter, hostClock = intake.hostClock
             // Dated as the intake dates it: an answer already stale is that venue's failure.
             fetcher.staleOnArrival = { answer in
-                let age = ExchangeTime.stamp(origin: answer.originTime, cacheAge: answer.cacheAge, receivedAt: wallClock.now()).ageOnArrival
+                let age = hostClock.stamp(origin: answer.originTime, cacheAge: answer.cacheAge, venueClock: answer.venueClock).ageOnArrival
                 return age > staleAfter ? age : nil
             }
             var loop = FetchLoop(

@@ -17,23 +17,27 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// quote does not replace a streamed one.
     private let streamGate: StreamGate<C.Instant>
     private let logger: Logger
+    /// Dates every answer, polled or streamed, against the venues' clocks.
+    public let hostClock: HostClockWatch<C>
     private let firstQuoteLogged = Mutex(false)
 
     public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister,
-                streamGate: StreamGate<C.Instant> = .closed, logger: Logger) {
+                streamGate: StreamGate<C.Instant> = .closed, hostClock: HostClockWatch<C>? = nil, logger: Logger) {
         self.board = board
         self.publisher = publisher
         self.health = health
         self.persister = persister
         self.streamGate = streamGate
         self.logger = logger
+        self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger)
     }
 
     /// A fetch cycle's outcome: its reading, dated here on arrival, and its failures.
     /// Returns whether watchers see a change.
     @discardableResult
     public func accept(_ report: CycleReport) -> Bool {
-        let polled = report.reading?.stamped(receivedAt: board.wallClock.now())
+        let hostClock = self.hostClock
+        let polled = report.reading?.stamped(receivedAt: board.wallClock.now()) { hostClock.stamp(origin: $0.time, cacheAge: $0.cacheAge, venueClock: $0.venueClock) }
         let changed = board.record(report, polled: polled, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now))
         if changed { self.changed() }
         // A polled quote that the board kept out (a stream's trades are newer) is not saved either.
@@ -48,12 +52,16 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// whether watchers see a change.
     @discardableResult
     public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) -> Bool {
-        var newest: (trade: SourceQuote, stamp: TradeStamp?)?
+        // A trade goes out as it happens, so its time is the venue's clock then; a ticker's
+        // close may carry a trade a minute old.
+        var newest: (trade: SourceQuote, stamp: TradeStamp?, venueClock: Timestamp?)?
         var day: DayRange?
         for event in events {
             switch event {
-            case .trade(let trade, let stamp), .tickerClose(let trade, let stamp):
-                if admits(event) { newest = (trade, stamp) }
+            case .trade(let trade, let stamp):
+                if admits(event) { newest = (trade, stamp, stamp?.time) }
+            case .tickerClose(let trade, let stamp):
+                if admits(event) { newest = (trade, stamp, nil) }
             case .dayRange(let range):
                 day = range
             case .alive, .closingSoon:
@@ -61,8 +69,8 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
             }
         }
         guard newest != nil || day != nil else { return false }
-        let quote = newest.map { trade, stamp in
-            let (timestamp, ageOnArrival) = ExchangeTime.stamp(stamp, receivedAt: board.wallClock.now())
+        let quote = newest.map { trade, stamp, venueClock in
+            let (timestamp, ageOnArrival) = hostClock.stamp(origin: stamp?.time, venueClock: venueClock)
             return (quote: Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp),
                     ageOnArrival: ageOnArrival)
         }
