@@ -336,19 +336,9 @@ struct ReadPacerSocketTests {
         defer { close(venue) }
         // An interval of a nanosecond: unread bytes are behind as soon as they arrive, with no
         // wait, while the pacer's own reads stay a second apart (its unwatched cadence).
-        let reads = try #require(PacedReads(interval: .nanoseconds(1)))
-        reads.attach { false }
         let record = Record()
-        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.autoRead, value: false)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(record, answers: false)) }
-            }
-            .withConnectedSocket(pair[0]).get()
+        let (client, reads) = try await pacedClient(on: pair[0], group: MultiThreadedEventLoopGroup.singleton, record: record)
         defer { client.close(promise: nil) }
-        try await client.eventLoop.submit {
-            try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .nanoseconds(1), reads: reads), position: .first)
-        }.get()
         func send(_ text: String) { #expect(write(venue, text, text.utf8.count) == text.utf8.count, "write: errno \(errno)") }
         func text() -> String { record.state.withLock { $0.text } }
 
@@ -426,20 +416,27 @@ struct ReadPacerSocketTests {
         try await group.shutdownGracefully()
     }
 
-    private func catchUpWhileHeld(on group: MultiThreadedEventLoopGroup, venue: CInt, pair: [CInt]) async throws {
+    /// A stream client on `socket`, read by a pacer whose interval is a nanosecond: unread bytes
+    /// are behind as soon as they arrive, while its own reads stay a second apart (nobody watches).
+    private func pacedClient(on socket: CInt, group: any EventLoopGroup, record: Record) async throws -> (any Channel, PacedReads) {
         let reads = try #require(PacedReads(interval: .nanoseconds(1)))
         reads.attach { false }
-        let record = Record()
         let client = try await ClientBootstrap(group: group)
             .channelOption(.autoRead, value: false)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(record, answers: false)) }
             }
-            .withConnectedSocket(pair[0]).get()
-        defer { client.close(promise: nil) }
+            .withConnectedSocket(socket).get()
         try await client.eventLoop.submit {
             try client.pipeline.syncOperations.addHandler(ReadPacer(interval: .nanoseconds(1), reads: reads), position: .first)
         }.get()
+        return (client, reads)
+    }
+
+    private func catchUpWhileHeld(on group: MultiThreadedEventLoopGroup, venue: CInt, pair: [CInt]) async throws {
+        let record = Record()
+        let (client, reads) = try await pacedClient(on: pair[0], group: group, record: record)
+        defer { client.close(promise: nil) }
         let first = "A\n"
         #expect(write(venue, first, 2) == 2)
         #expect(await record.arrivals.until { $0.text.hasSuffix(first) }, "A was read")
