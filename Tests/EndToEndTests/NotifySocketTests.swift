@@ -126,7 +126,9 @@ struct NotifySocketTests {
         defer { ticker.cancel() }
         let notify = try NotifyListener(directory: daemon.directory)
         defer { notify.stop() }
-        let process = try startDaemon(daemon, notify: notify, watchdogMicroseconds: 1_000_000)
+        // 3 s: pings every 1.5 s. With 1 s, a loaded CI host once left a gap of 1.01 s between
+        // pings that the daemon sends on time; what matters is the margin, not the number.
+        let process = try startDaemon(daemon, notify: notify, watchdogMicroseconds: 3_000_000)
         defer { process.stop() }
 
         try await until("READY=1") { notify.all.contains { $0.fields["READY"] == "1" } }
@@ -139,7 +141,7 @@ struct NotifySocketTests {
         let pings = notify.all.filter { $0.fields["WATCHDOG"] == "1" }.map(\.at)
         #expect(notify.all.allSatisfy { $0.kernelTimed }, "some messages carry the time this test read them, not the kernel's")
         for (earlier, later) in zip(pings, pings.dropFirst()) {
-            #expect(later - earlier < .seconds(1), "a watchdog gap of \(later - earlier) would have been a kill")
+            #expect(later - earlier < .seconds(3), "a watchdog gap of \(later - earlier) would have been a kill")
         }
         #expect(pings.count - 1 <= Int((pings.last! - pings.first!) / .milliseconds(250)) + 1, "pings come faster than every 500ms: \(pings)")
         // Age-only updates of the same state are throttled to about one a second (StatusThrottle).

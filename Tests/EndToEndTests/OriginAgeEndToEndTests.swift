@@ -82,7 +82,8 @@ struct OriginAgeEndToEndTests {
         try await until("the new price") { try await daemon.ctl("price").stdout == "100001.5\n" }
         let served = try await status(daemon)
         let seconds = try #require(age(served), "no age in \(served.encoded)")
-        #expect(served["state"]?.stringValue == "fresh" && seconds <= 1.3, "an answer made now, on a host an hour ahead: \(served.encoded)")
+        // Fresh, and its travel's age, not an hour (how long the travel took is the machine's affair).
+        #expect(served["state"]?.stringValue == "fresh" && seconds < 60, "an answer made now, on a host an hour ahead: \(served.encoded)")
         let metrics = try await daemon.ctl("metrics").stdout
         let offset = metrics.split(separator: "\n").first { $0.hasPrefix("btcpriced_clock_offset_seconds ") }.flatMap { Double($0.split(separator: " ")[1]) }
         #expect(offset.map { $0 > 3_599 && $0 < 3_602 } == true, "btcpriced_clock_offset_seconds: \(String(describing: offset))")
