@@ -216,15 +216,15 @@ struct HTTPEndToEndTests {
 }
 
 extension HTTPEndToEndTests {
-    /// The README's fenced block after `<!-- recipe: NAME -->`, with the documented port made `port`.
+    /// docs/HTTP.md's fenced block after `<!-- recipe: NAME -->`, with the documented port made `port`.
     static func recipe(_ name: String, port: Int) throws -> String {
-        let readme = try String(contentsOfFile: DocumentationTests.repository + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: DocumentationTests.repository + "/docs/HTTP.md", encoding: .utf8)
         guard let marker = readme.range(of: "<!-- recipe: \(name) -->\n```"), let open = readme[marker.upperBound...].firstIndex(of: "\n"),
               let close = readme[open...].range(of: "\n```") else { throw POSIXError(.ENOENT) }
         return String(readme[readme.index(after: open)..<close.lowerBound]).replacingOccurrences(of: "127.0.0.1:9843", with: "127.0.0.1:\(port)")
     }
 
-    /// The README's three recipes, run as written against a real daemon.
+    /// docs/HTTP.md's three recipes, run as written against a real daemon.
     @Test(.enabled(if: hasJQ, "skipped: jq is missing (scripts/setup installs it)"))
     func theReadmeRecipesWorkAsWritten() async throws {
         let exchange = try await FakeExchange.start()
@@ -242,11 +242,11 @@ extension HTTPEndToEndTests {
         #expect(attributes.count == 5, "\(sensor)")
         for key in attributes { #expect(try await Self.jq("has(\"\(key)\")", status) == "true", "\(key) in \(status)") }
 
-        // BTCPay: the command prints what the README shows.
+        // BTCPay: the command prints what docs/HTTP.md shows.
         let btcpay = try Self.recipe("btcpay", port: port).split(separator: "\n")
         let command = String(btcpay[0].dropFirst(2)), shown = String(btcpay[1])
         let printed = try await runCommand("/bin/sh", ["-c", command]).stdout
-        #expect(printed == shown + "\n", "\(command)\nprinted \(printed)\nREADME \(shown)")
+        #expect(printed == shown + "\n", "\(command)\nprinted \(printed)\ndocs/HTTP.md \(shown)")
 
         // Waybar: the module's exec, run as Waybar runs it, prints one JSON object per event.
         let module = try Self.recipe("waybar", port: port)
