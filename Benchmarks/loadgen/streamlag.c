@@ -1,6 +1,6 @@
 // Exchange-to-subscriber latency: N clients send "watch\n" to btcpriced, which streams trades
 // from the fake exchange's `clock` behaviour, whose prices carry the moment each trade was
-// sent (100000 + wall-clock microseconds mod 10^8, over 10^6). For every line after the first,
+// sent (114000 + wall-clock microseconds mod 10^8, over 10^6). For every line after the first,
 // lag = arrival - sent; prints count, p50, p99 and max in ms. Usage: streamlag SOCKET CLIENTS SECONDS
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -45,10 +45,10 @@ int main(int argc, char **argv) {
                     long whole = 0, micros = 0; char digits[8] = "";
                     // The daemon prints exact decimals without trailing zeros: pad to 6 digits.
                     int got = sscanf(p + 9, "%ld.%6[0-9]", &whole, digits);
-                    if (got >= 1 && whole >= 100000) {
+                    if (got >= 1 && whole >= 114000) {
                         for (int d = 0; d < 6; d++) micros = micros * 10 + (digits[d] ? digits[d] - '0' : 0);
                         if (got == 1) micros = 0;
-                        long long sent = (long long)(whole - 100000) * 1000000LL + micros;
+                        long long sent = (long long)(whole - 114000) * 1000000LL + micros;
                         long long lag = (arrived - sent + 100000000LL) % 100000000LL;
                         if (count < cap) lags[count++] = lag / 1000.0;
                     }

@@ -60,6 +60,7 @@ struct ConfigTests {
         #expect(settings.maximumDeviation == Decimal(string: "0.01")!)
         #expect(settings.consensusMinimum == 2)
         #expect(settings.consensusIncludesUSDT == false)
+        #expect(settings.confirmMove == Decimal(string: "0.05")!)
         #expect(settings.interval == .seconds(1))
         #expect(settings.timeout == .milliseconds(800))
         #expect(settings.staleAfter == .seconds(10))
@@ -188,11 +189,18 @@ struct ConfigTests {
         (.logLevel, "loud", "unknown log level"),
         (.watchStall, "0", "must be greater than zero"),
         (.watchStall, "2h", "longer than the maximum"),
+        (.confirmMove, "5", "\"5\" is not a percentage like 5% (above 0, at most 50%), or off"),
+        (.confirmMove, "60%", "or off"),
     ])
     func badValues(key: SettingKey, value: String, expected: String) {
         let message = error(env: [key.rawValue: value])
         #expect(message.contains("environment variable \(key.rawValue)"))
         #expect(message.contains(expected))
+    }
+
+    @Test func theConfirmMoveIsAPercentageOrOff() throws {
+        #expect(try load(env: ["BTCPRICED_CONFIRM_MOVE": "OFF"]).confirmMove == nil)
+        #expect(try load(env: ["BTCPRICED_CONFIRM_MOVE": "2.5%"]).confirmMove == Decimal(string: "0.025")!)
     }
 
     @Test func theCurrencyIsAnISOCodeAndTyposGetAHint() throws {

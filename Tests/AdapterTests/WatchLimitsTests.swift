@@ -88,7 +88,9 @@ struct WatchLimitsTests {
     @Test func aWatcherThatFallsBehindAndCatchesUpGetsEveryLineOnceInOrder() async throws {
         let limits = ServerLimits(watchBacklogLimit: 1024 * 1024, watchQueueLimit: 4 * 1024 * 1024, watchSendBuffer: 4096)
         let running = try await RunningServer(limits: limits, clock: ManualClock())
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)  // one deadline for the whole test
+        // One deadline for the whole test, a liveness bound and no speed figure: in a full
+        // parallel suite on two cores the 200 awaited broadcasts have taken over 30 s.
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 180_000)
         try client.send("watch\n")
         #expect(try client.readLine() == #"{"state":"nodata"}"#)
         try await waitFor { running.server.watcherCount == 1 }

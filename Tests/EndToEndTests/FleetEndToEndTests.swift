@@ -66,6 +66,8 @@ struct FleetEndToEndTests {
     func twentyDaemonsBehindNginxCostTheVenueOneRequestASecond() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.coinbase, .price("85866.185"))
+        // Kraken agrees, as real venues do: the fall-through below is then no move to confirm.
+        exchange.set(.kraken, .price("85870.1"))
         let cache = try await Self.startCache(origin: exchange.baseURL)
         defer { cache.stop() }
         try await cache.ready()

@@ -22,7 +22,7 @@ struct HistoryEndToEndTests {
 
     @Test func theDayChangeSurvivesARestartAndTheChartShowsThePath() async throws {
         let exchange = try await FakeExchange.start()
-        exchange.set(.binance, .price("118800"))
+        exchange.setEveryVenue(price: "118800")
         let first = try DaemonProcess(exchangeURL: exchange.baseURL)
         defer { first.stop(); first.removeFiles() }
         try writeDayOfHistory(into: first.stateDirectory)

@@ -78,7 +78,6 @@ struct LeakEndToEndTests {
     @Test(.enabled(if: canRun, "needs root allowed to make network namespaces, ip, unshare and microsocks"))
     func aSocks5hProxyIsTheOnlyWayOutAndTheOnlyResolver() async throws {
         let exchange = try await FakeExchange.start()
-        exchange.set(.coinbase, .price("85866.185"))
         let network = try await SealedNetwork()
         // microsocks in the host's network, with a mount namespace whose /etc/hosts alone knows the venue.
         let port = try freePort()

@@ -87,3 +87,21 @@ struct FallbackFetcherTests {
                 "kept, for a cycle with nothing better: \(alone.attempts)")
     }
 }
+
+extension FallbackFetcherTests {
+    /// A held price is the venue's failure for the cycle: the next venue is asked in the same
+    /// cycle, and its answer is the round's.
+    @Test func aHeldPriceMovesTheChainOnWithinTheCycle() async throws {
+        let binance = StubSource(.binance, [.quote("50000")])
+        let coinbase = StubSource(.coinbase, [.quote("100020")])
+        let check = PriceCheck(confirmMove: 0.05)
+        let last = try Price(parsing: "100000"), now = Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        var fetcher = FallbackFetcher(sources: [binance, coinbase], timeout: .milliseconds(800), clock: ManualClock())
+        fetcher.vet = { venue, answer in check.vet(answer.price, from: venue, last: last, age: .seconds(1), at: now)?.0 }
+        let round = await fetcher.fetch { _ in nil }
+        #expect(round.attempts == [.failed(.binance, .unconfirmedPrice(try Price(parsing: "50000"), last: last)),
+                                   .succeeded(.coinbase, SourceQuote(price: try Price(parsing: "100020"), symbol: "BTCUSD", quoteAsset: "USD"))],
+                "\(round.attempts)")
+        #expect(round.answers.map(\.source) == [.coinbase] && round.lateAnswers.isEmpty)
+    }
+}

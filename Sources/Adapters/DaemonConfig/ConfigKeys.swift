@@ -29,6 +29,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let maximumDeviation = SettingKey("BTCPRICED_MAX_DEVIATION")
     public static let consensusMinimum = SettingKey("BTCPRICED_CONSENSUS_MIN")
     public static let consensusUSDT = SettingKey("BTCPRICED_CONSENSUS_USDT")
+    public static let confirmMove = SettingKey("BTCPRICED_CONFIRM_MOVE")
     public static let stateDirectory = SettingKey("BTCPRICED_STATE_DIR")
     public static let limitsDirectory = SettingKey("BTCPRICED_LIMITS_DIR")
     public static let socket = SettingKey("BTCPRICED_SOCKET")
@@ -57,7 +58,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     static let general: [SettingKey] = [
         sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
         mode, maximumDeviation, consensusMinimum,
-        consensusUSDT, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
+        consensusUSDT, confirmMove, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
         userConnections, userWatchers, proxy, plainHTTPHosts,
     ]
 

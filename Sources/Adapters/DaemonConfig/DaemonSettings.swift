@@ -43,6 +43,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maximumDeviation: Decimal
     public var consensusMinimum: Int
     public var consensusIncludesUSDT: Bool
+    /// A fraction: a larger move from a recent quote waits for a second venue; nil when off.
+    public var confirmMove: Decimal?
     public var stateDirectory: String
     /// Where the instances on this host keep each venue's shared pace; nil for one instance alone.
     public var limitsDirectory: String?
@@ -102,6 +104,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .maximumDeviation: "1%"
         case .consensusMinimum: "2"
         case .consensusUSDT: "no"
+        case .confirmMove: "5%"
         case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
         // The units name it as their second StateDirectory=, shared by every instance.
         case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""

@@ -140,6 +140,7 @@ public enum SettingsLoader {
             maximumDeviation: try value(.maximumDeviation, ValueParsers.percentage),
             consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...input.catalog.count)),
             consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
+            confirmMove: try value(.confirmMove, ValueParsers.percentageOrOff),
             stateDirectory: try nonEmpty(.stateDirectory),
             limitsDirectory: try value(.limitsDirectory, ValueParsers.optionalDirectory),
             socketPath: try nonEmpty(.socket),

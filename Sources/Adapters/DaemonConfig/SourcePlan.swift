@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Exchanges
 import PriceCore
 import WireProtocol
@@ -87,6 +88,8 @@ public struct SourcePlan: Sendable {
                         paces: Dictionary(uniqueKeysWithValues: active.map { ($0.name, limits($0).pace) }),
                         consensusMinimum: settings.consensusMinimum)
     }
+
+    public var confirmMove: Decimal? { settings.confirmMove }
 
     /// How long a live stream may carry no price before REST refreshes the quote.
     public var priceSilenceAfter: Duration {

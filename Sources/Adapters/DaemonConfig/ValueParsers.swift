@@ -233,6 +233,12 @@ enum ValueParsers {
         return .success(value / 100)
     }
 
+    /// `5%`, or `off` for none.
+    static func percentageOrOff(_ text: String) -> Result<Decimal?, InvalidValue> {
+        if text.lowercased() == "off" { return .success(nil) }
+        return percentage(text).map { $0 }.mapError { _ in "\(quoted(text)) is not a percentage like 5% (above 0, at most 50%), or off" }
+    }
+
     static func yesNo(_ text: String) -> Result<Bool, InvalidValue> {
         switch text.lowercased() {
         case "yes", "true", "on", "1": .success(true)

@@ -143,6 +143,8 @@ extension FetchFailure {
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError, .staleAnswer: true
         // A block page answers the client, not the path: the plain request would get it too.
         case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage: false
+        // The daemon's own check of a parsed price; no source reports these.
+        case .unconfirmedPrice, .implausiblePrice: false
         }
     }
 }

@@ -10,6 +10,8 @@ public enum MetricHelp {
         "btcpriced_source_up": "1 when the source answered its last call, 0 when it failed or is cooling down.",
         "btcpriced_fetch_duration_seconds": "Time of each price request to a venue, answered or not.",
         "btcpriced_fetch_failures_total": "Failed price requests by source and reason.",
+        "btcpriced_unconfirmed_prices_total": "Prices a venue sent that moved more than BTCPRICED_CONFIRM_MOVE from a quote under a minute old, held until another venue confirmed them.",
+        "btcpriced_rejected_prices_total": "Prices a venue sent that were not served: more than ten times above or below the last quote, or held and then contradicted by another venue.",
         "btcpriced_rate_limit_used": "Request weight the venue reports as used in its window (Binance X-MBX-USED-WEIGHT-1M).",
         "btcpriced_socket_requests_total": "Requests on the Unix socket by request word (invalid for bad ones).",
         "btcpriced_watch_subscribers": "Clients following the watch stream now.",

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The configured chain as the daemon's logic sees it: which venues are asked and how, how
 /// fresh a quote must be, what the `sources` report lists, and what to tell the operator about
 /// a venue. The configuration's plan conforms to it; a reload hands the daemon a new one.
@@ -12,6 +14,9 @@ public protocol ChainPlan: Sendable {
     /// The configured currency's ISO 4217 code.
     var currency: String { get }
     var stalenessPolicy: StalenessPolicy { get }
+    /// BTCPRICED_CONFIRM_MOVE as a fraction: a larger move from a recent quote waits for a
+    /// second venue (`PriceCheck`). Nil when off.
+    var confirmMove: Decimal? { get }
     /// How long a live stream may carry no price before REST refreshes the quote.
     var priceSilenceAfter: Duration { get }
     /// Every configured source, in order, asked or not.

@@ -12,6 +12,8 @@ extension FetchFailure {
         case .rateLimited: .rateLimited
         case .geoRestricted: .geoRestricted
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .staleAnswer: .invalid
+        // Counted apart (btcpriced_unconfirmed_prices_total, btcpriced_rejected_prices_total).
+        case .unconfirmedPrice, .implausiblePrice: .invalid
         }
     }
 }

@@ -29,6 +29,9 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     /// How old an answer already is when it comes, when that is older than it may be (nil:
     /// fresh enough). Unset, every answer is taken.
     public var staleOnArrival: (@Sendable (SourceQuote) -> Duration?)?
+    /// Why a venue's price may not be served now (held for confirmation, or refused), or nil.
+    /// Unset, every price is taken. Asked in fallback mode only: a consensus is its own check.
+    public var vet: (@Sendable (SourceName, SourceQuote) -> FetchFailure?)?
 
     public init(sources: [any PriceSource], timeout: Duration, clock: C) {
         self.sources = sources
@@ -48,6 +51,11 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
             let started = clock.now
             let attempt = await fetchWithTimeout(source)
             round.latencies[source.name] = started.duration(to: clock.now)
+            if case .succeeded(let name, let quote) = attempt, let failure = vet?(name, quote) {
+                // The chain moves on: the next venue may confirm or contradict it this cycle.
+                round.attempts.append(.failed(name, failure))
+                continue
+            }
             if case .succeeded(let name, let quote) = attempt, let age = staleOnArrival?(quote) {
                 round.attempts.append(.failed(name, .staleAnswer(age: age)))
                 round.lateAnswers.append(VenueAnswer(source: name, quote: quote))

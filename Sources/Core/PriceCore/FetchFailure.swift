@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Why one attempt at one source produced no quote. Short descriptions: they end up in
 /// `last_error`, STATUS= and the log.
 public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -23,6 +25,11 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The answer was already older than STALE_AFTER when it came (a cache, or a venue whose
     /// price lags): the chain asks the next venue, and serves this one only if none does better.
     case staleAnswer(age: Duration)
+    /// A move larger than BTCPRICED_CONFIRM_MOVE from a recent quote: held until another venue
+    /// confirms it (`PriceCheck`).
+    case unconfirmedPrice(Price, last: Price)
+    /// More than ten times above or below the last quote: refused unless another venue agrees.
+    case implausiblePrice(Price, last: Price)
 
     /// How long a rate-limited venue rests when it names no time of its own.
     public static let defaultRateLimitPause = Duration.seconds(60)
@@ -44,7 +51,23 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .exchangeError(let message): "exchange error: \(message.prefix(120))"
         case .unauthorized(let message): "API key refused: \(message.prefix(120))"
         case .staleAnswer(let age): "answered a quote \(age.wholeMilliseconds / 1000) s old (cached or lagging)"
+        case .unconfirmedPrice(let price, let last):
+            "sent \(price), \(Self.percentText(PriceCheck.move(from: last, to: price))) % \(price > last ? "above" : "below") the last quote \(last); held until another venue confirms it"
+        case .implausiblePrice(let price, let last):
+            "sent \(price), \(price > last ? "more than ten times" : "less than a tenth of") the last quote \(last); refused unless another venue agrees"
         }
+    }
+
+    /// The price the venue sent, when the failure is about the price itself (held or refused).
+    public var sentPrice: Price? {
+        switch self {
+        case .unconfirmedPrice(let price, _), .implausiblePrice(let price, _): price
+        default: nil
+        }
+    }
+
+    public var isImplausible: Bool {
+        if case .implausiblePrice = self { true } else { false }
     }
 
     /// How long the source should be left alone because it asked for it, if at all.
@@ -59,6 +82,16 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .htmlPage: Self.defaultRateLimitPause
         default: nil
         }
+    }
+}
+
+extension FetchFailure {
+    /// A fraction as a percentage with one decimal, cut rather than rounded (`0.50049` is
+    /// `50.0`): a log line's figure, never a price.
+    static func percentText(_ fraction: Decimal) -> String {
+        let text = (fraction * 100).description
+        guard let dot = text.firstIndex(of: ".") else { return text + ".0" }
+        return String(text[...text.index(after: dot)])
     }
 }
 

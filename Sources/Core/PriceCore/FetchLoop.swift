@@ -164,10 +164,14 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                 outcome = evaluated
                 reading = Self.consensusReading(evaluated, round: round)
             }
-            // A working source that may not be asked yet is a wait, not an outage.
+            // A working source that may not be asked yet is a wait, not an outage; so is a venue
+            // that answered with a price held for a second venue's word.
             let holding = reading == nil && round.attempts.contains { attempt in
-                guard case .paced(let source) = attempt else { return false }
-                return ledger.isAnswering(source) || heldByHost.contains(source)
+                switch attempt {
+                case .paced(let source): ledger.isAnswering(source) || heldByHost.contains(source)
+                case .failed(_, let failure): failure.sentPrice != nil
+                case .succeeded, .coolingDown: false
+                }
             }
             let events = ledger.record(round, reading: reading, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
 

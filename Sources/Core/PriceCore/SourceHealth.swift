@@ -49,6 +49,11 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     public func isFailing(_ source: SourceName) -> Bool { states[source]?.failure != nil }
 
+    /// Its last answer is a price held for confirmation.
+    public func isUnconfirmed(_ source: SourceName) -> Bool {
+        if case .unconfirmedPrice = states[source]?.failure { true } else { false }
+    }
+
 
     public func coolingDownUntil(_ source: SourceName) -> Instant? { states[source]?.coolingDownUntil }
 
@@ -76,7 +81,8 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
             switch attempt {
             case .succeeded(let source, let quote):
                 let previous = states[source] ?? State()
-                if previous.failure != nil {
+                // A held price is logged by the check that held it, not as an outage.
+                if let failure = previous.failure, failure.sentPrice == nil {
                     events.append(.sourceRecovered(source, failedCycles: previous.failedCycles))
                 }
                 var state = State()
@@ -88,7 +94,9 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
                 states[source] = state
             case .failed(let source, let failure):
                 var state = states[source] ?? State()
-                if state.failure == nil { events.append(.sourceFailing(source, failure)) }
+                if failure.sentPrice == nil, state.failure?.sentPrice != nil || state.failure == nil {
+                    events.append(.sourceFailing(source, failure))
+                }
                 state.failure = failure
                 state.failedAt = now
                 state.failedCycles += 1

@@ -12,6 +12,8 @@ public enum SourceState: String, Sendable, Hashable {
     case disabled
     /// Configured, but it has no market in the chosen currency; never asked.
     case unsupported
+    /// It sent a price that moved too far to serve before another venue confirms it.
+    case unconfirmed
 }
 
 /// What the ledger needs to know of a source before it is ever asked.
@@ -148,6 +150,11 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
                     state.observations[source, default: Observation()].lastPrice = answer.price
                     state.observations[source, default: Observation()].lastPriceAt = wallTime
                 case .failed(let source, let failure):
+                    // A held or refused price is still what the venue said.
+                    if let sent = failure.sentPrice {
+                        state.observations[source, default: Observation()].lastPrice = sent
+                        state.observations[source, default: Observation()].lastPriceAt = wallTime
+                    }
                     state.observations[source, default: Observation()].lastError = failure.description
                     state.observations[source, default: Observation()].lastErrorAt = wallTime
                 case .coolingDown, .paced:
@@ -221,6 +228,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
                 let observation = state.observations[source] ?? Observation()
                 let limits = state.limits[source]
                 let sourceState: SourceState = state.health.isCoolingDown(source, at: now) ? .coolingDown
+                    : state.health.isUnconfirmed(source) ? .unconfirmed
                     : state.health.isFailing(source) ? .failing : .ok
                 return SourceStatus(
                     name: source, state: sourceState, quoteAsset: state.assets[source] ?? "USD",

@@ -19,5 +19,12 @@ public struct StreamGate<Instant: InstantProtocol & Sendable>: Sendable {
 
     public func carriedUntil(at now: Instant) -> Instant? { carriedUntil(now) }
 
+    /// This gate, closed while `holding` says so (a streamed price waits for another venue's
+    /// word, which only polling can bring), with the same bell.
+    public func closed(while holding: @escaping @Sendable () -> Bool) -> StreamGate {
+        let carriedUntil = self.carriedUntil
+        return StreamGate(bell: bell) { now in holding() ? nil : carriedUntil(now) }
+    }
+
     public func carriesQuotes(at now: Instant) -> Bool { carriedUntil(now) != nil }
 }

@@ -83,6 +83,15 @@ public final class FakeExchange: Sendable {
         state.withLockedValue { $0.behaviors[market] = behavior }
     }
 
+    /// Every venue's price answer at once, as real venues agree: a test that moves one venue far
+    /// from the others' defaults meets the daemon's price check whenever a slow answer hands a
+    /// cycle to the next venue.
+    public func setEveryVenue(price: String) {
+        state.withLockedValue { state in
+            for market in Market.allCases where market != .mempool { state.behaviors[market] = .price(price) }
+        }
+    }
+
     public func behavior(for market: Market) -> Behavior {
         state.withLockedValue { $0.behaviors[market] ?? .price(Behavior.defaultPrice) }
     }

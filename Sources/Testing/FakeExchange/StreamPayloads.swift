@@ -55,10 +55,11 @@ enum StreamPayloads {
         #"{"event":{"e":"serverShutdown","E":\#(WallClock.milliseconds())}}"#
     }
 
-    /// The send time as a price: 100000 + (wall-clock microseconds mod 10^8) / 10^6.
+    /// The send time as a price: 114000 + (wall-clock microseconds mod 10^8) / 10^6, within 1 %
+    /// of the REST defaults, so the price check takes the stream for the same market.
     static func clockPrice() -> String {
         let window = WallClock.microseconds() % 100_000_000
         let fraction = String(window % 1_000_000)
-        return "\(100_000 + window / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        return "\(114_000 + window / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 }

@@ -19,6 +19,9 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     private let restraints: RestraintKeeper
     private let history: HistorySaver
     private let health: DaemonHealth<C>
+    /// The streams' gate, closed while a price waits for a second venue: the fetch loop and
+    /// the intake ask this one.
+    private let streamGate: StreamGate<C.Instant>
     private let reloads: AsyncStream<Plan>
     private let reloadContinuation: AsyncStream<Plan>.Continuation
 
@@ -37,8 +40,11 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
                                        audience: watched) { server.broadcast($0) }
         ports.streamBacklog?.attach(audience: watched)
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
+        let confirmation = PriceConfirmation(confirmMove: plan.confirmMove, logger: logger)
+        let check = confirmation.check
+        streamGate = ports.streams.map { $0.gate.closed { check.awaitsConfirmation } } ?? .closed
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
-                             streamGate: ports.streams?.gate ?? .closed, hostClock: hostClock, logger: logger)
+                             streamGate: streamGate, hostClock: hostClock, confirmation: confirmation, logger: logger)
         QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
         history = HistorySaver(store: ports.historyStore, work: ports.work, logger: logger)
         await history.restore(into: intake)
@@ -65,6 +71,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     public func apply(_ plan: Plan) {
         ports.directory.current = plan
         intake.use(plan.stalenessPolicy)
+        intake.confirmation?.check.use(confirmMove: plan.confirmMove)
         ports.streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
         reloadContinuation.yield(plan)
     }
@@ -114,7 +121,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     }
 
     private func fetchService() -> FetchService<C, Plan> {
-        let ports = self.ports, ledger = ports.directory.ledger
+        let ports = self.ports, ledger = ports.directory.ledger, streamGate = self.streamGate, intake = self.intake
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
             var fetcher = FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock)
@@ -124,12 +131,13 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
                 let age = hostClock.stamp(origin: answer.originTime, cacheAge: answer.cacheAge, venueClock: answer.venueClock).ageOnArrival
                 return age > staleAfter ? age : nil
             }
+            if plan.mode == .fallback { fetcher.vet = { venue, answer in intake.vet(answer.price, from: venue) } }
             var loop = FetchLoop(
                 fetcher: fetcher,
                 schedule: FetchSchedule(interval: plan.interval, maximumBackoff: maximumBackoff),
                 wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
             )
-            if let streams = ports.streams { loop.streamGate = streams.gate }
+            loop.streamGate = streamGate
             loop.restTolerance = ports.publishInterval
             loop.hostPace = ports.hostPace
             return loop

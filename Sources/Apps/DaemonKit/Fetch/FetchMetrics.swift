@@ -16,6 +16,9 @@ public struct FetchMetrics: Sendable {
             switch attempt {
             case .succeeded(let source, _):
                 up(source).record(1)
+            case .failed(let source, let failure) where failure.sentPrice != nil:
+                // It answered; the price check counts what it held or refused.
+                up(source).record(1)
             case .failed(let source, let failure):
                 up(source).record(0)
                 Counter(label: "btcpriced_fetch_failures_total", dimensions: [("source", source.rawValue), ("reason", failure.reason.rawValue)],

@@ -19,10 +19,14 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     private let logger: Logger
     /// Dates every answer, polled or streamed, against the venues' clocks.
     public let hostClock: HostClockWatch<C>
+    /// Checks each venue's price before it may replace the served one; nil: every price is taken.
+    public let confirmation: PriceConfirmation?
     private let firstQuoteLogged = Mutex(false)
 
     public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister,
-                streamGate: StreamGate<C.Instant> = .closed, hostClock: HostClockWatch<C>? = nil, logger: Logger) {
+                streamGate: StreamGate<C.Instant> = .closed, hostClock: HostClockWatch<C>? = nil,
+                confirmation: PriceConfirmation? = nil, logger: Logger) {
+        self.confirmation = confirmation
         self.board = board
         self.publisher = publisher
         self.health = health
@@ -30,6 +34,16 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         self.streamGate = streamGate
         self.logger = logger
         self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger)
+    }
+
+    /// Nil when a venue's `price` may replace the served quote now; otherwise the venue's failure
+    /// for this answer (held until another venue confirms it, or refused). The fetch loop asks
+    /// before it takes an answer; a stream's trades are asked on arrival.
+    public func vet(_ price: Price, from venue: SourceName) -> FetchFailure? {
+        guard let confirmation else { return nil }
+        // The board's own age: never negative, and unknown for a quote stamped in the future.
+        let age = board.freshness().ageMilliseconds.map { Duration.milliseconds($0) }
+        return confirmation.vet(price, from: venue, last: board.quote?.price, age: age, now: board.wallClock.now())
     }
 
     /// A fetch cycle's outcome: its reading, dated here on arrival, and its failures.
@@ -67,6 +81,11 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
             case .alive, .closingSoon:
                 continue
             }
+        }
+        if let trade = newest?.trade, vet(trade.price, from: venue) != nil {
+            // Held: the board keeps its quote, and the fetch loop is woken to ask another venue.
+            newest = nil
+            streamGate.bell?.ring()
         }
         guard newest != nil || day != nil else { return false }
         let quote = newest.map { trade, stamp, venueClock in
@@ -140,6 +159,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     }
 
     private func accepted(_ quote: Quote) {
+        confirmation?.served(quote)
         persister.offer(quote)
         guard firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) else { return }
         logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
