@@ -70,10 +70,13 @@ struct HistoryEndToEndTests {
         try await until("the day's figures") { try field("open_24h", of: try await daemon.ctl("status", "--json").stdout) == .string("100000") }
         let status = try await daemon.ctl("status", "--json").stdout
         #expect(try field("change_24h", of: status) == .string("2.00") && field("high_24h", of: status) == .string("102000"), "\(status)")
-        try await until("a few more polls") { exchange.requests(.binance).count >= 3 }
-        let paths = exchange.requests(.binance).map { $0.uri.split(separator: "?").first.map(String.init) ?? "" }
-        #expect(paths.filter { $0 == "/api/v3/ticker/24hr" }.count == 1, "once a minute, instead of a price call: \(paths)")
-        #expect(paths.allSatisfy { $0 == "/api/v3/ticker/24hr" || $0 == "/api/v3/ticker/price" })
+        // Counted from the answer that gave the figures: on a loaded host a first ask can time
+        // out, and is then rightly asked again at the next cycle.
+        func paths() -> [String] { exchange.requests(.binance).map { $0.uri.split(separator: "?").first.map(String.init) ?? "" } }
+        let dayCalls = paths().filter { $0 == "/api/v3/ticker/24hr" }.count, calls = paths().count
+        try await until("three more polls") { exchange.requests(.binance).count >= calls + 3 }
+        #expect(paths().filter { $0 == "/api/v3/ticker/24hr" }.count == dayCalls, "once a minute, instead of a price call: \(paths())")
+        #expect(paths().allSatisfy { $0 == "/api/v3/ticker/24hr" || $0 == "/api/v3/ticker/price" })
         await exchange.shutdown()
     }
 
