@@ -76,6 +76,16 @@ let package = Package(
             ],
             path: "Sources/Adapters/Streams"
         ),
+        // A Tor circuit per venue: loopback relays that give each venue its own SOCKS credentials.
+        .target(
+            name: "TorCircuits",
+            dependencies: [
+                "PriceCore", "Exchanges",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/Adapters/TorCircuits"
+        ),
         .target(name: "FileStore", dependencies: ["PriceCore", "JSONText", "PosixFiles"], path: "Sources/Adapters/FileStore"),
         .target(
             name: "SocketServer",
@@ -157,7 +167,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "TorCircuits", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
                 "EventLoopScheduling", "HTTPAPI",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -224,7 +234,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText",
+            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

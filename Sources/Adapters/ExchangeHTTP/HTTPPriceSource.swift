@@ -142,7 +142,7 @@ extension FetchFailure {
         case .httpStatus(let code): code < 500
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError, .staleAnswer: true
         // A block page answers the client, not the path: the plain request would get it too.
-        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage: false
+        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage, .newCircuit: false
         // The daemon's own check of a parsed price; no source reports these.
         case .unconfirmedPrice, .implausiblePrice: false
         }

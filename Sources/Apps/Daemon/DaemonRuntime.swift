@@ -17,6 +17,7 @@ import ServiceLifecycle
 import SocketServer
 import Streams
 import Systemd
+import TorCircuits
 import UnixSignals
 import WireProtocol
 
@@ -60,7 +61,16 @@ struct DaemonRuntime {
         }
 
         let httpClients = HTTPClients(group: group)
+        let circuits: VenueCircuits?
+        do {
+            circuits = try await startCircuits(group: group)
+        } catch {
+            logger.critical("cannot open the per-venue Tor circuit relays on 127.0.0.1: \(error)")
+            await httpClients.shutdown()
+            return ExitStatus.cannotCreate
+        }
         func stop(_ status: Int32) async -> Int32 {
+            await circuits?.shutdown()
             await httpClients.shutdown()
             try? await group.shutdownGracefully()
             return status
@@ -81,14 +91,14 @@ struct DaemonRuntime {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }
         let streamReads = PacedReads(interval: settings.publishInterval)
-        let stream = streamLineup(eventLoop: loop, reads: streamReads)
+        let stream = streamLineup(eventLoop: loop, reads: streamReads, circuits: circuits)
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         let grid = WakeupGrid(period: settings.publishInterval)
         let daemon: PriceDaemon<DaemonClock, SourcePlan>
         do {
             var ports = try DaemonAssembly.ports(
-                clock: DaemonClock(sleepingOn: EventLoopClock(loop, grid: grid)), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, userAgent: userAgent) },
+                clock: DaemonClock(sleepingOn: EventLoopClock(loop, grid: grid)), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, circuits: circuits, userAgent: userAgent) },
                 stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
                 watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
                 persistInterval: settings.persistInterval, metrics: metrics)
@@ -178,6 +188,20 @@ struct DaemonRuntime {
         return server
     }
 
+    /// A relay per venue whose REST or stream URL goes through a SOCKS proxy without
+    /// credentials (Tor), so that each venue gets its own circuit; nil when none does.
+    private func startCircuits(group: any EventLoopGroup) async throws -> VenueCircuits? {
+        let relayed = settings.sources.compactMap { settings.venue(named: $0) }.filter { venue in
+            ([settings.restURL(venue)] + [settings.streamURL(venue)].compactMap { $0 }).contains { url in
+                settings.proxies.route(for: url).proxy.map { $0.isSOCKS && $0.user == nil } ?? false
+            }
+        }
+        guard !relayed.isEmpty else { return nil }
+        let circuits = try await VenueCircuits.start(venues: relayed.map(\.name), group: group)
+        logger.info("a Tor circuit per venue: each venue sends its own SOCKS credentials (Tor's IsolateSOCKSAuth)")
+        return circuits
+    }
+
     /// The socket systemd passed us, if socket-activated; otherwise our own path.
     private func listener(_ inherited: SocketActivation.Listeners) -> QuoteServer.Listener {
         if let descriptor = inherited.unix {
@@ -189,11 +213,12 @@ struct DaemonRuntime {
 
     /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
-    private func streamLineup(eventLoop: any EventLoop, reads: PacedReads?) -> StreamLineup<ContinuousClock.Instant>? {
+    private func streamLineup(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
-                                               reads: reads, proxy: settings.proxies.route(for: url).proxy, eventLoop: eventLoop) else { return nil }
+                                               reads: reads, proxy: settings.route(of: venue.name, url: url, circuits: circuits).proxy,
+                                               eventLoop: eventLoop) else { return nil }
             var policy = StreamLink<ContinuousClock.Instant>.Policy()
             policy.priceSilenceAfter = plan.priceSilenceAfter
             return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))

@@ -2,14 +2,26 @@ import DaemonConfig
 import ExchangeHTTP
 import Exchanges
 import PriceCore
+import TorCircuits
 
 extension SourcePlan {
-    /// Each venue asks through the client of its route (`BTCPRICED_PROXY`, curl's variables).
-    func sources(clients: HTTPClients, userAgent: String) -> [any PriceSource] {
+    /// Each venue asks through the client of its route (`BTCPRICED_PROXY`, curl's variables):
+    /// through its own circuit's relay when the route is Tor's (`VenueCircuits`).
+    func sources(clients: HTTPClients, circuits: VenueCircuits?, userAgent: String) -> [any PriceSource] {
         active.map { venue in
             let url = settings.restURL(venue)
-            return venue.source(baseURL: url, options, client: clients.client(for: settings.proxies.route(for: url)),
-                                timeout: settings.timeout, userAgent: userAgent)
+            let route = settings.route(of: venue.name, url: url, circuits: circuits)
+            let source = venue.source(baseURL: url, options, client: clients.client(for: route), timeout: settings.timeout, userAgent: userAgent)
+            guard let circuits, route != settings.proxies.route(for: url) else { return source }
+            return CircuitSource(source, circuits: circuits)
         }
+    }
+}
+
+extension DaemonSettings {
+    /// How a venue URL leaves: its proxy rule, through the venue's relay when it has one.
+    func route(of venue: SourceName, url: String, circuits: VenueCircuits?) -> ProxyRules.Route {
+        let route = proxies.route(for: url)
+        return circuits?.route(for: venue, route) ?? route
     }
 }

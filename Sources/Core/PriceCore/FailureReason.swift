@@ -8,7 +8,7 @@ extension FetchFailure {
         switch self {
         case .timeout: .timeout
         case .transport: .transport
-        case .httpStatus, .exchangeError, .unauthorized, .htmlPage: .http
+        case .httpStatus, .exchangeError, .unauthorized, .htmlPage, .newCircuit: .http
         case .rateLimited: .rateLimited
         case .geoRestricted: .geoRestricted
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .staleAnswer: .invalid

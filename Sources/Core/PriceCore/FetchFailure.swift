@@ -30,6 +30,9 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case unconfirmedPrice(Price, last: Price)
     /// More than ten times above or below the last quote: refused unless another venue agrees.
     case implausiblePrice(Price, last: Price)
+    /// A blocked Tor exit's answer (described): the venue's circuit was renewed, and the next
+    /// attempt goes out through another exit rather than resting.
+    case newCircuit(after: String)
 
     /// How long a rate-limited venue rests when it names no time of its own.
     public static let defaultRateLimitPause = Duration.seconds(60)
@@ -55,6 +58,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
             "sent \(price), \(Self.percentText(PriceCheck.move(from: last, to: price))) % \(price > last ? "above" : "below") the last quote \(last); held until another venue confirms it"
         case .implausiblePrice(let price, let last):
             "sent \(price), \(price > last ? "more than ten times" : "less than a tenth of") the last quote \(last); refused unless another venue agrees"
+        case .newCircuit(let after): "\(after); trying a new Tor circuit before resting"
         }
     }
 

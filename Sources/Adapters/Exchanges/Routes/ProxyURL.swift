@@ -17,17 +17,21 @@ public struct ProxyURL: Sendable, Hashable, CustomStringConvertible {
     /// Basic credentials for an HTTP proxy: secrets, never shown.
     public let user: String?
     public let password: String?
+    /// How messages name it, when that is not its own URL: a venue's loopback relay is named
+    /// after the proxy it relays to (`VenueCircuits`).
+    public let shownAs: String?
 
-    public init(kind: Kind, host: String, port: Int, user: String? = nil, password: String? = nil) {
+    public init(kind: Kind, host: String, port: Int, user: String? = nil, password: String? = nil, shownAs: String? = nil) {
         self.kind = kind
         self.host = host
         self.port = port
         self.user = user
         self.password = password
+        self.shownAs = shownAs
     }
 
     /// The URL with any credentials masked, for logs, `--check-config` and `btcctl sources`.
-    public var description: String { "\(kind.rawValue)://\(user == nil ? "" : "***@")\(hostAndPort)" }
+    public var description: String { shownAs ?? "\(kind.rawValue)://\(user == nil ? "" : "***@")\(hostAndPort)" }
 
     var hostAndPort: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
 
