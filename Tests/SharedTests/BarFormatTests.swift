@@ -25,9 +25,21 @@ struct BarFormatTests {
         if price != nil {
             let tooltip = json["tooltip"]?.stringValue ?? ""
             #expect(tooltip.contains("BTC/USD $114,460\n"), "whole units, as the bar: \(tooltip)")
-            #expect(tooltip.contains(state == .stale ? "STALE: quote of 16:00:00 UTC" : "as of 16:00:00 UTC"), "the quote's own time: \(tooltip)")
+            #expect(state == .stale ? tooltip.contains("STALE: quote of 16:00:00 UTC") : tooltip.contains("as of 16:00 UTC") && !tooltip.contains("16:00:00"),
+                    "the quote's own time; to the minute while fresh, so a watching bar redraws at most once a minute for it: \(tooltip)")
             #expect(!tooltip.contains(" ago"), "no relative age, which a --watch bar would freeze: \(tooltip)")
         }
+    }
+
+    /// A `--watch` bar prints a line only when it differs from the last: trades within the same
+    /// whole unit and the same minute give the same line, so Waybar does not redraw for them.
+    @Test func tradesWithinAUnitAndAMinuteGiveTheSameWaybarLine() {
+        var first = status("114459.8", .fresh), later = status("114460.25", .fresh, age: 30)
+        first.timestamp = "2026-11-21T16:00:01.123Z"
+        later.timestamp = "2026-11-21T16:00:59.900Z"
+        #expect(BarFormat.waybar(first) == BarFormat.waybar(later))
+        later.timestamp = "2026-11-21T16:01:00.000Z"
+        #expect(BarFormat.waybar(first) != BarFormat.waybar(later), "a new minute is a visible change")
     }
 
     @Test func waybarWhenTheDaemonIsDown() throws {

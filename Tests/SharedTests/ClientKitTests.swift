@@ -144,6 +144,19 @@ struct ClientKitTests {
 
 @Suite("btcctl sources table")
 struct SourcesTableTests {
+    @Test func onATerminalTheLastColumnIsCutToItsWidthAndPipedItIsWhole() {
+        let hint = "API key refused: " + String(String(repeating: "set BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE ", count: 4).dropLast())
+        let report = SourcesReport(mode: "fallback", entries: [
+            .init(name: "cryptocompare", state: "failing", quoteAsset: "USD", lastError: hint),
+        ])
+        for columns in [80, 120, 250] {
+            let lines = SourcesTable.render(report, columns: columns).split(separator: "\n")
+            #expect(lines.allSatisfy { $0.count <= columns }, "\(columns) columns: \(lines.map(\.count))")
+        }
+        #expect(SourcesTable.render(report, columns: 250).contains(hint), "the whole hint fits 250 columns")
+        #expect(SourcesTable.render(report).contains(hint), "piped or --wide: whole")
+    }
+
     @Test func alignedWithTheSelectedSourceMarkedAndHostileTextDefused() {
         let report = SourcesReport(mode: "fallback", entries: [
             .init(name: "binance", state: "cooling-down", quoteAsset: "USDT", lastError: "HTTP 451 (geo-restricted)\u{1B}[2J"),

@@ -17,7 +17,8 @@ _btcctl() {
     done
     local options="--socket --currency --timeout --help --version"
     case $command in
-        status|watch|sources) options+=" --json" ;;
+        status|watch) options+=" --json" ;;
+        sources) options+=" --json --wide" ;;
         price) options+=" --format" ;;
         waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below --symbol" ;;
         prompt) options+=" --strict --format --above --below --symbol" ;;

@@ -19,6 +19,7 @@ complete -c btcctl -l socket -r -F -d 'daemon socket'
 complete -c btcctl -l currency -x -a 'eur gbp jpy cad chf aud usd' -d "the btcpriced@CODE instance's socket"
 complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this long'
 complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart" -d "print the daemon's JSON"
+complete -c btcctl -l wide -n "__fish_seen_subcommand_from sources" -d "every error whole"
 complete -c btcctl -l watch -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'stream updates'
 complete -c btcctl -l exit-status -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'exit 1 or 3 when down or stale'
 complete -c btcctl -l min-interval -x -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'at most one update per duration (with --watch)'

@@ -26,6 +26,7 @@ public enum CheckConfig {
             return report
         }
         report.warnings = SettingsLoader.unknownEnvironmentWarnings(environment).map { "warning: \($0)" }
+        if let advice = plan.flappingAdvice { report.warnings.append("warning: " + advice) }
         report.lines.append("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
         report.lines.append(plan.description)
         if let url = settings.http.dashboardURL, let address = settings.http.address {
@@ -36,7 +37,8 @@ public enum CheckConfig {
         }
         let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
         let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
-                      ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory))]
+                      ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory)),
+                      ("socket", DirectoryCheck.socketPath(settings.socketPath))]
         report.lines += checks.map { "\($0.0): \($0.1.verdict)" }
         if let failed = checks.first(where: { !$0.1.usable }) {
             report.failure = "\(failed.0) unusable: \(failed.1.verdict)"

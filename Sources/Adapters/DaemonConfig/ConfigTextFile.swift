@@ -22,7 +22,11 @@ public enum ConfigTextFile {
         case .missing: return nil
         case .tooLarge: throw ConfigError("cannot read \(path): larger than \(limit / 1024) KiB; is it the right file?")
         case .notAFile(let kind): throw ConfigError("cannot read \(path): it is \(kind), not a file")
-        case .contents(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .contents(let bytes):
+            // Editors on other systems may start the file with a byte order mark, invisible in
+            // any error about the first key: it is no part of the text.
+            let text = String(decoding: bytes, as: UTF8.self)
+            return text.unicodeScalars.first == "\u{FEFF}" ? String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())) : text
         }
     }
 }

@@ -70,7 +70,10 @@ public enum DaemonCommandLine {
             }
             func takeValue() throws(UsageError) -> String {
                 if let inlineValue { return inlineValue }
-                guard index < arguments.count else { throw UsageError(description: "--\(name) needs a value; see --help") }
+                // `--interval --check-config`: the next option is no value, however it parses.
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(description: "--\(name) needs a value; see --help")
+                }
                 index += 1
                 return arguments[index - 1]
             }

@@ -145,6 +145,17 @@ public struct SourcePlan: Sendable {
             + "Set BTCPRICED_STALE_AFTER=\(minutes)m, or add a faster venue to BTCPRICED_SOURCES"
     }
 
+    /// When a quote can turn stale between two polls that both work, the status flaps between
+    /// fresh and stale and the journal warns each time: say so, and what to set. A stream may
+    /// carry quotes faster, so this is advice, not an error.
+    public var flappingAdvice: String? {
+        let cycle = settings.interval + settings.timeout
+        guard settings.staleAfter <= cycle else { return nil }
+        return "BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) is not longer than BTCPRICED_INTERVAL=\(settings.interval.humanReadable) "
+            + "plus BTCPRICED_TIMEOUT=\(settings.timeout.humanReadable), so a quote can turn stale between two polls that both work; "
+            + "set BTCPRICED_STALE_AFTER well above \(cycle.humanReadable), or shorten BTCPRICED_INTERVAL"
+    }
+
     /// How a venue's REST requests leave (credentials masked); nil for a venue not in the catalog.
     public func route(of name: SourceName) -> String? {
         settings.venue(named: name).map { settings.proxies.route(for: settings.restURL($0)).description }
@@ -153,7 +164,8 @@ public struct SourcePlan: Sendable {
     /// What the daemon logs about the plan at start and when a reload changes it: one notice per
     /// skipped venue, naming what would enable it, and the freshness advice.
     public var notices: [(venue: Venue?, text: String)] {
-        skipped.map { (venue: $0.venue, text: "\($0.venue) is skipped: \($0.reason)") } + (staleAfterAdvice.map { [(venue: nil, text: $0)] } ?? [])
+        skipped.map { (venue: $0.venue, text: "\($0.venue) is skipped: \($0.reason)") }
+            + [staleAfterAdvice, flappingAdvice].compactMap { $0 }.map { (venue: nil, text: $0) }
     }
 
     /// The disabled rows of `btcctl sources`.

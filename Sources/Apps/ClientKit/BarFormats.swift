@@ -34,8 +34,10 @@ public enum BarFormat {
         // ("3.0s ago" an hour into an outage) and cents would redraw it for nothing.
         var lines = ["BTC/\(currency) \(HumanFormat.wholeMoney(price, currency: status.currency))",
                      "\(BarText.field(status.source ?? "?", limit: 40)) (\(BarText.field(status.symbol ?? "?", limit: 40)))"]
+        // A fresh quote's time to the minute: a `--watch` bar prints a line only when what it
+        // shows changes, and a clock to the second would redraw Waybar at every trade.
         if let time = status.timestamp.flatMap(Self.clockTime) {
-            lines.append(status.state == .stale ? "STALE: quote of \(time) UTC" : "as of \(time) UTC")
+            lines.append(status.state == .stale ? "STALE: quote of \(time) UTC" : "as of \(time.prefix(5)) UTC")
         }
         if let changes = HumanFormat.changes(status) { lines.append(changes) }
         if let low = status.trend.low24h, let high = status.trend.high24h {
@@ -98,10 +100,19 @@ public enum BarFormat {
     }
 
     public static func i3blocksUnreachableJSON(symbol: String = bitcoinSign) -> String {
-        JSONValue.object([
-            "full_text": .string(BarText.pango(noPriceText(symbol: symbol))), "short_text": .string(BarText.pango(symbol + "?")),
-            "color": .string(colors[.nodata] ?? "#BF616A"),
-        ]).encoded
+        let block = unreachableBlock(symbol: symbol)
+        return JSONValue.object(["full_text": .string(block[0]), "short_text": .string(block[1]), "color": .string(block[2])]).encoded
+    }
+
+    /// The three lines of a one-shot block when the daemon cannot be asked: the short text and
+    /// the red that btcctl(1) promises, as in every other state.
+    public static func i3blocksUnreachable(symbol: String = bitcoinSign) -> String {
+        unreachableBlock(symbol: symbol).joined(separator: "\n")
+    }
+
+    /// Full text, short text and colour of a block without a daemon.
+    private static func unreachableBlock(symbol: String) -> [String] {
+        [BarText.pango(noPriceText(symbol: symbol)), BarText.pango(symbol + "?"), colors[.nodata] ?? "#BF616A"]
     }
 
     /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.

@@ -9,7 +9,8 @@ public enum CtlAction: Equatable, Sendable {
     case price(format: String?)
     case watch(json: Bool)
     /// Every configured source with its state, like `chronyc sources`.
-    case sources(json: Bool)
+    /// `wide`: every error in full, as when piped, rather than cut to the terminal's width.
+    case sources(json: Bool, wide: Bool)
     case ping
     /// The daemon's Prometheus exposition, as node_exporter or Prometheus would read it.
     case metrics
@@ -118,6 +119,7 @@ public enum CtlCommandLine {
     public static let barMinimumIntervalMilliseconds = 1000
 
     static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, wait, version or help"
+    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "wait", "version", "help"]
 
     public static let usage = """
     Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
@@ -128,8 +130,9 @@ public enum CtlCommandLine {
       status [--json]             price, source, age and freshness (--json: the daemon's JSON)
       price [--format T]          the exact price alone, or formatted by template T
       watch [--json]              print a line for every new quote and state change
-      sources [--json]            each configured exchange: state, last price, latency,
-                                  calls against its budget; * marks the one(s) in use
+      sources [--json] [--wide]   each configured exchange: state, last price, latency,
+                                  calls against its budget; * marks the one(s) in use;
+                                  errors cut to the terminal's width unless --wide or piped
       ping                        check that the daemon answers
       metrics                     the daemon's metrics in Prometheus text format
       waybar [--watch [--min-interval D]] [--exit-status]
@@ -193,7 +196,7 @@ public enum CtlCommandLine {
         var currency: String?
         var timeout: Int?
         var command: String?
-        var json = false, watch = false, strict = false, exitStatus = false
+        var json = false, watch = false, strict = false, exitStatus = false, wide = false
         var seen: [String] = []
         var format: String?
         var symbol: String?
@@ -202,6 +205,9 @@ public enum CtlCommandLine {
         var thresholds = PriceThresholds.none
         var range = HistoryRange.day
         var width: Int?
+        // The last option that took the next argument as its value, and that value: when no
+        // command is left, it is likely the command (`btcctl --timeout status`).
+        var valuedFlag = "", valuedText = ""
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -215,7 +221,9 @@ public enum CtlCommandLine {
                 if let inlineValue { return inlineValue }
                 guard index < arguments.count else { return nil }
                 index += 1
-                return arguments[index - 1]
+                valuedFlag = argument
+                valuedText = arguments[index - 1]
+                return valuedText
             }
             if argument.hasPrefix("-") {
                 guard !seen.contains(argument) else { throw CtlUsageError(message: "\(argument) is given twice; give it once") }
@@ -226,6 +234,7 @@ public enum CtlCommandLine {
             case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
             case "--json": json = true
             case "--watch": watch = true
+            case "--wide": wide = true
             case "--strict": strict = true
             case "--exit-status": exitStatus = true
             case "--format":
@@ -297,6 +306,7 @@ public enum CtlCommandLine {
             try check("--strict", strict)
             try check("--format", format != nil)
             try check("--exit-status", exitStatus)
+            try check("--wide", wide)
             try check("--min-interval", minimumInterval != nil)
             try check("--symbol", symbol != nil)
             try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
@@ -309,7 +319,7 @@ public enum CtlCommandLine {
         switch command {
         case "status": try only(["--json"]); action = .status(json: json)
         case "watch": try only(["--json"]); action = .watch(json: json)
-        case "sources": try only(["--json"]); action = .sources(json: json)
+        case "sources": try only(["--json", "--wide"]); action = .sources(json: json, wide: wide)
         case "price": try only(["--format"]); action = .price(format: format)
         case "ping": try only([]); action = .ping
         case "metrics": try only([]); action = .metrics
@@ -340,7 +350,11 @@ public enum CtlCommandLine {
             }
             return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
                                  userSocketPath: userSocket, timeoutMilliseconds: defaultTimeoutMilliseconds)
-        case nil: throw CtlUsageError(message: "missing command: \(commandList)")
+        case nil:
+            if commandNames.contains(valuedText) {
+                throw CtlUsageError(message: "\(valuedFlag) needs a value: \"\(valuedText)\" was taken as its value, which left no command; give the value first, e.g. btcctl \(valuedFlag) VALUE \(valuedText)")
+            }
+            throw CtlUsageError(message: "missing command: \(commandList)")
         case let other?: throw CtlUsageError(message: "unknown command \"\(other.prefix(40))\"; try \(commandList)")
         }
         if let timeoutText {

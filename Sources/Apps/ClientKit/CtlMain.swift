@@ -69,7 +69,7 @@ public enum CtlMain {
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
                                render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol)
                                                  : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol) }) { _ in
-                    watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.noPriceText(symbol: symbol)
+                    watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.i3blocksUnreachable(symbol: symbol)
                 }
                 return exitStatus ? code : CtlExit.ok
             case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
@@ -87,10 +87,10 @@ public enum CtlMain {
                 return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
             case .watch(let json):
                 return try watch(invocation, json: json)
-            case .sources(let json):
+            case .sources(let json, let wide):
                 let line = try query(.sources, invocation)
                 let report = try decodeSources(line)
-                Output.write(json ? line + "\n" : SourcesTable.render(report))
+                Output.write(json ? line + "\n" : SourcesTable.render(report, columns: wide ? nil : Terminal.columns()))
                 return report.anyOK ? CtlExit.ok : CtlExit.staleOrNoData
             }
         } catch {

@@ -11,11 +11,13 @@ extension CtlMain {
         let columns = Terminal.columns()
         let points = width ?? min(columns ?? 40, HistoryQuery.maximumPoints)
         let line = try query(.history(HistoryQuery(range: range, points: points)), invocation)
+        let chart = ChartFormat.line(try decodeHistory(line), fixedWidth: width != nil, columns: columns)
         if json {
+            // The JSON form exits as the chart would: a script tells "no history" apart alike.
             Output.line(line)
-            return CtlExit.ok
+            return chart == nil ? CtlExit.staleOrNoData : CtlExit.ok
         }
-        guard let chart = ChartFormat.line(try decodeHistory(line), fixedWidth: width != nil, columns: columns) else {
+        guard let chart else {
             Output.error("btcctl: no price history for the last \(range.rawValue) yet (the daemon keeps it from its first quote on)")
             return CtlExit.staleOrNoData
         }
@@ -42,11 +44,13 @@ extension CtlMain {
             defer { client.closeConnection() }
             try client.send(Request.watch.line)
             var first = true
+            // Why it has not fired: the price, or a quote too old (or missing) to be checked.
+            var latest: StatusMessage?
             while true {
                 if let deadline, !first {
                     let remaining = deadline - monotonicMilliseconds()
                     guard remaining > 0, try client.hasInput(withinMilliseconds: Int32(clamping: remaining)) else {
-                        Output.error("btcctl: timed out: the price did not reach \(describe(thresholds))")
+                        Output.error("btcctl: timed out: " + whyNotFired(latest, thresholds: thresholds))
                         return CtlExit.staleOrNoData
                     }
                 }
@@ -56,6 +60,7 @@ extension CtlMain {
                 }
                 first = false
                 let status = try decodeStatus(line)
+                latest = status
                 if status.state == .fresh, let price = status.price, thresholds.crossing(price) != nil {
                     Output.line(price)
                     return CtlExit.ok
@@ -64,6 +69,19 @@ extension CtlMain {
         } catch {
             Output.error("btcctl: \(error.message)")
             return CtlExit.unreachable
+        }
+    }
+
+    /// A stale or missing quote is never compared with a threshold, so it is the reason given.
+    static func whyNotFired(_ status: StatusMessage?, thresholds: PriceThresholds) -> String {
+        switch status?.state {
+        case .stale?:
+            let age = status?.ageMilliseconds.map { " (\($0 / 1000) s old)" } ?? " (of unknown age)"
+            return "the quote is stale\(age), so it was not checked against \(describe(thresholds))"
+        case .nodata?, nil:
+            return "the daemon has no price yet, so nothing was checked against \(describe(thresholds))"
+        case .fresh?:
+            return "the price did not reach \(describe(thresholds))"
         }
     }
 

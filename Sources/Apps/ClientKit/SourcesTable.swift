@@ -1,23 +1,31 @@
 import WireProtocol
 
-/// `btcctl sources`: one aligned line per source, `*` on those behind the current quote.
+/// `btcctl sources`: one aligned line per source, `*` on those behind the current quote. On a
+/// terminal (`columns`) the last column is cut to fit; piped or `--wide`, every error is whole.
 public enum SourcesTable {
-    public static func render(_ report: SourcesReport) -> String {
+    public static func render(_ report: SourcesReport, columns: Int? = nil) -> String {
         var rows: [[String]] = [["", "SOURCE", "STATE", "ASSET", "LAST PRICE", "LATENCY", "CALLS/24H", "LAST ERROR"]]
         for entry in report.entries {
             let calls = entry.dailyBudget.map { "\(entry.callsLastDay ?? 0)/\($0)" } ?? "-"
             let detail = entry.state == "disabled" || entry.state == "unsupported" || entry.note != nil ? (entry.note ?? "") : (entry.lastError ?? "")
             rows.append([entry.selected ? "*" : " ", TerminalText.printable(entry.name), TerminalText.printable(entry.state),
                          TerminalText.printable(entry.quoteAsset), TerminalText.printable(entry.lastPrice ?? "-"), entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls,
-                         clipped(TerminalText.printable(detail.isEmpty ? "-" : detail))])
+                         TerminalText.printable(detail.isEmpty ? "-" : detail)])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
+        if let columns {
+            // The columns before the last, with their separating spaces, then what is left.
+            let room = max(columns - widths.dropLast().reduce(0) { $0 + $1 + 1 }, 16)
+            for index in rows.indices { rows[index][rows[index].count - 1] = clipped(rows[index][rows[index].count - 1], to: room) }
+        }
         var text = "mode: \(report.mode)\n"
         if let stream = report.stream {
-            let detail = stream.state == "live" ? "" : stream.lastError.map { " (\(clipped(TerminalText.printable($0))))" } ?? ""
+            let detail = stream.state == "live" ? "" : stream.lastError.map { error in
+                " (\(columns.map { clipped(TerminalText.printable(error), to: max($0 - 24 - stream.name.count, 16)) } ?? TerminalText.printable(error)))"
+            } ?? ""
             text += "stream: \(TerminalText.printable(stream.name)) \(TerminalText.printable(stream.state))\(detail)\n"
         }
         // Routes only when a proxy is in play: one line when every venue takes the same one.
@@ -40,8 +48,8 @@ public enum SourcesTable {
         return text
     }
 
-    /// Keeps a line readable when a venue's error text is long.
-    static func clipped(_ text: String) -> String {
-        text.count <= 72 ? text : String(text.prefix(71)) + "…"
+    /// Keeps a line within the terminal when a venue's error text is long.
+    static func clipped(_ text: String, to width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(width - 1)) + "…"
     }
 }

@@ -28,4 +28,15 @@ public enum DirectoryCheck {
         }
         return (false, "\(directory) cannot be created: no existing parent directory")
     }
+
+    /// Whether the daemon could listen at `path`: nothing there yet, or a socket (a stale one
+    /// is replaced; a live daemon's is found at start). Anything else would stop the start.
+    public static func socketPath(_ path: String) -> (usable: Bool, verdict: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return (true, "\(path) will be created") }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            return (false, "\(path) exists and is not a socket; remove it or choose another path with --socket")
+        }
+        return (true, "\(path) is a socket (a stale one is replaced at start)")
+    }
 }
