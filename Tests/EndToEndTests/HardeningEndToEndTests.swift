@@ -189,9 +189,12 @@ struct HardeningEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await until("a quote is saved") { FileManager.default.fileExists(atPath: daemon.quoteFile) }
-        // A non-empty directory where quote.json goes: every rename onto it fails.
-        try FileManager.default.removeItem(atPath: daemon.quoteFile)
-        try FileManager.default.createDirectory(atPath: daemon.quoteFile + "/blocker", withIntermediateDirectories: true)
+        // A non-empty directory where quote.json goes: every rename onto it fails. The daemon
+        // may save again between the removal and the mkdir, so both are tried until they hold.
+        try await until("a directory stands where quote.json goes") {
+            try? FileManager.default.removeItem(atPath: daemon.quoteFile)
+            return (try? FileManager.default.createDirectory(atPath: daemon.quoteFile + "/blocker", withIntermediateDirectories: true)) != nil
+        }
         func lastError() async throws -> String? {
             try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)["last_error"]?.stringValue
         }
