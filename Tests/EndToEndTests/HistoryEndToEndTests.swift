@@ -60,6 +60,34 @@ struct HistoryEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// A saw-tooth day with one minute at 95,000: the chart's figures come from every minute
+    /// bar, so they are the same at every width, and the dip shows at every width.
+    @Test func theChartsFiguresAreTheSameAtEveryWidthAndTheDipShows() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setEveryVenue(price: "100480")
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let now = Int64(Date().timeIntervalSince1970) / 60
+        var text = "btcpriced-history 1\n"
+        for minute in (now - 1380)..<(now - 1) {
+            text += "\(minute) \(minute == now - 600 ? 95_000 : 100_000 + (minute % 10) * 96)\n"
+        }
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try text.write(toFile: daemon.stateDirectory + "/history.txt", atomically: true, encoding: .utf8)
+        try await daemon.start()
+        try await until("the live price") { try await daemon.ctl("price").stdout == "100480\n" }
+        var summaries: [String] = []
+        for width in ["8", "40", "200"] {
+            let chart = try await daemon.ctl("chart", "--width", width).stdout
+            let cells = chart.prefix(Int(width)!)
+            #expect(cells.contains("▁"), "the dip at width \(width): \(chart)")
+            summaries.append(String(chart.dropFirst(Int(width)!)))
+        }
+        #expect(Set(summaries).count == 1, "the same figures at every width: \(summaries)")
+        #expect(summaries[0].contains("low $95,000.00  high $100,864.00") && summaries[0].contains("(recorded since "), "\(summaries[0])")
+        await exchange.shutdown()
+    }
+
     @Test func pollingBinanceTakesItsDayFiguresFromTheMiniTickerAtNoExtraWeight() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.binance, .price("102000.00000000"))

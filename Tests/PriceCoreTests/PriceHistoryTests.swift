@@ -19,6 +19,22 @@ struct PriceHistoryTests {
         return history
     }
 
+    /// The summary takes every bar in the window, its lows and highs included, whatever the
+    /// chart samples; a bar before the window is no part of it.
+    @Test func theSummaryCoversEveryBarOfTheWindow() throws {
+        var history = history([(0, "99000"), (10, "100000"), (11, "100500")])
+        history.record(decimal("95000"), at: at(minutes: 11, seconds: 30))  // a dip within minute 11
+        history.record(decimal("100400"), at: at(minutes: 11, seconds: 50))
+        history.record(decimal("100200"), at: at(minutes: 12))
+        let summary = try #require(history.summary(over: .hour, now: at(minutes: 65)))
+        let base = PriceHistoryTests.start.millisecondsSinceEpoch / 60_000
+        #expect(summary.sinceMinute == base + 10 && summary.open == decimal("100000") && summary.close == decimal("100200"),
+                "minute 0 is more than an hour before: \(summary)")
+        #expect(summary.low == decimal("95000") && summary.lowMinute == base + 11)
+        #expect(summary.high == decimal("100500") && summary.highMinute == base + 11)
+        #expect(history.summary(over: .hour, now: at(minutes: 200)) == nil, "no bar in the window")
+    }
+
     @Test func pricesWithinAMinuteMakeOneBar() {
         var history = PriceHistory()
         for (second, price) in [(0, "100"), (10, "105.5"), (20, "99.25"), (59, "101")] {

@@ -53,6 +53,25 @@ struct HistoryClientTests {
         #expect(line.hasSuffix("low 100.00  high 299.00") && line.first == "▁")
     }
 
+    /// The summary's figures, whatever the width; the low's cell shows the low; the line fits
+    /// the terminal, the summary shortening before the sparkline drops below 16 cells.
+    @Test func theSummaryGivesTheFiguresAndKeepsTheExtremesAndTheLineFits() throws {
+        let closes: [String?] = (0..<60).map { "\(100_000 + ($0 % 10) * 96)" }
+        let summary = HistoryReply.Summary(since: "2026-11-21T16:10:00Z", open: "100000", close: "100864", low: "95000",
+                                           lowAt: "2026-11-21T16:40:00Z", high: "100960", highAt: "2026-11-21T16:19:00Z")
+        var full = reply(closes)
+        full = HistoryReply(range: .day, currency: "USD", points: full.points, summary: summary)
+        let wide = try #require(ChartFormat.line(full, fixedWidth: true, columns: nil))
+        #expect(wide.hasSuffix("  24h (recorded since 16:10 UTC)  $100,000.00 → $100,864.00  +0.86%  low $95,000.00  high $100,960.00"), "\(wide)")
+        #expect(wide.prefix(60).filter { $0 == "▁" }.count == 1, "the extreme minute's cell, and only it, at the bottom: \(wide)")
+        for columns in [80, 60, 30] {
+            let line = try #require(ChartFormat.line(full, fixedWidth: false, columns: columns))
+            let cells = line.prefix { "▁▂▃▄▅▆▇█ ".contains($0) }
+            #expect(line.count <= columns && cells.count >= min(16, columns), "\(columns) columns: \(line.count) characters, \(cells.count) cells: \(line)")
+            #expect(cells.contains("▁"), "the low survives narrowing: \(line)")
+        }
+    }
+
     @Test func waybarCarriesDirectionAndThresholdClassesAndTheTooltipTheChanges() throws {
         let up = try JSONValue(parsing: BarFormat.waybar(status("114459.8", change24h: "1.27"), spark: "▁▂▃▄▅▆▇█",
                                                           thresholds: PriceThresholds(above: "114000")))

@@ -27,8 +27,14 @@ struct HistoryWireTests {
     @Test func theReplyRoundTripsWithGapsAsNull() throws {
         let reply = HistoryReply(range: .day, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8"),
                                                       .init(time: "2026-11-21T16:24:00Z", close: nil)])
-        #expect(reply.line == #"{"range":"24h","currency":null,"points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]]}"# + "\n")
+        #expect(reply.line == #"{"range":"24h","currency":null,"points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]],"summary":null}"# + "\n")
         #expect(try HistoryReply(json: try JSONValue(parsing: reply.line)) == reply)
+        let summarized = HistoryReply(range: .day, points: reply.points, summary: .init(
+            since: "2026-11-21T16:00:00Z", open: "114400", close: "114459.8", low: "95000", lowAt: "2026-11-21T16:10:00Z", high: "114500", highAt: "2026-11-21T16:20:00Z"))
+        #expect(try HistoryReply(json: try JSONValue(parsing: summarized.line)) == summarized)
+        #expect(throws: ErrorReply.self, "a summary with a price that is not a number") {
+            try HistoryReply(json: try JSONValue(parsing: summarized.line.replacing(#""low":"95000""#, with: #""low":"x""#)))
+        }
         #expect(throws: ErrorReply.self) { try HistoryReply(json: try JSONValue(parsing: #"{"range":"24h","points":[["t","1e5"]]}"#)) }
     }
 

@@ -1,33 +1,117 @@
 import WireProtocol
 
 /// `btcctl chart`: `▁▂▄▆█▇▅  24h  $114,459.80 → $115,000.00  +0.47%  low $113,900.00  high $115,200.00`.
+/// The figures come from every minute bar of the range (the reply's summary), so they are the
+/// same at any width; the sparkline shows each cell's close, and the cells holding the range's
+/// low and high show those instead, so an extreme minute is never sampled away.
 public enum ChartFormat {
+    /// The fewest cells a terminal-wide chart keeps: its summary shortens first.
+    public static let minimumCells = 16
+
     /// Nil when the history has no price at all. With `columns` (a terminal) and no fixed
-    /// width, the sparkline is narrowed so the whole line fits.
+    /// width, the whole line fits: the summary shortens, then the sparkline narrows.
     public static func line(_ reply: HistoryReply, fixedWidth: Bool, columns: Int?) -> String? {
-        var closes = reply.points.map(\.close)
-        let known = closes.compactMap { $0 }
-        let values = known.compactMap { FixedDecimal($0) }
-        guard let first = known.first, let last = known.last, values.count == known.count,
-              let low = zip(known, values).min(by: { $0.1 < $1.1 })?.0,
-              let high = zip(known, values).max(by: { $0.1 < $1.1 })?.0
-        else { return nil }
-        // A history younger than the range: its change is over less time than status's 24 h
-        // figure (which may come from the venue's own day), so say which span it covers.
-        var span = reply.range.rawValue
-        if reply.points.first?.close == nil, let since = reply.points.first(where: { $0.close != nil })?.time, since.utf8.count >= 16 {
-            span += " (recorded since \(since.dropFirst(11).prefix(5)) UTC)"
-        }
+        guard let figures = Figures(reply) else { return nil }
         // Without a currency (an older daemon), every digit as before.
         func shown(_ price: String) -> String { reply.currency.map { HumanFormat.money(price, currency: $0) } ?? HumanFormat.groupedPrice(price) }
-        var text = "  \(span)  \(shown(first)) → \(shown(last))"
-        if let from = values.first, let to = values.last, let change = FixedDecimal.basisPoints(from: from, to: to) {
-            text += "  " + FixedDecimal.percentText(basisPoints: change)
-        }
-        text += "  low \(shown(low))  high \(shown(high))"
+        let change = FixedDecimal(figures.first).flatMap { from in
+            FixedDecimal(figures.last).flatMap { FixedDecimal.basisPoints(from: from, to: $0) }
+        }.map { "  " + FixedDecimal.percentText(basisPoints: $0) } ?? ""
+        // A history younger than the range: say which span the figures cover.
+        let since = figures.isPartial ? figures.since.flatMap(clock).map { " (recorded since \($0) UTC)" } ?? "" : ""
+        let range = reply.range.rawValue, extremes = "  low \(shown(figures.low))  high \(shown(figures.high))"
+        let summaries = [
+            "  \(range)\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
+            "  \(range)  \(shown(figures.last))\(change)\(extremes)",
+            "  \(range)  \(shown(figures.last))\(change)",
+            "  \(range)\(change)",
+        ]
+        var closes = reply.points.map(\.close)
+        var text = summaries[0]
         if !fixedWidth, let columns {
-            closes = Sparkline.resample(closes, to: max(8, columns - text.count))
+            text = summaries.first { columns - $0.count >= minimumCells } ?? summaries[summaries.count - 1]
+            closes = Sparkline.resample(closes, to: max(1, columns - text.count))
         }
-        return Sparkline.render(closes) + text
+        return Sparkline.render(keepingExtremes(closes, of: reply)) + text
+    }
+
+    /// `cells` (the reply's closes, maybe resampled) with the range's low and high put in the
+    /// cells that hold them.
+    public static func keepingExtremes(_ cells: [String?], of reply: HistoryReply) -> [String?] {
+        guard let summary = reply.summary else { return cells }
+        var cells = cells
+        place(summary.low, at: summary.lowAt, in: &cells, points: reply.points)
+        place(summary.high, at: summary.highAt, in: &cells, points: reply.points)
+        return cells
+    }
+
+    /// The price shown in the cell whose span holds `time`: each point closes its step, and a
+    /// resampled cell covers a stretch of points (`Sparkline.resample`).
+    static func place(_ price: String, at time: String, in cells: inout [String?], points: [HistoryReply.Point]) {
+        guard !cells.isEmpty, !points.isEmpty else { return }
+        let point = points.firstIndex { $0.time >= time } ?? points.count - 1
+        let cell = min(cells.count - 1, point * cells.count / points.count)
+        cells[cell] = price
+    }
+
+    /// Minutes since the Unix epoch of `2026-11-21T16:24:00Z` (days from the civil date, after
+    /// Howard Hinnant's algorithm); nil for anything else.
+    static func epochMinutes(_ time: String) -> Int64? {
+        let utf8 = Array(time.utf8)
+        guard utf8.count >= 16 else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let digit = utf8[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), (1...12).contains(month) else { return nil }
+        let shifted = month <= 2 ? year - 1 : year
+        let era = shifted / 400, yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        return (days * 24 + hour) * 60 + minute
+    }
+
+    /// `16:24` from `2026-11-21T16:24:00Z`.
+    static func clock(_ time: String) -> String? {
+        time.utf8.count >= 16 ? String(time.dropFirst(11).prefix(5)) : nil
+    }
+
+    /// First, last, low and high of the range: from the summary, or from the closes of a daemon
+    /// older than it.
+    struct Figures {
+        let first: String, last: String, low: String, high: String
+        let since: String?
+        /// Whether the history starts later than the range: by the first bar held, so the same
+        /// at every width (with a summary); by the first point otherwise.
+        let isPartial: Bool
+
+        init?(_ reply: HistoryReply) {
+            if let summary = reply.summary {
+                (first, last, low, high, since) = (summary.open, summary.close, summary.low, summary.high, summary.since)
+                let range: Int64 = switch reply.range {
+                case .hour: 60
+                case .day: 1440
+                case .week: 10_080
+                }
+                if let start = epochMinutes(summary.since), let end = reply.points.last.flatMap({ epochMinutes($0.time) }) {
+                    isPartial = start - (end - range) > max(1, range / 100)
+                } else {
+                    isPartial = false
+                }
+                return
+            }
+            isPartial = reply.points.first?.close == nil
+            let known = reply.points.compactMap { point in point.close.flatMap { close in FixedDecimal(close).map { (close, $0) } } }
+            guard let firstKnown = known.first, let lastKnown = known.last,
+                  let lowest = known.min(by: { $0.1 < $1.1 }), let highest = known.max(by: { $0.1 < $1.1 }) else { return nil }
+            (first, last, low, high) = (firstKnown.0, lastKnown.0, lowest.0, highest.0)
+            since = reply.points.first { $0.close != nil }?.time
+        }
     }
 }

@@ -29,7 +29,7 @@ extension CtlMain {
     static func spark(_ invocation: CtlInvocation) -> String {
         do throws(ClientError) {
             let reply = try decodeHistory(try query(.history(HistoryQuery(range: .day, points: 8)), invocation))
-            return Sparkline.render(reply.points.map(\.close))
+            return Sparkline.render(ChartFormat.keepingExtremes(reply.points.map(\.close), of: reply))
         } catch {
             return ""
         }

@@ -1,8 +1,10 @@
 import JSONText
 
-/// The `history` reply: `{"range":"24h","currency":"EUR","points":[["2026-11-21T16:00:00Z","114459.8"],[…,null]]}`,
+/// The `history` reply: `{"range":"24h","currency":"EUR","points":[["2026-11-21T16:00:00Z","114459.8"],[…,null]],"summary":{…}}`,
 /// oldest first, closing prices as exact decimal text, gaps as null. `currency` (the daemon's
-/// BTCPRICED_CURRENCY) is absent from daemons older than it.
+/// BTCPRICED_CURRENCY) is absent from daemons older than it. `summary` covers every minute bar
+/// of the range, so its figures do not depend on how many points were asked for; null without
+/// a bar, absent from older daemons.
 public struct HistoryReply: Sendable, Hashable {
     public struct Point: Sendable, Hashable {
         /// RFC 3339 UTC, whole seconds.
@@ -15,14 +17,47 @@ public struct HistoryReply: Sendable, Hashable {
         }
     }
 
+    /// Every bar of the range together: the first bar's time and open, the last close, and the
+    /// lowest low and highest high with their bars' times (RFC 3339 UTC, whole seconds).
+    public struct Summary: Sendable, Hashable {
+        public let since: String
+        public let open: String
+        public let close: String
+        public let low: String
+        public let lowAt: String
+        public let high: String
+        public let highAt: String
+
+        public init(since: String, open: String, close: String, low: String, lowAt: String, high: String, highAt: String) {
+            (self.since, self.open, self.close, self.low, self.lowAt, self.high, self.highAt) = (since, open, close, low, lowAt, high, highAt)
+        }
+
+        var json: JSONValue {
+            .object(JSONObject(members: [
+                JSONMember(key: "since", value: .string(since)), JSONMember(key: "open", value: .string(open)),
+                JSONMember(key: "close", value: .string(close)), JSONMember(key: "low", value: .string(low)),
+                JSONMember(key: "low_at", value: .string(lowAt)), JSONMember(key: "high", value: .string(high)),
+                JSONMember(key: "high_at", value: .string(highAt)),
+            ]))
+        }
+
+        init?(json: JSONValue) {
+            let texts = ["since", "open", "close", "low", "low_at", "high", "high_at"].map { json[$0]?.stringValue }
+            guard texts.allSatisfy({ $0 != nil }), [1, 2, 3, 5].allSatisfy({ DecimalText.parts(texts[$0] ?? "") != nil }) else { return nil }
+            self.init(since: texts[0]!, open: texts[1]!, close: texts[2]!, low: texts[3]!, lowAt: texts[4]!, high: texts[5]!, highAt: texts[6]!)
+        }
+    }
+
     public let range: HistoryRange
     public let currency: String?
     public let points: [Point]
+    public let summary: Summary?
 
-    public init(range: HistoryRange, currency: String? = nil, points: [Point]) {
+    public init(range: HistoryRange, currency: String? = nil, points: [Point], summary: Summary? = nil) {
         self.range = range
         self.currency = currency
         self.points = points
+        self.summary = summary
     }
 
     public var line: String {
@@ -30,6 +65,7 @@ public struct HistoryReply: Sendable, Hashable {
             JSONMember(key: "range", value: .string(range.rawValue)),
             JSONMember(key: "currency", value: .string(orNull: currency)),
             JSONMember(key: "points", value: .array(points.map { .array([.string($0.time), .string(orNull: $0.close)]) })),
+            JSONMember(key: "summary", value: summary?.json ?? .null),
         ])).encoded + "\n"
     }
 
@@ -46,6 +82,11 @@ public struct HistoryReply: Sendable, Hashable {
             else { throw .badRequest("history reply has a malformed point") }
             points.append(Point(time: time, close: pair[1].stringValue))
         }
-        self.init(range: range, currency: json["currency"]?.stringValue, points: points)
+        var summary: Summary?
+        if let object = json["summary"], !object.isNull {
+            guard let parsed = Summary(json: object) else { throw .badRequest("history reply has a malformed summary") }
+            summary = parsed
+        }
+        self.init(range: range, currency: json["currency"]?.stringValue, points: points, summary: summary)
     }
 }

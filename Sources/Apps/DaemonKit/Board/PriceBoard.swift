@@ -192,9 +192,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     public func historyReply(_ query: HistoryQuery) -> String {
         let window = ChangeWindow(query.range)
         let now = wallClock.now()
-        let points = state.withLock { $0.history.points(over: window, count: query.points, now: now) }
+        let (points, summary) = state.withLock { ($0.history.points(over: window, count: query.points, now: now), $0.history.summary(over: window, now: now)) }
+        func time(_ minute: Int64) -> String { Timestamp(millisecondsSinceEpoch: minute * 60_000).rfc3339Seconds }
         return HistoryReply(range: query.range, currency: currency, points: points.map {
             HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)
+        }, summary: summary.map {
+            HistoryReply.Summary(since: time($0.sinceMinute), open: $0.open.description, close: $0.close.description, low: $0.low.description,
+                                 lowAt: time($0.lowMinute), high: $0.high.description, highAt: time($0.highMinute))
         }).line
     }
 

@@ -91,6 +91,22 @@ public struct PriceHistory: Sendable, Equatable {
         return CompletedDay(minute: nowMinute, high: earlier.lazy.map(\.high).max(), low: earlier.lazy.map(\.low).min())
     }
 
+    /// Every bar of `window` before `now` taken together: the first bar's minute and open, the
+    /// last close, and the lowest low and highest high with their minutes. The same whatever
+    /// the chart's width, which samples closes only. Nil without a bar in the window.
+    public func summary(over window: ChangeWindow, now: Timestamp) -> HistorySummary? {
+        let nowMinute = MinuteBar.minute(of: now)
+        let inWindow = bars[firstIndex(after: nowMinute - window.minutes)..<firstIndex(after: nowMinute)]
+        guard let first = inWindow.first, let last = inWindow.last else { return nil }
+        var low = first, high = first
+        for bar in inWindow.dropFirst() {
+            if bar.low < low.low { low = bar }
+            if bar.high > high.high { high = bar }
+        }
+        return HistorySummary(sinceMinute: first.minute, open: first.open, close: last.close,
+                              low: low.low, lowMinute: low.minute, high: high.high, highMinute: high.minute)
+    }
+
     /// `count` evenly spaced points over `window` ending at `now` (whole seconds): each is the
     /// close of the last bar within its step, or nil where the daemon saw no price.
     public func points(over window: ChangeWindow, count: Int, now: Timestamp) -> [(time: Timestamp, close: Decimal?)] {
@@ -112,6 +128,17 @@ public enum PercentChange {
     public static func between(_ from: Decimal, _ to: Decimal) -> Decimal {
         (to - from) * 100 / from
     }
+}
+
+/// A window's bars taken together (`PriceHistory.summary`). Minutes since the Unix epoch.
+public struct HistorySummary: Sendable, Equatable {
+    public let sinceMinute: Int64
+    public let open: Decimal
+    public let close: Decimal
+    public let low: Decimal
+    public let lowMinute: Int64
+    public let high: Decimal
+    public let highMinute: Int64
 }
 
 /// The 24 h high and low of the minutes before `minute`; see `PriceHistory.completedDay(now:)`.
