@@ -178,7 +178,8 @@ struct HardeningEndToEndTests {
         let limited = exchange.requestCount(.binance)
         try await storm(then: .coinbase)
         #expect(exchange.requestCount(.binance) == limited, "the 30 s rest held through 50 reloads")
-        #expect(daemon.log.components(separatedBy: "binance is failing").count == 2, "one warning, not one per reload")
+        // Counted by reason: on a loaded host a timeout before the 429 is a warning of its own.
+        #expect(daemon.log.components(separatedBy: "binance is failing: rate-limited").count == 2, "one warning, not one per reload")
         #expect(try await daemon.ctl("price").stdout == "114460.215\n", "coinbase serves meanwhile")
         await exchange.shutdown()
     }

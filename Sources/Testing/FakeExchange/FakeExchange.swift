@@ -26,6 +26,11 @@ public final class FakeExchange: Sendable {
             .binance: .price(Behavior.defaultPrice), .coinbase: .price("114460.215"), .kraken: .price("114459.90000"),
             .bitstamp: .price("114461"), .cryptocompare: .price("114460.1"), .mempool: .price("114462"),
         ]
+        /// Venues a test has told how to answer; the others quote `marketPrice` once a test has
+        /// set any venue's price, as real venues agree (the daemon's price check holds a venue
+        /// 25 % away from the rest, so a test's lone price must not meet stale defaults).
+        var explicitlySet: Set<Market> = []
+        var marketPrice: String?
         var requests: [RecordedRequest] = []
         /// What Binance reports as the weight used this minute; nil counts 2 per request.
         var binanceWeight: Int?
@@ -80,7 +85,11 @@ public final class FakeExchange: Sendable {
     }
 
     public func set(_ market: Market, _ behavior: Behavior) {
-        state.withLockedValue { $0.behaviors[market] = behavior }
+        state.withLockedValue { state in
+            state.behaviors[market] = behavior
+            state.explicitlySet.insert(market)
+            if case .price(let price) = behavior { state.marketPrice = price }
+        }
     }
 
     /// Every venue's price answer at once, as real venues agree: a test that moves one venue far
@@ -88,12 +97,19 @@ public final class FakeExchange: Sendable {
     /// cycle to the next venue.
     public func setEveryVenue(price: String) {
         state.withLockedValue { state in
-            for market in Market.allCases where market != .mempool { state.behaviors[market] = .price(price) }
+            for market in Market.allCases where market != .mempool {
+                state.behaviors[market] = .price(price)
+                state.explicitlySet.insert(market)
+            }
+            state.marketPrice = price
         }
     }
 
     public func behavior(for market: Market) -> Behavior {
-        state.withLockedValue { $0.behaviors[market] ?? .price(Behavior.defaultPrice) }
+        state.withLockedValue { state in
+            if !state.explicitlySet.contains(market), let price = state.marketPrice { return .price(price) }
+            return state.behaviors[market] ?? .price(Behavior.defaultPrice)
+        }
     }
 
     public func requestCount(_ market: Market) -> Int {
