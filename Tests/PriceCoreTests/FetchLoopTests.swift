@@ -339,3 +339,21 @@ struct FetchLoopTests {
         #expect(waits.count > 1 && waits[1] == .milliseconds(950), "woken at 1,080 ms, counted at 1,030: the next tick at 2,030 ms: \(waits)")
     }
 }
+
+/// A venue already failing (a timeout) that then asks for a rest (451) gets its own warning,
+/// which carries the venue's advice; the same failure again is no news.
+@Suite("Source health: warnings on change")
+struct SourceHealthWarningTests {
+    @Test func aRestAskedForByAFailingVenueIsWarnedAboutOnce() throws {
+        let start = ManualClock().now
+        var health = SourceHealth<ManualClock.Instant>(sources: [SourceName.binance, SourceName.coinbase])
+        let quote = SourceQuote(price: try Price(parsing: "100"), symbol: "BTCUSD", quoteAsset: "USD")
+        let timeout = FetchFailure.timeout(after: .milliseconds(800))
+        var events = health.record([SourceAttempt.failed(.binance, timeout), .succeeded(.coinbase, quote)], gotQuote: true, at: start)
+        events += health.record([SourceAttempt.failed(.binance, .geoRestricted), .succeeded(.coinbase, quote)], gotQuote: true,
+                                at: start.advanced(by: .seconds(1)))
+        events += health.record([SourceAttempt.failed(.binance, .geoRestricted), .succeeded(.coinbase, quote)], gotQuote: true,
+                                at: start.advanced(by: .seconds(400)))
+        #expect(events == [HealthEvent.sourceFailing(.binance, timeout), .sourceFailing(.binance, .geoRestricted)], "\(events)")
+    }
+}

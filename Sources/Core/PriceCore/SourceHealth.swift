@@ -94,7 +94,10 @@ public struct SourceHealth<Instant: InstantProtocol>: Sendable where Instant.Dur
                 states[source] = state
             case .failed(let source, let failure):
                 var state = states[source] ?? State()
-                if failure.sentPrice == nil, state.failure?.sentPrice != nil || state.failure == nil {
+                // A new outage is news; so is a venue that was failing (a timeout) and now asks
+                // for a rest (451, 429): the warning then carries its advice.
+                let startsRest = failure.cooldown != nil && state.failure?.cooldown == nil
+                if failure.sentPrice == nil, state.failure?.sentPrice != nil || state.failure == nil || startsRest {
                     events.append(.sourceFailing(source, failure))
                 }
                 state.failure = failure
