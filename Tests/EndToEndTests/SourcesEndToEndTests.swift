@@ -72,9 +72,11 @@ struct SourcesEndToEndTests {
         let error = entry(try await sources(daemon).json, "binance")?["last_error"]?.stringValue
         #expect(error == "answered an HTML page (HTTP 403), not JSON: a block or captcha, common for Tor exits", "\(String(describing: error))")
         #expect(daemon.log.contains("binance is failing: answered an HTML page (HTTP 403)"), "\(daemon.log)")
-        // Read after four later cycles, not after a sleep.
-        try await until("four coinbase cycles") { exchange.requestCount(.coinbase) >= 4 }
-        #expect(exchange.requestCount(.binance) == 1, "a challenged venue rests for a minute")
+        // Read after four later cycles, not after a sleep. Counted from the challenge seen: on a
+        // loaded host a first ask can time out before its page arrives, and is rightly asked again.
+        let challenged = exchange.requestCount(.binance), coinbaseCalls = exchange.requestCount(.coinbase)
+        try await until("four coinbase cycles") { exchange.requestCount(.coinbase) >= coinbaseCalls + 4 }
+        #expect(exchange.requestCount(.binance) == challenged, "a challenged venue rests for a minute: \(challenged), then \(exchange.requestCount(.binance))")
         let agents = Set(exchange.requests(.coinbase).map { $0.headers["user-agent"] ?? "none" })
         #expect(agents.count == 1 && agents.allSatisfy { $0.hasPrefix("btcpriced/") && !$0.contains(" ") },
                 "a generic User-Agent, btcpriced/VERSION and nothing about the host: \(agents)")
