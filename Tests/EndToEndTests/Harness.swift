@@ -172,3 +172,10 @@ extension SpawnedProcess {
 }
 
 
+
+/// A new empty directory under the temporary directory, for one test's files.
+func scratchDirectory() throws -> String {
+    let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory
+}

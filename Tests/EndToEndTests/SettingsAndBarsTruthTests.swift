@@ -6,19 +6,13 @@ import Testing
 /// start are said before the start, and the bars and waits say why they show what they show.
 @Suite("Settings checked, bars and waits truthful, end to end")
 struct SettingsAndBarsTruthTests {
-    func scratch() throws -> String {
-        let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     func checkConfig(_ directory: String, _ extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null") async throws -> CommandResult {
         try await runCommand(Binaries.daemon, ["--config", config, "--check-config", "--state-dir", directory + "/state",
                                                "--socket", directory + "/btcpriced.sock"] + extra, environment: environment)
     }
 
     @Test func aQuoteThatCanTurnStaleBetweenTwoGoodPollsIsWarnedAbout() async throws {
-        let directory = try scratch()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let short = try await checkConfig(directory, environment: ["BTCPRICED_STALE_AFTER": "500ms"])
         #expect(short.status == 0, "a warning, not an error: a stream may carry quotes faster: \(short)")
@@ -32,7 +26,7 @@ struct SettingsAndBarsTruthTests {
     }
 
     @Test func aSocketPathThatIsAFileFailsTheCheckWith73() async throws {
-        let directory = try scratch()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "not a socket\n".write(toFile: directory + "/btcpriced.sock", atomically: true, encoding: .utf8)
         let result = try await checkConfig(directory)
@@ -41,7 +35,7 @@ struct SettingsAndBarsTruthTests {
     }
 
     @Test func aByteOrderMarkIsSkippedAndAMissingValueNamesItsOption() async throws {
-        let directory = try scratch()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/btcpriced.conf"
         try Data([0xEF, 0xBB, 0xBF] + Array("BTCPRICED_INTERVAL=2s\n".utf8)).write(to: URL(fileURLWithPath: config))

@@ -33,14 +33,8 @@ struct TorCircuitEndToEndTests {
         return Recorder(process: process, port: port, log: log)
     }
 
-    func scratch() throws -> String {
-        let directory = NSTemporaryDirectory() + "btcpriced-e2e-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test func eachVenueSendsItsOwnCredentialsAndTheRouteNamesTheProxy() async throws {
-        let directory = try scratch()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "114460.5")
@@ -68,7 +62,7 @@ struct TorCircuitEndToEndTests {
     }
 
     @Test func aBlockedExitGetsTheVenueANewCircuitBeforeItRests() async throws {
-        let directory = try scratch()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "114460.5")
