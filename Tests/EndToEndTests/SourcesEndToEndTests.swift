@@ -200,6 +200,11 @@ struct SourcesEndToEndTests {
         try await until("a cryptocompare quote") { try await first.ctl("price").stdout == "85866.19\n" }
         first.stop()
         #expect(FileManager.default.fileExists(atPath: first.stateDirectory + "/sources.json"))
+        // Counted from here: a loaded host may time out the first daemon's first ask of Binance
+        // and ask again before the 451 arrives; what matters is that the restart asks neither.
+        let binanceAsked = exchange.requestCount(.binance)
+        let cryptoCompareAsked = exchange.requestCount(.cryptocompare)
+        #expect(binanceAsked >= 1 && cryptoCompareAsked >= 1, "binance \(binanceAsked), cryptocompare \(cryptoCompareAsked)")
 
         // As a restart loop would: straight back up on the same state directory.
         let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory, settings: settings)
@@ -209,12 +214,12 @@ struct SourcesEndToEndTests {
         // Read after the restarted daemon's first cycle has ended, not after a sleep: its last
         // failing venue is logged once the round is over, past CryptoCompare's turn.
         try await until("the first cycle after the restart", context: { second.log }) { second.log.contains("bitstamp is failing") }
-        #expect(exchange.requestCount(.binance) == 1, "the 451 rest survived the restart")
-        #expect(exchange.requestCount(.cryptocompare) == 1, "CryptoCompare's pace survived the restart")
+        #expect(exchange.requestCount(.binance) == binanceAsked, "the 451 rest survived the restart")
+        #expect(exchange.requestCount(.cryptocompare) == cryptoCompareAsked, "CryptoCompare's pace survived the restart")
         #expect(second.log.contains("binance still rests until"))
         let report = try JSONValue(parsing: try await second.ctl("sources", "--json").stdout)
         #expect(entry(report, "binance")?["state"] == .string("cooling-down"))
-        #expect(entry(report, "cryptocompare")?["calls_24h"] == .number("1"))
+        #expect(entry(report, "cryptocompare")?["calls_24h"] == .number(String(cryptoCompareAsked)))
         await exchange.shutdown()
     }
 }
