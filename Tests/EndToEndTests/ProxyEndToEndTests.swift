@@ -168,6 +168,8 @@ struct ProxyEndToEndTests {
         var errors: [String] = []
         try await until("every venue fails") { errors = try await failingEverywhere(daemon) ?? []; return !errors.isEmpty }
         #expect(Market.allCases.allSatisfy { exchange.requestCount($0) == 0 }, "no direct connection as a fallback: \(errors)")
+        #expect(errors.allSatisfy { $0 == "the proxy socks5h://127.0.0.1:\(dead) refused the connection: is tor (or the SOCKS proxy) running, and is this its SOCKSPort?" },
+                "each names the proxy that refused: \(errors)")
 
         let exempt = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
             "ALL_PROXY": "socks5h://127.0.0.1:\(dead)", "NO_PROXY": "localhost,127.0.0.1"])

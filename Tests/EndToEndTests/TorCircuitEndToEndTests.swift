@@ -72,7 +72,7 @@ struct TorCircuitEndToEndTests {
             "BTCPRICED_PROXY": "socks5h://127.0.0.1:\(recorder.port)", "BTCPRICED_STREAM": "off", "BTCPRICED_SOURCES": "binance"])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
-        try await until("binance answers on a new circuit", timeout: .seconds(30), context: { "\(recorder.connections)\n\(daemon.log)" }) {
+        try await until("binance answers on a new circuit", context: { "\(recorder.connections)\n\(daemon.log)" }) {
             try await daemon.ctl("price").stdout == "114460.5\n"
         }
         let binance = recorder.connections.filter { $0.user == "btcpriced-binance" }

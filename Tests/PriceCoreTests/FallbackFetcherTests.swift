@@ -37,6 +37,31 @@ struct FallbackFetcherTests {
         #expect(attempts.last == .succeeded(.cryptoCompare, SourceQuote(price: try Price(parsing: "68900.5"), symbol: "BTCUSD", quoteAsset: "USD")))
     }
 
+    /// A source behind a proxy counts its connection apart: its own limit and failure apply.
+    @Test func aSourceWithItsOwnLimitIsGivenItAndFailsInItsWords() async throws {
+        struct Proxied: PriceSource {
+            let stub: StubSource
+            var name: SourceName { stub.name }
+            var quoteAsset: String { stub.quoteAsset }
+            var limits: SourceLimits { stub.limits }
+            var attemptLimit: AttemptLimit? {
+                AttemptLimit(.seconds(41), failure: .proxy(ProxyTrouble(.noAnswer(within: .seconds(10)), proxy: "socks5h://127.0.0.1:9050", isSOCKS: true)))
+            }
+            func fetchQuote() async throws -> SourceQuote { try await stub.fetchQuote() }
+        }
+        let clock = ManualClock()
+        let fetcher = FallbackFetcher(sources: [Proxied(stub: StubSource(.binance, [.hang]))], timeout: .milliseconds(800), clock: clock)
+        let task = Task { await fetcher.fetch { _ in nil }.attempts }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(40_999))
+        #expect(clock.sleeperCount == 1, "not the chain's 800 ms")
+        clock.advance(by: .milliseconds(1))
+        let attempts = await task.value
+        guard case .failed(_, let failure) = attempts.first else { Issue.record("\(attempts)"); return }
+        #expect(failure.description == "no answer within 10s through socks5h://127.0.0.1:9050 (Tor circuits can take several seconds; is tor running and bootstrapped?)")
+        #expect(failure.reason == .timeout)
+    }
+
     @Test func coolingDownSourcesAreSkipped() async {
         let binance = StubSource(.binance, [.quote("1")])
         let cryptoCompare = StubSource(.cryptoCompare, [.fail(.exchangeError("down"))])

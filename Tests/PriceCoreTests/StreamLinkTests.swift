@@ -128,7 +128,7 @@ struct StreamLinkTests {
         link.connecting(at: start)
         link.opened(at: start)
         #expect(link.hasStalled(at: at(5)))
-        link.ended(.stalled, at: at(5), jitter: 1)
+        link.ended(.stalled(after: .seconds(5)), at: at(5), jitter: 1)
         #expect(link.phase == .waiting(until: at(7)))
         #expect(link.consecutiveFailures == 1)
     }
@@ -202,7 +202,7 @@ extension StreamLinkTests {
     @Test func messagesAfterTheLinkEndedLeaveItWaiting() {
         var link = liveLink()
         link.received(trade, at: at(1))
-        link.ended(.stalled, at: at(6), jitter: 0)
+        link.ended(.stalled(after: .seconds(5)), at: at(6), jitter: 0)
         let waiting = link.phase
         let reception = link.received(trade + [.closingSoon], at: at(6.1))
         #expect(reception == .init(), "nothing to act on: \(reception)")

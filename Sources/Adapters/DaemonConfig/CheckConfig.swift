@@ -27,7 +27,12 @@ public enum CheckConfig {
         }
         report.warnings = SettingsLoader.unknownEnvironmentWarnings(environment).map { "warning: \($0)" }
         if let advice = plan.flappingAdvice { report.warnings.append("warning: " + advice) }
-        report.lines.append("settings: interval \(settings.interval.humanReadable), timeout \(settings.timeout.humanReadable), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
+        report.warnings += plan.routeAdvice.map { "warning: " + $0 }
+        let timeouts = settings.asksThroughProxy
+            ? "timeout \(settings.timeoutThroughProxy.humanReadable) through the proxy once connected (connect \(settings.connectTimeoutThroughProxy.humanReadable))"
+                + (plan.active.contains { settings.proxies.route(for: settings.restURL($0)).proxy == nil } ? ", \(settings.timeout.humanReadable) direct" : "")
+            : "timeout \(settings.timeout.humanReadable)" + (settings.connectTimeout.map { " once connected (connect \($0.humanReadable))" } ?? "")
+        report.lines.append("settings: interval \(settings.interval.humanReadable), \(timeouts), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
         report.lines.append(plan.description)
         if let url = settings.http.dashboardURL, let address = settings.http.address {
             report.lines.append("http: \(url) (the dashboard; the API under \(url)api/v1/, metrics at \(url)metrics)")

@@ -20,6 +20,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let currency = SettingKey("BTCPRICED_CURRENCY")
     public static let interval = SettingKey("BTCPRICED_INTERVAL")
     public static let timeout = SettingKey("BTCPRICED_TIMEOUT")
+    public static let connectTimeout = SettingKey("BTCPRICED_CONNECT_TIMEOUT")
     public static let staleAfter = SettingKey("BTCPRICED_STALE_AFTER")
     public static let persistInterval = SettingKey("BTCPRICED_PERSIST_INTERVAL")
     public static let watchStall = SettingKey("BTCPRICED_WATCH_STALL")
@@ -56,7 +57,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static func file(of setting: VenueSetting) -> SettingKey? { setting.fileKey.map(SettingKey.init) }
 
     static let general: [SettingKey] = [
-        sources, currency, interval, timeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
+        sources, currency, interval, timeout, connectTimeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
         mode, maximumDeviation, consensusMinimum,
         consensusUSDT, confirmMove, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
         userConnections, userWatchers, proxy, plainHTTPHosts,

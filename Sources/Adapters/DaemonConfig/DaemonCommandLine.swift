@@ -36,8 +36,8 @@ public enum DaemonCommandLine {
                              $CONFIGURATION_DIRECTORY under systemd; must exist if given)
       --state-dir DIR        where quote.json is kept (BTCPRICED_STATE_DIR)
       --socket PATH          Unix socket to serve on (BTCPRICED_SOCKET)
-      --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL; default 1s;
-                             the timeout follows it unless BTCPRICED_TIMEOUT is set)
+      --interval DURATION    fetch interval, e.g. 1s, 500ms (BTCPRICED_INTERVAL; default 1s,
+                             15s via a proxy; the timeout follows it unless BTCPRICED_TIMEOUT is set)
       --log-level LEVEL      trace, debug, info, notice, warning, error, critical (BTCPRICED_LOG_LEVEL)
       --check-config         validate the configuration and exit: 0 valid, 78 invalid,
                              73 if the state or socket directory cannot be used

@@ -15,7 +15,14 @@ public struct DaemonSettings: Sendable, Equatable {
     /// What prices are asked in (ISO 4217); only venues with a BTC market in it are asked.
     public var currency: Currency
     public var interval: Duration
+    /// A direct request's timeout, the connection included.
     public var timeout: Duration
+    /// A proxied request's timeout, counted once the connection stands.
+    public var timeoutThroughProxy: Duration
+    /// `BTCPRICED_CONNECT_TIMEOUT` where given: a direct connection's own budget.
+    public var connectTimeout: Duration?
+    /// The budget for a connection through a proxy (the proxy, a circuit, TLS).
+    public var connectTimeoutThroughProxy: Duration
     public var staleAfter: Duration
     /// Zero means every new quote is written. The default (2m) keeps a day's writes under
     /// 10 MB; a clean stop always writes the latest quote.
@@ -63,6 +70,18 @@ public struct DaemonSettings: Sendable, Equatable {
     public var proxies: ProxyRules = .none
 
     public func restURL(_ venue: Venue) -> String { restURLs[venue.name] ?? venue.rest.url.defaultURL }
+
+    /// How long a request to `url` may take on its route.
+    public func timeouts(for url: String) -> RouteTimeouts {
+        proxies.route(for: url).proxy == nil
+            ? RouteTimeouts(connect: connectTimeout, answer: timeout)
+            : RouteTimeouts(connect: connectTimeoutThroughProxy, answer: timeoutThroughProxy)
+    }
+
+    /// Whether any venue of the chain asks through a proxy: the route-aware defaults then apply.
+    public var asksThroughProxy: Bool {
+        sources.compactMap(venue(named:)).contains { proxies.route(for: restURL($0)).proxy != nil }
+    }
     public func streamURL(_ venue: Venue) -> String? { streamURLs[venue.name] ?? venue.stream?.url.defaultURL }
 
     /// The market choices every venue's requests are built from.
@@ -95,6 +114,8 @@ public struct DaemonSettings: Sendable, Equatable {
         case .currency: "USD"
         case .interval: "1s"
         case .timeout: Self.defaultTimeout(interval: nil).humanReadable
+        // Through a proxy 30s; direct, within BTCPRICED_TIMEOUT.
+        case .connectTimeout: ""
         case .staleAfter: "10s"
         case .persistInterval: "2m"
         case .watchStall: "30s"
@@ -121,10 +142,27 @@ public struct DaemonSettings: Sendable, Equatable {
     /// The settings' catalog entry for `name`.
     public func venue(named name: SourceName) -> Venue? { catalog.named(name) }
 
-    /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due.
-    public static func defaultTimeout(interval: Duration?) -> Duration {
-        guard let interval else { return .milliseconds(800) }
-        return min(.milliseconds(800), interval * 4 / 5)
+    /// 800 ms, or 80 % of a shorter interval, so an attempt always ends before the next is due;
+    /// through a proxy 10 s, as a Tor circuit's round trips need.
+    public static func defaultTimeout(interval: Duration?, throughProxy: Bool = false) -> Duration {
+        let longest = throughProxy ? ThroughProxy.timeout : .milliseconds(800)
+        guard let interval else { return longest }
+        return min(longest, interval * 4 / 5)
+    }
+
+    /// The defaults that change when the chain asks through a proxy (Tor above all): a circuit
+    /// takes seconds to build and each round trip hundreds of milliseconds, and an exit deserves
+    /// gentler polling than a direct link. Settings the user gives keep their values.
+    public enum ThroughProxy {
+        public static let timeout: Duration = .seconds(10)
+        public static let connectTimeout: Duration = .seconds(30)
+        /// At least 10 s, and longer than the 10 s timeout.
+        public static let interval: Duration = .seconds(15)
+        public static let staleAfter: Duration = .seconds(60)
+        /// Below these, a given setting draws a warning naming what to set.
+        public static let shortestTimeout: Duration = .seconds(5)
+        public static let shortestConnectTimeout: Duration = .seconds(10)
+        public static let shortestInterval: Duration = .seconds(10)
     }
 
     /// systemd sets `STATE_DIRECTORY=/a:/b` when a unit names several; ours is the first.

@@ -112,17 +112,21 @@ public enum SettingsLoader {
             return files
         }
 
+        func given(_ key: SettingKey) -> Bool { reader.string(forKey: ConfigKey(key.configKey)) != nil }
         let plainHosts = try value(.plainHTTPHosts, ValueParsers.plainHosts)
         let interval = try positive(.interval, atMost: .seconds(3600))
         // Unset, the timeout follows the interval; set, it must fit inside it (checked below).
-        let timeout = reader.string(forKey: ConfigKey(SettingKey.timeout.configKey)) == nil
-            ? DaemonSettings.defaultTimeout(interval: interval) : try positive(.timeout, atMost: .seconds(60))
+        let timeout = given(.timeout) ? try positive(.timeout, atMost: .seconds(60)) : DaemonSettings.defaultTimeout(interval: interval)
+        let connectTimeout: Duration? = given(.connectTimeout) ? try positive(.connectTimeout, atMost: .seconds(300)) : nil
         var settings = DaemonSettings(
             catalog: input.catalog,
             sources: try value(.sources) { ValueParsers.sources($0, catalog: input.catalog) },
             currency: try value(.currency, ValueParsers.currency),
             interval: interval,
             timeout: timeout,
+            timeoutThroughProxy: timeout,
+            connectTimeout: connectTimeout,
+            connectTimeoutThroughProxy: connectTimeout ?? DaemonSettings.ThroughProxy.connectTimeout,
             staleAfter: try positive(.staleAfter, atMost: .seconds(86_400)),
             persistInterval: try positive(.persistInterval, allowZero: true, atMost: .seconds(86_400)),
             watchStall: try positive(.watchStall, atMost: .seconds(3600)),
@@ -171,12 +175,21 @@ public enum SettingsLoader {
                 }
             }
         }
+        // Through a proxy, the defaults a direct link assumes give way to the route's.
+        if settings.asksThroughProxy {
+            if !given(.interval) { settings.interval = DaemonSettings.ThroughProxy.interval }
+            if !given(.staleAfter) { settings.staleAfter = DaemonSettings.ThroughProxy.staleAfter }
+            if !given(.timeout) {
+                settings.timeout = DaemonSettings.defaultTimeout(interval: settings.interval)
+                settings.timeoutThroughProxy = DaemonSettings.defaultTimeout(interval: settings.interval, throughProxy: true)
+            }
+        }
         // A user's own prompts must find room beside its watchers.
         guard settings.userWatchers < settings.userConnections else {
             throw ConfigError("\(origin(of: .userWatchers)) (\(settings.userWatchers)) must be lower than \(origin(of: .userConnections)) (\(settings.userConnections)), so a user's own one-shot requests find room beside its watch streams")
         }
         // Every attempt must end before the next cycle is due, or the interval is not kept.
-        guard settings.timeout < settings.interval else {
+        guard settings.timeout < settings.interval, settings.timeoutThroughProxy < settings.interval else {
             throw ConfigError("\(origin(of: .timeout)) (\(settings.timeout.humanReadable)) must be shorter than \(origin(of: .interval)) (\(settings.interval.humanReadable)): a slow source would overrun every cycle. Lower BTCPRICED_TIMEOUT or raise BTCPRICED_INTERVAL")
         }
         return settings

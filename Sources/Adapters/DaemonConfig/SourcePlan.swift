@@ -91,9 +91,14 @@ public struct SourcePlan: Sendable {
 
     public var confirmMove: Decimal? { settings.confirmMove }
 
+    /// The longest answer timeout of a usable venue's route.
+    public var longestTimeout: Duration {
+        active.map { settings.timeouts(for: settings.restURL($0)).answer }.max() ?? settings.timeout
+    }
+
     /// How long a live stream may carry no price before REST refreshes the quote.
     public var priceSilenceAfter: Duration {
-        PriceSilence.limit(staleAfter: settings.staleAfter, interval: settings.interval, timeout: settings.timeout,
+        PriceSilence.limit(staleAfter: settings.staleAfter, interval: settings.interval, timeout: longestTimeout,
                            readInterval: ReadCadence.unwatched(publishInterval: settings.publishInterval))
     }
 
@@ -149,11 +154,37 @@ public struct SourcePlan: Sendable {
     /// fresh and stale and the journal warns each time: say so, and what to set. A stream may
     /// carry quotes faster, so this is advice, not an error.
     public var flappingAdvice: String? {
-        let cycle = settings.interval + settings.timeout
+        let cycle = settings.interval + longestTimeout
         guard settings.staleAfter <= cycle else { return nil }
         return "BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) is not longer than BTCPRICED_INTERVAL=\(settings.interval.humanReadable) "
-            + "plus BTCPRICED_TIMEOUT=\(settings.timeout.humanReadable), so a quote can turn stale between two polls that both work; "
+            + "plus BTCPRICED_TIMEOUT=\(longestTimeout.humanReadable), so a quote can turn stale between two polls that both work; "
             + "set BTCPRICED_STALE_AFTER well above \(cycle.humanReadable), or shorten BTCPRICED_INTERVAL"
+    }
+
+    /// Given settings that do not fit a route through a proxy (a Tor circuit's latency, an
+    /// exit's patience): each names what to set. The defaults fit; only given values draw one.
+    public var routeAdvice: [String] {
+        guard let proxy = active.lazy.compactMap({ self.settings.proxies.route(for: self.settings.restURL($0)).proxy }).first else { return [] }
+        typealias Route = DaemonSettings.ThroughProxy
+        let why = proxy.isSOCKS ? "a Tor circuit takes seconds to build and hundreds of milliseconds per round trip" : "a proxy adds its own round trips"
+        var advice: [String] = []
+        if settings.timeoutThroughProxy < Route.shortestTimeout {
+            advice.append("BTCPRICED_TIMEOUT=\(settings.timeoutThroughProxy.humanReadable) is too short for a request through \(proxy) (\(why)); "
+                + "set BTCPRICED_TIMEOUT=\(Route.timeout.humanReadable), or leave it unset for the route's default")
+        }
+        if settings.connectTimeoutThroughProxy < Route.shortestConnectTimeout {
+            advice.append("BTCPRICED_CONNECT_TIMEOUT=\(settings.connectTimeoutThroughProxy.humanReadable) is too short to connect through \(proxy) (\(why)); "
+                + "set BTCPRICED_CONNECT_TIMEOUT=\(Route.connectTimeout.humanReadable), or leave it unset")
+        }
+        if settings.interval < Route.shortestInterval {
+            advice.append("BTCPRICED_INTERVAL=\(settings.interval.humanReadable) polls through \(proxy) more often than an exit deserves; "
+                + "set BTCPRICED_INTERVAL=\(Route.interval.humanReadable), or leave it unset for the route's default")
+        }
+        if settings.staleAfter < Route.staleAfter {
+            advice.append("BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) leaves little room for a request through \(proxy) (\(why)); "
+                + "set BTCPRICED_STALE_AFTER=\(Route.staleAfter.humanReadable), or leave it unset")
+        }
+        return advice
     }
 
     /// How a venue's REST requests leave (credentials masked); nil for a venue not in the catalog.
@@ -165,7 +196,7 @@ public struct SourcePlan: Sendable {
     /// skipped venue, naming what would enable it, and the freshness advice.
     public var notices: [(venue: Venue?, text: String)] {
         skipped.map { (venue: $0.venue, text: "\($0.venue) is skipped: \($0.reason)") }
-            + [staleAfterAdvice, flappingAdvice].compactMap { $0 }.map { (venue: nil, text: $0) }
+            + ([staleAfterAdvice, flappingAdvice].compactMap { $0 } + routeAdvice).map { (venue: nil, text: $0) }
     }
 
     /// The disabled rows of `btcctl sources`.

@@ -6,7 +6,7 @@ import PriceCore
 extension SourcePlan: ChainPlan {
     public var modeName: String { settings.mode.rawValue }
     public var interval: Duration { settings.interval }
-    public var timeout: Duration { settings.timeout }
+    public var timeout: Duration { longestTimeout }
     public var currency: String { settings.currency.code }
     public var configured: [SourceName] { settings.sources }
 

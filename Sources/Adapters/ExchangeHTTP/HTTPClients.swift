@@ -8,7 +8,13 @@ import Synchronization
 public final class HTTPClients: Sendable {
     private let group: any EventLoopGroup
     private let configuration: HTTPClient.Configuration
-    private let clients = Mutex<[ProxyRules.Route: HTTPClient]>([:])
+    private let clients = Mutex<[Key: HTTPClient]>([:])
+
+    /// AsyncHTTPClient sets its timeouts per client too.
+    private struct Key: Hashable {
+        let route: ProxyRules.Route
+        let timeouts: RouteTimeouts?
+    }
 
     public init(group: any EventLoopGroup, configuration: HTTPClient.Configuration = HTTPClients.daemonConfiguration) {
         self.group = group
@@ -30,9 +36,13 @@ public final class HTTPClients: Sendable {
         return configuration
     }
 
-    public func client(for route: ProxyRules.Route) -> HTTPClient {
-        clients.withLock { clients in
-            if let client = clients[route] { return client }
+    /// The client for `route`; with `timeouts` that count the connection apart (a proxied
+    /// route's), its connection and read timeouts are theirs, and an idle connection outlives
+    /// `keepIdle`, so a circuit built once serves every poll.
+    public func client(for route: ProxyRules.Route, timeouts: RouteTimeouts? = nil, keepIdle: Duration? = nil) -> HTTPClient {
+        let key = Key(route: route, timeouts: timeouts?.connect == nil ? nil : timeouts)
+        return clients.withLock { clients in
+            if let client = clients[key] { return client }
             var configuration = self.configuration
             if let proxy = route.proxy {
                 configuration.proxy = proxy.isSOCKS
@@ -40,8 +50,14 @@ public final class HTTPClients: Sendable {
                     : .server(host: proxy.host, port: proxy.port,
                               authorization: proxy.user.map { .basic(username: $0, password: proxy.password ?? "") })
             }
+            if let timeouts = key.timeouts, let connect = timeouts.connect {
+                configuration.timeout = .init(connect: TimeAmount(connect), read: TimeAmount(timeouts.answer))
+                // AsyncHTTPClient closes a connection idle for 60 s; a slower poll would build a
+                // new circuit every time.
+                if let keepIdle, keepIdle * 2 > .seconds(60) { configuration.connectionPool.idleTimeout = TimeAmount(keepIdle * 2) }
+            }
             let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-            clients[route] = client
+            clients[key] = client
             return client
         }
     }

@@ -4,6 +4,7 @@ import Exchanges
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSOCKS
 import PriceCore
 import Synchronization
 
@@ -17,7 +18,10 @@ public struct HTTPPriceSource: PriceSource {
     /// Made once: a request's URL is parsed when it is made, and every cycle asks the same one.
     let request: Result<HTTPClient.Request, any Error>
     let client: HTTPClient
-    let requestTimeout: Duration
+    /// How long the connection and the answer may take on this venue's route.
+    let timeouts: RouteTimeouts
+    /// The proxy the requests go through, as messages name it; nil when direct.
+    let proxy: ProxyURL?
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
     /// The occasional form, with its request made once too.
     let occasional: (form: OccasionalRequest, request: Result<HTTPClient.Request, any Error>)?
@@ -26,7 +30,7 @@ public struct HTTPPriceSource: PriceSource {
     let metrics: any MetricsFactory
 
     public init(name: SourceName, quoteAsset: String, limits: SourceLimits, url: String, client: HTTPClient,
-                requestTimeout: Duration, userAgent: String, extraHeaders: [String: String] = [:],
+                timeouts: RouteTimeouts, proxy: ProxyURL? = nil, userAgent: String, extraHeaders: [String: String] = [:],
                 occasional: OccasionalRequest? = nil, metrics: any MetricsFactory = MetricsSystem.factory,
                 parse: @escaping @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) {
         duration = CoreMetrics.Timer(label: "btcpriced_fetch_duration_seconds", dimensions: [("source", name.rawValue)], factory: metrics)
@@ -35,12 +39,22 @@ public struct HTTPPriceSource: PriceSource {
         self.quoteAsset = quoteAsset
         self.limits = limits
         self.client = client
-        self.requestTimeout = requestTimeout
+        self.timeouts = timeouts
+        self.proxy = proxy
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
         request = Result { try HTTPClient.Request(url: url, headers: headers) }
         self.occasional = occasional.map { form in (form, Result { try HTTPClient.Request(url: form.url, headers: headers) }) }
         self.parse = parse
+    }
+
+    /// With its connection counted apart, an attempt may take both budgets; AsyncHTTPClient's
+    /// own timeouts end it a little earlier, so the failure names the phase that ran out.
+    public var attemptLimit: AttemptLimit? {
+        guard timeouts.connect != nil else { return nil }
+        let failure: FetchFailure = proxy.map { .proxy(ProxyTrouble(.noAnswer(within: timeouts.answer), proxy: $0.description, isSOCKS: $0.isSOCKS)) }
+            ?? .timeout(after: timeouts.attempt)
+        return AttemptLimit(timeouts.attempt + .seconds(1), failure: failure)
     }
 
     public func fetchQuote() async throws -> SourceQuote {
@@ -70,7 +84,7 @@ public struct HTTPPriceSource: PriceSource {
             // only a backstop, so that a request never outlives its cycle by much: the core races its
             // own (injectable) timeout.
             let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: Self.bodyLimit),
-                                      eventLoop: .indifferent, deadline: .now() + TimeAmount(requestTimeout + .milliseconds(200)),
+                                      eventLoop: .indifferent, deadline: .now() + TimeAmount(timeouts.attempt + .milliseconds(200)),
                                       logger: nil)
             let http = try await withTaskCancellationHandler { try await task.futureResult.get() } onCancel: { task.cancel() }
             response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
@@ -84,29 +98,52 @@ public struct HTTPPriceSource: PriceSource {
             // A cancelled request fails with AsyncHTTPClient's own error; the core wants to know
             // it was cancelled, not that the venue failed.
             if Task.isCancelled { throw CancellationError() }
-            throw Self.failure(for: error, timeout: requestTimeout)
+            throw Self.failure(for: error, timeouts: timeouts, proxy: proxy)
         }
         return try parse(response).dated(httpDate: response.date, cacheAge: response.age, cached: response.cached)
     }
 
-    /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on.
-    static func failure(for error: any Error, timeout: Duration) -> FetchFailure {
+    /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on; through
+    /// a proxy, naming the proxy and the phase (connecting, answering) that failed.
+    static func failure(for error: any Error, timeouts: RouteTimeouts, proxy: ProxyURL? = nil) -> FetchFailure {
         if error is ResponseAccumulator.ResponseTooBigError { return .bodyTooLarge(limit: bodyLimit) }
+        if let proxy, let trouble = proxyTrouble(error, timeouts: timeouts, isSOCKS: proxy.isSOCKS) {
+            return .proxy(ProxyTrouble(trouble, proxy: proxy.description, isSOCKS: proxy.isSOCKS))
+        }
         if let http = error as? HTTPClientError {
             switch http {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timeout(after: timeout)
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timeout(after: timeouts.attempt)
             case .cancelled: return .transport("request cancelled")
             case .remoteConnectionClosed: return .transport("connection closed by the exchange")
             default: return .transport(String(String(describing: http).prefix(160)))
             }
         }
         let text = String(describing: error)
-        if text.contains("connectTimeout") || text.contains("Timeout") { return .timeout(after: timeout) }
+        if text.contains("connectTimeout") || text.contains("Timeout") { return .timeout(after: timeouts.attempt) }
         if text.contains("Connection refused") || text.contains("connection refused") { return .transport("connection refused") }
         if text.contains("NXDOMAIN") || text.contains("getaddrinfo") || text.contains("lookup") || text.contains("UnknownHost") {
             return .transport("DNS lookup failed")
         }
         return .transport(String(text.prefix(160)))
+    }
+
+    /// Which phase through a proxy `error` ended, where it says.
+    private static func proxyTrouble(_ error: any Error, timeouts: RouteTimeouts, isSOCKS: Bool) -> ProxyTrouble.Kind? {
+        if let failed = error as? SOCKSError.ConnectionFailed { return .socksReply(failed.reply.value) }
+        let connect = timeouts.connect ?? timeouts.answer
+        if let http = error as? HTTPClientError {
+            switch http {
+            case .connectTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return .noConnection(within: connect)
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return .noAnswer(within: timeouts.answer)
+            case .proxyAuthenticationRequired, .invalidProxyResponse: return nil
+            default: break
+            }
+        }
+        let text = String(describing: error)
+        if text.contains("Connection refused") || text.contains("connection refused") { return .refused }
+        if text.contains("connectTimeout") { return .noConnection(within: connect) }
+        return nil
     }
 }
 
@@ -142,7 +179,7 @@ extension FetchFailure {
         case .httpStatus(let code): code < 500
         case .bodyTooLarge, .notJSON, .missingField, .wrongSymbol, .invalidPrice, .exchangeError, .staleAnswer: true
         // A block page answers the client, not the path: the plain request would get it too.
-        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage, .newCircuit: false
+        case .timeout, .transport, .rateLimited, .geoRestricted, .unauthorized, .htmlPage, .newCircuit, .proxy: false
         // The daemon's own check of a parsed price; no source reports these.
         case .unconfirmedPrice, .implausiblePrice: false
         }

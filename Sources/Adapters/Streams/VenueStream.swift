@@ -23,12 +23,14 @@ public struct VenueStream: PriceStream {
     private let connectURL: String
     /// The proxy the connection goes through, if any.
     public let proxy: ProxyURL?
+    /// How long the TCP connection (to the venue, or to the proxy) may take.
+    public let connectTimeout: Duration
     private let greetings: [String]
     private let parse: @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
 
     /// Nil for a venue without a stream.
     public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero, reads: PacedReads? = nil,
-                 proxy: ProxyURL? = nil, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+                 proxy: ProxyURL? = nil, connectTimeout: Duration = .seconds(10), eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
         self.venue = venue
         self.url = url
@@ -38,6 +40,7 @@ public struct VenueStream: PriceStream {
         self.eventLoop = eventLoop
         self.connectURL = connectURL
         self.proxy = proxy
+        self.connectTimeout = connectTimeout
         greetings = endpoint.greetings(options)
         parse = endpoint.parser(options)
     }
@@ -57,7 +60,7 @@ public struct VenueStream: PriceStream {
         guard let target = WebSocketConnection.Target(url: connectURL) else { return .failed("\(venue.name) stream: not a ws:// or wss:// URL") }
         let batch = readInterval > .zero ? ReadBatch() : nil
         let reason = await WebSocketConnection.run(
-            target, proxy: proxy, on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
+            target, proxy: proxy, connectTimeout: TimeAmount(connectTimeout), on: eventLoop, greetings: greetings, maximumMessage: StreamLimits.largestMessage,
             readInterval: readInterval > .zero ? TimeAmount(readInterval) : nil, reads: reads, opened: opened,
             message: { frame in
                 do throws(FetchFailure) {

@@ -19,14 +19,18 @@ final class CircuitRelayHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     private let upstream: () -> Upstream?
+    /// Told when the proxy itself refused the connection: the client only sees a SOCKS reply,
+    /// which cannot tell a refusing proxy from a refusing venue.
+    private let proxyRefused: () -> Void
     private let connectTimeout: TimeAmount
     /// What the client sent after its greeting, before the proxy is ready: its CONNECT request.
     private var pending = ByteBuffer()
     private var greeted = false
 
-    init(connectTimeout: TimeAmount, upstream: @escaping () -> Upstream?) {
+    init(connectTimeout: TimeAmount, upstream: @escaping () -> Upstream?, proxyRefused: @escaping () -> Void = {}) {
         self.connectTimeout = connectTimeout
         self.upstream = upstream
+        self.proxyRefused = proxyRefused
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -61,6 +65,7 @@ final class CircuitRelayHandler: ChannelInboundHandler, RemovableChannelHandler 
                 guard case .success(let proxy) = connected else {
                     // The proxy itself refused: the client's SOCKS error says so (RFC 1928 §6).
                     let refused = "\(connected)".lowercased().contains("refused")
+                    if refused { self.proxyRefused() }
                     return Self.fail(client, reply: refused ? 0x05 : 0x01)
                 }
                 ready.futureResult.assumeIsolated().whenComplete { greeted in

@@ -15,6 +15,7 @@ public struct CircuitSource: PriceSource {
     public var name: SourceName { source.name }
     public var quoteAsset: String { source.quoteAsset }
     public var limits: SourceLimits { source.limits }
+    public var attemptLimit: AttemptLimit? { source.attemptLimit }
 
     public func fetchQuote() async throws -> SourceQuote {
         do {
@@ -23,6 +24,9 @@ public struct CircuitSource: PriceSource {
             return quote
         } catch let failure as FetchFailure where failure.isBlockedExit && circuits.renewOnce(name) {
             throw FetchFailure.newCircuit(after: failure.description)
+        } catch FetchFailure.proxy(let trouble) where circuits.takeProxyRefusal(name) {
+            // The relay's SOCKS reply could only say "refused"; it was the proxy, not the venue.
+            throw FetchFailure.proxy(ProxyTrouble(.refused, proxy: trouble.proxy, isSOCKS: trouble.isSOCKS))
         }
     }
 }

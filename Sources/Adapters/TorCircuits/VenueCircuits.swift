@@ -25,6 +25,8 @@ public final class VenueCircuits: Sendable {
         var generation: [SourceName: Int] = [:]
         /// Venues given new credentials since their last answer: the next block makes them rest.
         var renewed: Set<SourceName> = []
+        /// Venues whose last relayed connection the proxy itself refused.
+        var proxyRefused: Set<SourceName> = []
         var open: [SourceName: [ObjectIdentifier: any Channel]] = [:]
     }
 
@@ -52,7 +54,8 @@ public final class VenueCircuits: Sendable {
                     .childChannelInitializer { child in
                         child.eventLoop.makeCompletedFuture {
                             guard circuits.admit(child, for: venue) else { return child.close(promise: nil) }
-                            try child.pipeline.syncOperations.addHandler(CircuitRelayHandler(connectTimeout: connectTimeout) { circuits.upstream(for: venue) })
+                            try child.pipeline.syncOperations.addHandler(CircuitRelayHandler(connectTimeout: connectTimeout, upstream: { circuits.upstream(for: venue) },
+                                                                                       proxyRefused: { circuits.state.withLock { _ = $0.proxyRefused.insert(venue) } }))
                         }
                     }
                     .bind(host: "127.0.0.1", port: 0).get()
@@ -94,6 +97,11 @@ public final class VenueCircuits: Sendable {
         guard let closing else { return false }
         for channel in closing { channel.close(promise: nil) }
         return true
+    }
+
+    /// Whether the proxy itself refused `venue`'s last relayed connection; asking forgets it.
+    public func takeProxyRefusal(_ venue: SourceName) -> Bool {
+        state.withLock { $0.proxyRefused.remove(venue) != nil }
     }
 
     /// `venue` answered: a later block may renew its circuit again.

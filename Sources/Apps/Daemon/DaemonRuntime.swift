@@ -197,7 +197,8 @@ struct DaemonRuntime {
             }
         }
         guard !relayed.isEmpty else { return nil }
-        let circuits = try await VenueCircuits.start(venues: relayed.map(\.name), group: group)
+        let circuits = try await VenueCircuits.start(venues: relayed.map(\.name), group: group,
+                                                     connectTimeout: TimeAmount(settings.connectTimeoutThroughProxy))
         logger.info("a Tor circuit per venue: each venue sends its own SOCKS credentials (Tor's IsolateSOCKSAuth)")
         return circuits
     }
@@ -215,12 +216,19 @@ struct DaemonRuntime {
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
     private func streamLineup(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> StreamLineup<ContinuousClock.Instant>? {
         StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
-            guard let url = settings.streamURL(venue),
-                  let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
+            guard let url = settings.streamURL(venue) else { return nil }
+            let timeouts = settings.timeouts(for: url)
+            guard let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
                                                reads: reads, proxy: settings.route(of: venue.name, url: url, circuits: circuits).proxy,
-                                               eventLoop: eventLoop) else { return nil }
+                                               connectTimeout: timeouts.connect ?? .seconds(10), eventLoop: eventLoop) else { return nil }
             var policy = StreamLink<ContinuousClock.Instant>.Policy()
             policy.priceSilenceAfter = plan.priceSilenceAfter
+            if settings.proxies.route(for: url).proxy != nil {
+                // Through a proxy the upgrade gets the connection's budget and the answer's, and
+                // a message may be late by one answer's time before the stream counts as stalled.
+                policy.connectTimeout = timeouts.attempt
+                policy.stallAfter += timeouts.answer
+            }
             return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))
         })
     }

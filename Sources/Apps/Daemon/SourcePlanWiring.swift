@@ -11,7 +11,9 @@ extension SourcePlan {
         active.map { venue in
             let url = settings.restURL(venue)
             let route = settings.route(of: venue.name, url: url, circuits: circuits)
-            let source = venue.source(baseURL: url, options, client: clients.client(for: route), timeout: settings.timeout, userAgent: userAgent)
+            let timeouts = settings.timeouts(for: url)
+            let source = venue.source(baseURL: url, options, client: clients.client(for: route, timeouts: timeouts, keepIdle: settings.interval),
+                                      timeouts: timeouts, proxy: route.proxy, userAgent: userAgent)
             guard let circuits, route != settings.proxies.route(for: url) else { return source }
             return CircuitSource(source, circuits: circuits)
         }

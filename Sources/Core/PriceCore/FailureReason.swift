@@ -7,6 +7,7 @@ extension FetchFailure {
     public var reason: FailureReason {
         switch self {
         case .timeout: .timeout
+        case .proxy(let trouble): trouble.isTimeout ? .timeout : .transport
         case .transport: .transport
         case .httpStatus, .exchangeError, .unauthorized, .htmlPage, .newCircuit: .http
         case .rateLimited: .rateLimited

@@ -98,7 +98,8 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private func fetchWithTimeout(_ source: any PriceSource) async -> SourceAttempt {
-        let timeout = self.timeout, clock = self.clock
+        let limit = source.attemptLimit ?? AttemptLimit(self.timeout, failure: .timeout(after: self.timeout))
+        let timeout = limit.duration, clock = self.clock
         let outcome = await withTaskGroup(of: Result<SourceQuote, FetchFailure>?.self) { group in
             group.addTask {
                 do {
@@ -114,7 +115,7 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
             group.addTask {
                 do {
                     try await clock.sleep(for: timeout)
-                    return .failure(.timeout(after: timeout))
+                    return .failure(limit.failure)
                 } catch {
                     return nil
                 }
@@ -122,7 +123,7 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
             var outcome: Result<SourceQuote, FetchFailure>?
             while outcome == nil, let next = await group.next() { outcome = next }
             group.cancelAll()
-            return outcome ?? .failure(.timeout(after: timeout))
+            return outcome ?? .failure(limit.failure)
         }
         switch outcome {
         case .success(let quote): return .succeeded(source.name, quote)

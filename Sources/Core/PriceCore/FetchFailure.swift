@@ -33,6 +33,8 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// A blocked Tor exit's answer (described): the venue's circuit was renewed, and the next
     /// attempt goes out through another exit rather than resting.
     case newCircuit(after: String)
+    /// A venue asked through a proxy: what went wrong on the way, naming the proxy.
+    case proxy(ProxyTrouble)
 
     /// How long a rate-limited venue rests when it names no time of its own.
     public static let defaultRateLimitPause = Duration.seconds(60)
@@ -59,6 +61,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .implausiblePrice(let price, let last):
             "sent \(price), \(price > last ? "more than ten times" : "less than a tenth of") the last quote \(last); refused unless another venue agrees"
         case .newCircuit(let after): "\(after); trying a new Tor circuit before resting"
+        case .proxy(let trouble): trouble.description
         }
     }
 

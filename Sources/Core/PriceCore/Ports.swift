@@ -6,6 +6,24 @@ public protocol PriceSource: Sendable {
     var limits: SourceLimits { get }
     /// Throws `FetchFailure`; anything else is reported as a transport failure.
     func fetchQuote() async throws -> SourceQuote
+    /// Its own limit on an attempt, where it knows better than the chain's timeout (a route
+    /// through a proxy counts its connection apart); nil for the chain's.
+    var attemptLimit: AttemptLimit? { get }
+}
+
+extension PriceSource {
+    public var attemptLimit: AttemptLimit? { nil }
+}
+
+/// How long one attempt at a source may take, and what running out of it reads as.
+public struct AttemptLimit: Sendable, Hashable {
+    public let duration: Duration
+    public let failure: FetchFailure
+
+    public init(_ duration: Duration, failure: FetchFailure) {
+        self.duration = duration
+        self.failure = failure
+    }
 }
 
 /// Where the latest quote survives restarts.

@@ -43,7 +43,8 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         case closed(String)
         case failed(String)
         case refused(status: Int)
-        case stalled
+        /// No message for the link's stall limit (`Policy.stallAfter`), which it names.
+        case stalled(after: Duration)
     }
 
     public private(set) var policy: Policy

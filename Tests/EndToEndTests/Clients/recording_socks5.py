@@ -2,11 +2,26 @@
 as Tor's IsolateSOCKSAuth would see it. It offers to authenticate whenever the client allows
 it, as Tor does, accepts any credentials, and relays CONNECTs to domain names or IPv4
 addresses. --block-first N answers the first N authenticated CONNECTs per user name with a
-403 page, as a venue answers a blocked Tor exit. Usage: recording_socks5.py PORT LOGFILE."""
+403 page, as a venue answers a blocked Tor exit.
+
+With Tor's latency: --connect-delay S waits S seconds before answering each CONNECT (a
+circuit being built), --chunk-delay S holds every relayed chunk S seconds each way (so a
+round trip costs 2S), --silent accepts connections and never answers (a proxy that hangs),
+and --reply N answers every CONNECT with SOCKS reply code N (4: host unreachable, 6: TTL
+expired, as Tor does). Usage: recording_socks5.py PORT LOGFILE [options]."""
 import asyncio, sys
 
+
+def option(name, default, kind=float):
+    return kind(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
 port, log_path = int(sys.argv[1]), sys.argv[2]
-block_first = int(sys.argv[sys.argv.index("--block-first") + 1]) if "--block-first" in sys.argv else 0
+block_first = option("--block-first", 0, int)
+connect_delay = option("--connect-delay", 0.0)
+chunk_delay = option("--chunk-delay", 0.0)
+reply_code = option("--reply", 0, int)
+silent = "--silent" in sys.argv
 blocked = {}
 BLOCK_BODY = b"<!DOCTYPE html><html><body>Access denied</body></html>"
 BLOCK_PAGE = (b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
@@ -21,6 +36,8 @@ def record(user, password):
 async def pipe(reader, writer):
     try:
         while data := await reader.read(65536):
+            if chunk_delay:
+                await asyncio.sleep(chunk_delay)
             writer.write(data)
             await writer.drain()
     except ConnectionError:
@@ -31,6 +48,10 @@ async def pipe(reader, writer):
 
 async def serve(reader, writer):
     try:
+        if silent:
+            await reader.read()  # until the client gives up
+            writer.close()
+            return
         version, count = await reader.readexactly(2)
         methods = await reader.readexactly(count)
         user, password = "-", "-"
@@ -56,6 +77,13 @@ async def serve(reader, writer):
             return
         target_port = int.from_bytes(await reader.readexactly(2), "big")
         record(user, password)
+        if connect_delay:
+            await asyncio.sleep(connect_delay)
+        if reply_code:
+            writer.write(bytes([5, reply_code, 0, 1, 0, 0, 0, 0, 0, 0]))
+            await writer.drain()
+            writer.close()
+            return
         writer.write(b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00")
         await writer.drain()
         if user != "-" and blocked.get(user, 0) < block_first:

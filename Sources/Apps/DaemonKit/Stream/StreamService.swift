@@ -120,7 +120,7 @@ public struct StreamService<C: Clock>: Service where C.Duration == Duration, C.I
                     let gaveUp = link.replacementTimedOut(at: now)
                     if gaveUp { link.replacementFailed(at: now) }
                     let stalled: StreamLink<C.Instant>.Ending? = if link.hasStalled(at: now) {
-                        if case .connecting = link.phase { .failed("no answer within \(link.policy.connectTimeout.humanReadable) of connecting") } else { .stalled }
+                        if case .connecting = link.phase { .failed("no answer within \(link.policy.connectTimeout.humanReadable) of connecting") } else { .stalled(after: link.policy.stallAfter) }
                     } else { nil }
                     // Live with no replacement in flight, the deadlines only move later (a message
                     // pushes the stall back), so the watch sleeps until the next one: at 10 trades a
@@ -280,7 +280,7 @@ extension StreamLink.Ending: CustomStringConvertible {
         switch self {
         case .closed(let reason), .failed(let reason): reason
         case .refused: "upgrade declined"
-        case .stalled: "no message for \(StreamLink<Instant>.Policy().stallAfter.humanReadable)"
+        case .stalled(let after): "no message for \(after.humanReadable)"
         }
     }
 }
