@@ -92,6 +92,7 @@ struct SourcesEndToEndTests {
             "BTCPRICED_CRYPTOCOMPARE_API_KEY": key, "BTCPRICED_STALE_AFTER": "10s", "BTCPRICED_LOG_LEVEL": "debug",
         ])
         defer { daemon.stop(); daemon.removeFiles() }
+        let window = ContinuousClock.now
         try await daemon.start()
         try await until("a cryptocompare quote") { try await daemon.ctl("price").stdout == "85866.19\n" }
         // Watch freshness across the first permitted repeat (11.52 s at 7,500 calls a day).
@@ -103,12 +104,14 @@ struct SourcesEndToEndTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(states == ["fresh"], "the quote flapped: \(states)")
-        // The pace is in the gaps, not in a count: under load the run can last long enough for
-        // a third permitted call, and that is no breach of the budget.
+        // The budget is a count in a window: one call, then one per 11.52 s. Not gaps seen by the
+        // fake: it runs in this loaded test process, and a first call it handled 3 s late once
+        // made an on-pace second look 8.7 s after it.
         let calls = exchange.requests(.cryptocompare)
-        let gaps = zip(calls, calls.dropFirst()).map { $0.receivedAt.duration(to: $1.receivedAt) }
+        let elapsed = window.duration(to: .now)
+        let allowed = 1 + Int(Double(elapsed.components.seconds) / 11.52)
         #expect(calls.count >= 2, "the first permitted repeat came within the 13 s watched: \(calls.count) call(s)")
-        #expect(gaps.allSatisfy { $0 >= .seconds(10) }, "calls closer than the budget allows: \(gaps)")
+        #expect(calls.count <= allowed, "\(calls.count) calls in \(elapsed), the budget allows \(allowed)")
         #expect(calls.allSatisfy { $0.headers["authorization"] == "Apikey \(key)" })
 
         let seenBefore = exchange.requests(.cryptocompare).count
@@ -198,6 +201,10 @@ struct SourcesEndToEndTests {
         defer { first.removeFiles() }
         try await first.start()
         try await until("a cryptocompare quote") { try await first.ctl("price").stdout == "85866.19\n" }
+        // The 451 itself must have come back (a loaded host may time out an ask before it does).
+        try await until("binance rests after its 451", context: { first.log }) {
+            entry(try JSONValue(parsing: try await first.ctl("sources", "--json").stdout), "binance")?["state"] == .string("cooling-down")
+        }
         first.stop()
         #expect(FileManager.default.fileExists(atPath: first.stateDirectory + "/sources.json"))
         // Counted from here: a loaded host may time out the first daemon's first ask of Binance
