@@ -37,7 +37,7 @@ struct HistoryEndToEndTests {
         #expect(chart.status == 0)
         let cells = Array(chart.stdout.prefix(8))
         #expect(cells.last == "█" && cells.contains("▁") && cells.firstIndex(of: "▁")! > 0, "a V ending high: \(chart.stdout)")
-        #expect(chart.stdout.contains("→ $118,800.00"), "\(chart.stdout)")
+        #expect(chart.stdout.contains("BTC/USDT 24h recorded  108,000.00 → 118,800.00"), "no dollar sign on USDT: \(chart.stdout)")
 
         let waybar = try await first.ctl("waybar", "--above", "118000")
         #expect(try field("class", of: waybar.stdout) == .array([.string("fresh"), .string("up"), .string("above")]))
@@ -84,7 +84,7 @@ struct HistoryEndToEndTests {
             summaries.append(String(chart.dropFirst(Int(width)!)))
         }
         #expect(Set(summaries).count == 1, "the same figures at every width: \(summaries)")
-        #expect(summaries[0].contains("low $95,000.00  high $100,864.00") && summaries[0].contains("(recorded since "), "\(summaries[0])")
+        #expect(summaries[0].contains("low 95,000.00  high 100,864.00") && summaries[0].contains("BTC/USDT") && summaries[0].contains("recorded since "), "\(summaries[0])")
         await exchange.shutdown()
     }
 
@@ -98,6 +98,12 @@ struct HistoryEndToEndTests {
         try await until("the day's figures") { try field("open_24h", of: try await daemon.ctl("status", "--json").stdout) == .string("100000") }
         let status = try await daemon.ctl("status", "--json").stdout
         #expect(try field("change_24h", of: status) == .string("2.00") && field("high_24h", of: status) == .string("102000"), "\(status)")
+        // Whose figures these are, in one word, where chart draws the daemon's own minutes.
+        #expect(try field("day_from", of: status) == .string("venue"), "\(status)")
+        let human = try await daemon.ctl("status").stdout
+        #expect(human.contains("24h range:  100,000.00 – 102,000.00  (venue)\n"), "\(human)")
+        let chart = try await daemon.ctl("chart", "--width", "8").stdout
+        #expect(chart.contains("  BTC/USDT 24h recorded since "), "\(chart)")
         // Counted from the answer that gave the figures: on a loaded host a first ask can time
         // out, and is then rightly asked again at the next cycle.
         func paths() -> [String] { exchange.requests(.binance).map { $0.uri.split(separator: "?").first.map(String.init) ?? "" } }

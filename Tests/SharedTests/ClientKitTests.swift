@@ -104,13 +104,28 @@ struct ClientKitTests {
         #expect(HumanFormat.money(price, currency: currency) == expected)
     }
 
+    /// A fall-back from Binance's USDT to Coinbase's dollars keeps every column in place, and
+    /// the dollar sign goes only on real dollars.
+    @Test func watchColumnsKeepTheirPlaceAcrossSourcesAndOnlyDollarsGetTheSign() {
+        let tether = StatusMessage(price: "114459.8", currency: "USDT", symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
+                                   ageMilliseconds: 400, state: .fresh, lastError: nil, version: "0.1.0")
+        let dollars = StatusMessage(price: "114470.01", currency: "USD", symbol: "BTC-USD", source: "coinbase", timestamp: "2026-11-21T16:00:01.456Z",
+                                    ageMilliseconds: 400, state: .fresh, lastError: nil, version: "0.1.0")
+        let lines = [HumanFormat.watchLine(tether), HumanFormat.watchLine(dollars)]
+        #expect(lines == ["2026-11-21T16:00:00.123Z  BTC/USDT    114,459.80  binance        fresh",
+                          "2026-11-21T16:00:01.456Z  BTC/USD    $114,470.01  coinbase       fresh"], "\(lines)")
+        let columns = lines.map { line in ["BTC/", "114,4", "fresh"].map { line.range(of: $0).map { line.distance(from: line.startIndex, to: $0.lowerBound) } } }
+        #expect(columns[0][0] == columns[1][0] && columns[0][2] == columns[1][2], "\(columns)")
+        #expect(!HumanFormat.status(tether).contains("$") && HumanFormat.status(dollars).hasPrefix("BTC/USD  $114,470.01"))
+    }
+
     @Test func barsPromptsAndTemplatesInAnotherCurrency() {
         let euros = StatusMessage(price: "97123.45", currency: "EUR", symbol: "BTCEUR", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
                                   ageMilliseconds: 400, state: .fresh, lastError: nil, version: "0.1.0")
         #expect(HumanFormat.status(euros).hasPrefix("BTC/EUR  €97,123.45\n"), "\(HumanFormat.status(euros))")
         #expect(BarFormat.prompt(euros) == "₿€97.1k")
         #expect(BarFormat.polybar(euros).contains("₿ €97,123"), "\(BarFormat.polybar(euros))")
-        #expect(HumanFormat.watchLine(euros) == "2026-11-21T16:00:00.123Z  €97,123.45  binance  fresh")
+        #expect(HumanFormat.watchLine(euros) == "2026-11-21T16:00:00.123Z  BTC/EUR     €97,123.45  binance        fresh")
         #expect(Template.render("{currency_symbol}{price_grouped} {currency} = {price_money}", euros) == "€97,123.45 EUR = €97,123.45")
         let yen = StatusMessage(price: "15234567", currency: "JPY", symbol: "XXBTZJPY", source: "kraken", timestamp: nil,
                                 ageMilliseconds: nil, state: .fresh, lastError: nil, version: "0.1.0")

@@ -19,8 +19,8 @@ struct HistoryClientTests {
 
     @Test func theChartShowsTheShapeWithFirstLastLowHighAndChange() {
         #expect(chart(["100", "90", "80", "90", "100", "110", "120", "130"])
-                == "▄▂▁▂▄▅▇█  24h  100.00 → 130.00  +30.00%  low 80.00  high 130.00")
-        #expect(chart(["114459.8", "114000.1"]) == "█▁  24h  114,459.80 → 114,000.10  -0.40%  low 114,000.10  high 114,459.80")
+                == "▄▂▁▂▄▅▇█  24h recorded  100.00 → 130.00  +30.00%  low 80.00  high 130.00")
+        #expect(chart(["114459.8", "114000.1"]) == "█▁  24h recorded  114,459.80 → 114,000.10  -0.40%  low 114,000.10  high 114,459.80")
     }
 
     @Test func theChartWritesPricesInTheDaemonsCurrency() {
@@ -29,13 +29,15 @@ struct HistoryClientTests {
                 .init(time: "2026-11-21T16:\(10 + $0.offset):00Z", close: $0.element)
             }), fixedWidth: true, columns: nil)
         }
-        #expect(chart(["89712.451", "89000.1"], currency: "EUR") == "█▁  24h  €89,712.45 → €89,000.10  -0.79%  low €89,000.10  high €89,712.45")
-        #expect(chart(["15234567.4", "15100000"], currency: "JPY") == "█▁  24h  ¥15,234,567 → ¥15,100,000  -0.88%  low ¥15,100,000  high ¥15,234,567")
+        #expect(chart(["89712.451", "89000.1"], currency: "EUR") == "█▁  BTC/EUR 24h recorded  €89,712.45 → €89,000.10  -0.79%  low €89,000.10  high €89,712.45")
+        #expect(chart(["15234567.4", "15100000"], currency: "JPY") == "█▁  BTC/JPY 24h recorded  ¥15,234,567 → ¥15,100,000  -0.88%  low ¥15,100,000  high ¥15,234,567")
+        // A stablecoin quote is labelled as such and gets no dollar sign.
+        #expect(chart(["114459.8", "114500"], currency: "USDT") == "▁█  BTC/USDT 24h recorded  114,459.80 → 114,500.00  +0.04%  low 114,459.80  high 114,500.00")
     }
 
     @Test func flatSingleAndGappyCharts() {
         #expect(chart(["5", "5", "5"])?.hasPrefix("▄▄▄  24h") == true, "all equal sits in the middle")
-        #expect(chart([nil, "7", nil])?.hasPrefix(" ▄   24h (recorded since 16:11 UTC)  7.00 → 7.00  0.00%") == true,
+        #expect(chart([nil, "7", nil])?.contains("24h recorded since 16:11 UTC  7.00 → 7.00  0.00%") == true,
                 "a single point, gaps as spaces, and a history younger than the range says so: \(chart([nil, "7", nil]) ?? "nil")")
         #expect(chart([nil, nil]) == nil, "no price at all is no chart")
         #expect(chart(["1", nil, "3"])?.hasPrefix("▁ █ ") == true)
@@ -62,7 +64,7 @@ struct HistoryClientTests {
         var full = reply(closes)
         full = HistoryReply(range: .day, currency: "USD", points: full.points, summary: summary)
         let wide = try #require(ChartFormat.line(full, fixedWidth: true, columns: nil))
-        #expect(wide.hasSuffix("  24h (recorded since 16:10 UTC)  $100,000.00 → $100,864.00  +0.86%  low $95,000.00  high $100,960.00"), "\(wide)")
+        #expect(wide.hasSuffix("  BTC/USD 24h recorded since 16:10 UTC  $100,000.00 → $100,864.00  +0.86%  low $95,000.00  high $100,960.00"), "\(wide)")
         #expect(wide.prefix(60).filter { $0 == "▁" }.count == 1, "the extreme minute's cell, and only it, at the bottom: \(wide)")
         for columns in [80, 60, 30] {
             let line = try #require(ChartFormat.line(full, fixedWidth: false, columns: columns))
@@ -105,7 +107,10 @@ struct HistoryClientTests {
     @Test func theStatusReportShowsChangesAndColoursOnlyWhenAsked() {
         let plain = HumanFormat.status(status("114459.8", change24h: "1.27"))
         #expect(plain.contains("change:     1h +0.10%  24h ▲ +1.27%  7d -3.40%\n") && !plain.contains("\u{1B}"))
-        #expect(plain.contains("24h range:  $90,000.00 – $120,000.00\n"), "\(plain)")
+        #expect(plain.contains("24h range:  $90,000.00 – $120,000.00\n"), "no word without a day_from: \(plain)")
+        var venue = status("114459.8", change24h: "1.27")
+        venue.trend.dayFrom = "venue"
+        #expect(HumanFormat.status(venue).contains("24h range:  $90,000.00 – $120,000.00  (venue)\n"), "\(HumanFormat.status(venue))")
         #expect(HumanFormat.status(status("114459.8", change24h: "-1.27"), color: true).contains("\u{1B}[31m24h ▼ -1.27%\u{1B}[0m"))
     }
 

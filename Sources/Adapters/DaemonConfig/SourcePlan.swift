@@ -127,8 +127,9 @@ public struct SourcePlan: Sendable {
             lines.append("  \(venue.name.rawValue): \(rest)" + (stream.map { $0 == rest ? "" : "; stream \($0)" } ?? ""))
         }
         if let advice = staleAfterAdvice { lines.append("note: " + advice) }
-        // A venue with a daily budget (a keyed plan's) says what it allows, asked or not.
-        for venue in settings.catalog {
+        // A configured venue with a daily budget (a keyed plan's) says what it allows, asked or
+        // not; one the chain does not name is of no interest here.
+        for venue in settings.sources.compactMap(settings.venue(named:)) {
             let limits = limits(venue)
             guard let daily = limits.dailyCalls else { continue }
             lines.append("\(venue.name.rawValue) budget: \(daily) calls a day (at most one every \(limits.pace.humanReadable))"

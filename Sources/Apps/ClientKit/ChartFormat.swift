@@ -1,6 +1,6 @@
 import WireProtocol
 
-/// `btcctl chart`: `▁▂▄▆█▇▅  24h  $114,459.80 → $115,000.00  +0.47%  low $113,900.00  high $115,200.00`.
+/// `btcctl chart`: `▁▂▄▆█▇▅  BTC/USD 24h recorded  $114,459.80 → $115,000.00  +0.47%  low $113,900.00  high $115,200.00`.
 /// The figures come from every minute bar of the range (the reply's summary), so they are the
 /// same at any width; the sparkline shows each cell's close, and the cells holding the range's
 /// low and high show those instead, so an extreme minute is never sampled away.
@@ -17,13 +17,16 @@ public enum ChartFormat {
         let change = FixedDecimal(figures.first).flatMap { from in
             FixedDecimal(figures.last).flatMap { FixedDecimal.basisPoints(from: from, to: $0) }
         }.map { "  " + FixedDecimal.percentText(basisPoints: $0) } ?? ""
-        // A history younger than the range: say which span the figures cover.
-        let since = figures.isPartial ? figures.since.flatMap(clock).map { " (recorded since \($0) UTC)" } ?? "" : ""
+        // The daemon's own history, unlike status's venue figures early on: "recorded", and
+        // since when if it is younger than the range.
+        let since = figures.isPartial ? figures.since.flatMap(clock).map { " since \($0) UTC" } ?? "" : ""
+        // The pair names the quote asset, as status does: `$` only on real dollars, never on USDT.
+        let pair = reply.currency.map { "BTC/\(TerminalText.printable(String($0.prefix(8)))) " } ?? ""
         let range = reply.range.rawValue, extremes = "  low \(shown(figures.low))  high \(shown(figures.high))"
         let summaries = [
-            "  \(range)\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
-            "  \(range)  \(shown(figures.last))\(change)\(extremes)",
-            "  \(range)  \(shown(figures.last))\(change)",
+            "  \(pair)\(range) recorded\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range) recorded  \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range)  \(shown(figures.last))\(change)",
             "  \(range)\(change)",
         ]
         var closes = reply.points.map(\.close)

@@ -122,7 +122,7 @@ public enum CtlCommandLine {
     static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "wait", "version", "help"]
 
     public static let usage = """
-    Usage: btcctl [--socket PATH] [--timeout DURATION] COMMAND
+    Usage: btcctl [--socket PATH | --currency CODE] [--timeout DURATION] COMMAND
 
     Queries btcpriced, the BTC/USD price daemon.
 

@@ -61,16 +61,28 @@ public enum HumanFormat {
         }
         if let changes = changes(status, color: color) { text += "change:     \(changes)\n" }
         if let low = status.trend.low24h, let high = status.trend.high24h {
-            text += "24h range:  \(money(low, currency: status.currency)) – \(money(high, currency: status.currency))\n"
+            // Whose figures the change and range are, as `chart` (always recorded) may differ.
+            let from = status.trend.dayFrom.map { "  (\(TerminalText.printable($0)))" } ?? ""
+            text += "24h range:  \(money(low, currency: status.currency)) – \(money(high, currency: status.currency))\(from)\n"
         }
         if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
         return text
     }
 
-    /// One `watch` line: `2026-11-21T16:00:00.123Z  114,459.80  <venue>  fresh`.
+    /// One `watch` line: `2026-11-21T16:00:00.123Z  BTC/USDT   114,459.80  binance        fresh`.
+    /// The pair, the price and the venue keep their columns when the source (and with it the
+    /// quote asset) changes.
     public static func watchLine(_ status: StatusMessage) -> String {
         let price = status.price.map { money($0, currency: status.currency) } ?? "-"
         let marker = status.state == .fresh ? "fresh" : status.state == .stale ? "STALE" : "NO DATA"
-        return "\(status.timestamp ?? "-")  \(price)  \(status.source ?? "-")  \(marker)"
+        let timestamp = status.timestamp ?? "-"
+        return "\(padded(timestamp, 24))  \(padded("BTC/" + status.currency, 8))  \(padded(price, 12, right: true))  "
+            + "\(padded(status.source ?? "-", 13))  \(marker)"
+    }
+
+    /// `text` filled with spaces to `width` characters (on the left with `right`).
+    static func padded(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - text.count))
+        return right ? fill + text : text + fill
     }
 }

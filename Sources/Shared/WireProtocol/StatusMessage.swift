@@ -34,15 +34,20 @@ public struct StatusMessage: Sendable, Hashable {
         public var open24h: String?
         public var high24h: String?
         public var low24h: String?
+        /// Where the 24 h change, open, high and low come from, in one word: `recorded` (the
+        /// daemon's own minute history, as `chart` draws it) or `venue` (the quoting venue's
+        /// rolling 24 h figures, until the history covers a day); nil when unknown.
+        public var dayFrom: String?
 
         public init(change1h: String? = nil, change24h: String? = nil, change7d: String? = nil,
-                    open24h: String? = nil, high24h: String? = nil, low24h: String? = nil) {
+                    open24h: String? = nil, high24h: String? = nil, low24h: String? = nil, dayFrom: String? = nil) {
             self.change1h = change1h
             self.change24h = change24h
             self.change7d = change7d
             self.open24h = open24h
             self.high24h = high24h
             self.low24h = low24h
+            self.dayFrom = dayFrom
         }
 
         public static let unknown = Trend()
@@ -53,14 +58,16 @@ public struct StatusMessage: Sendable, Hashable {
              JSONMember(key: "change_7d", value: .string(orNull: change7d)),
              JSONMember(key: "open_24h", value: .string(orNull: open24h)),
              JSONMember(key: "high_24h", value: .string(orNull: high24h)),
-             JSONMember(key: "low_24h", value: .string(orNull: low24h))]
+             JSONMember(key: "low_24h", value: .string(orNull: low24h)),
+             JSONMember(key: "day_from", value: .string(orNull: dayFrom))]
         }
 
         /// Missing keys (an older daemon) read as unknown.
         init(json: JSONValue) {
             self.init(change1h: json["change_1h"]?.stringValue, change24h: json["change_24h"]?.stringValue,
                       change7d: json["change_7d"]?.stringValue, open24h: json["open_24h"]?.stringValue,
-                      high24h: json["high_24h"]?.stringValue, low24h: json["low_24h"]?.stringValue)
+                      high24h: json["high_24h"]?.stringValue, low24h: json["low_24h"]?.stringValue,
+                      dayFrom: json["day_from"]?.stringValue)
         }
     }
 

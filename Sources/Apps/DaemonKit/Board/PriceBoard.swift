@@ -192,7 +192,12 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     public func historyReply(_ query: HistoryQuery) -> String {
         let window = ChangeWindow(query.range)
         let now = wallClock.now()
-        let (points, summary) = state.withLock { ($0.history.points(over: window, count: query.points, now: now), $0.history.summary(over: window, now: now)) }
+        // Named as the status names it: the quote asset of the latest quote (USDT from Binance's
+        // market for USD), the configured currency before any.
+        let (points, summary, currency) = state.withLock {
+            ($0.history.points(over: window, count: query.points, now: now), $0.history.summary(over: window, now: now),
+             $0.inputs.quote?.currency ?? self.currency)
+        }
         func time(_ minute: Int64) -> String { Timestamp(millisecondsSinceEpoch: minute * 60_000).rfc3339Seconds }
         return HistoryReply(range: query.range, currency: currency, points: points.map {
             HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)

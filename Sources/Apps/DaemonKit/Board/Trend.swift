@@ -32,7 +32,8 @@ enum Trend {
             change1h: history.reference(for: .hour, now: now).flatMap(change(from:)),
             change24h: day?.open.flatMap(change(from:)),
             change7d: history.reference(for: .week, now: now).flatMap(change(from:)),
-            open24h: day?.open.map(text), high24h: day.map { text($0.high) }, low24h: day.map { text($0.low) })
+            open24h: day?.open.map(text), high24h: day.map { text($0.high) }, low24h: day.map { text($0.low) },
+            dayFrom: measured != nil ? "recorded" : stated != nil ? "venue" : nil)
     }
 }
 
