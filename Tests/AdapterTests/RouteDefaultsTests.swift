@@ -45,9 +45,9 @@ struct RouteDefaultsTests {
         let advice = try SourcePlan(given).routeAdvice
         #expect(advice == [
             "BTCPRICED_TIMEOUT=800ms is too short for a request through socks5h://127.0.0.1:9050 (a Tor circuit takes seconds to build and hundreds of milliseconds per round trip); set BTCPRICED_TIMEOUT=10s, or leave it unset for the route's default",
-            "BTCPRICED_CONNECT_TIMEOUT=3s is too short to connect through socks5h://127.0.0.1:9050 (a Tor circuit takes seconds to build and hundreds of milliseconds per round trip); set BTCPRICED_CONNECT_TIMEOUT=30s, or leave it unset",
+            "BTCPRICED_CONNECT_TIMEOUT=3s is too short to connect through socks5h://127.0.0.1:9050 (a Tor circuit takes seconds to build and hundreds of milliseconds per round trip); set BTCPRICED_CONNECT_TIMEOUT=30s, or leave it unset for the route's default",
             "BTCPRICED_INTERVAL=1s polls through socks5h://127.0.0.1:9050 more often than an exit deserves; set BTCPRICED_INTERVAL=15s, or leave it unset for the route's default",
-            "BTCPRICED_STALE_AFTER=30s leaves little room for a request through socks5h://127.0.0.1:9050 (a Tor circuit takes seconds to build and hundreds of milliseconds per round trip); set BTCPRICED_STALE_AFTER=1m, or leave it unset",
+            "BTCPRICED_STALE_AFTER=30s leaves little room for a request through socks5h://127.0.0.1:9050 (a Tor circuit takes seconds to build and hundreds of milliseconds per round trip); set BTCPRICED_STALE_AFTER=1m, or leave it unset for the route's default",
         ], "\(advice)")
     }
 

@@ -94,9 +94,11 @@ struct MetricsEndToEndTests {
         let textfiles = NSTemporaryDirectory() + "btcpriced-textfile-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: textfiles) }
+        // Binance alone: a loaded host once timed binance out between the checks, and the
+        // listener then rightly served coinbase's price, not the line compared.
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
             "BTCPRICED_METRICS_LISTEN": "127.0.0.1:\(port)", "BTCPRICED_METRICS_TEXTFILE": textfiles + "/btcpriced.prom",
-            "BTCPRICED_METRICS_TEXTFILE_INTERVAL": "200ms",
+            "BTCPRICED_METRICS_TEXTFILE_INTERVAL": "200ms", "BTCPRICED_SOURCES": "binance",
         ])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()

@@ -21,107 +21,97 @@ struct TorLatencyEndToEndTests {
 
     static let torLatency = ["--connect-delay", "1.5", "--chunk-delay", "0.2"]
 
+    /// A daemon behind a proxy started with `options`, given `settings` (the proxy's port in
+    /// hand), against a fresh fake exchange; all of it stopped and removed after `body`.
+    func behindProxy(_ options: [String], settings: (Int) -> [String: String], prepare: (FakeExchange) -> Void = { _ in },
+                     _ body: (FakeExchange, Recorder, DaemonProcess) async throws -> Void) async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let exchange = try await FakeExchange.start()
+        prepare(exchange)
+        let proxy = try await startProxy(in: directory, options)
+        defer { proxy.process.stop() }
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: settings(proxy.port))
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await body(exchange, proxy, daemon)
+        await exchange.shutdown()
+    }
+
     func source(_ daemon: DaemonProcess, _ name: String) async throws -> JSONValue? {
         let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
         return report["sources"]?.arrayElements?.first { $0["name"] == .string(name) }
     }
 
     @Test func theGuidesSettingsGetAFreshPriceAndKeepTheCircuitAcrossPolls() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let exchange = try await FakeExchange.start()
-        exchange.setEveryVenue(price: "114460.5")
-        let proxy = try await startProxy(in: directory, Self.torLatency)
-        defer { proxy.process.stop() }
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)"])
-        defer { daemon.stop(); daemon.removeFiles() }
-        try await daemon.start()
-        try await until("a fresh price through the slow circuit", context: { daemon.log }) {
-            try await daemon.ctl("price").stdout == "114460.5\n"
+        try await behindProxy(Self.torLatency, settings: { ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)"] },
+                              prepare: { $0.setEveryVenue(price: "114460.5") }) { exchange, proxy, daemon in
+            try await until("a fresh price through the slow circuit", context: { daemon.log }) {
+                try await daemon.ctl("price").stdout == "114460.5\n"
+            }
+            // Three polls of binance at the route's 15 s interval: each after the first reuses the
+            // connection, so its circuit was built once.
+            try await until("three polls of binance", timeout: .seconds(120), context: { "\(proxy.connections)\n\(daemon.log)" }) {
+                exchange.requestCount(.binance) >= 3
+            }
+            let binance = proxy.connections.filter { $0.user == "btcpriced-binance" }
+            #expect(binance.count == 1, "one connection for \(exchange.requestCount(.binance)) polls: \(proxy.connections)")
+            let status = try await daemon.ctl("status", "--json")
+            let json = try JSONValue(parsing: status.stdout)
+            #expect(json["stale"] == .bool(false) && status.status == 0, "still fresh: \(status.stdout)")
+            #expect(!daemon.log.contains("timeout after"), "no attempt abandoned: \(daemon.log)")
+            // The route's defaults, as check-config says.
+            let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", daemon.directory + "/check"],
+                                             environment: ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)"])
+            #expect(check.stdout.contains("settings: interval 15s, timeout 10s through the proxy once connected (connect 30s), stale after 1m"),
+                    "\(check.stdout)\(check.stderr)")
+            #expect(!check.stderr.contains("warning"), "the route's own defaults draw no warning: \(check.stderr)")
         }
-        // Three polls of binance at the route's 15 s interval: each after the first reuses the
-        // connection, so its circuit was built once.
-        try await until("three polls of binance", timeout: .seconds(120), context: { "\(proxy.connections)\n\(daemon.log)" }) {
-            exchange.requestCount(.binance) >= 3
-        }
-        let binance = proxy.connections.filter { $0.user == "btcpriced-binance" }
-        #expect(binance.count == 1, "one connection for \(exchange.requestCount(.binance)) polls: \(proxy.connections)")
-        let status = try await daemon.ctl("status", "--json")
-        let json = try JSONValue(parsing: status.stdout)
-        #expect(json["stale"] == .bool(false) && status.status == 0, "still fresh: \(status.stdout)")
-        #expect(!daemon.log.contains("timeout after"), "no attempt abandoned: \(daemon.log)")
-        // The route's defaults, as check-config says.
-        let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--state-dir", directory + "/check"],
-                                         environment: ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)"])
-        #expect(check.stdout.contains("settings: interval 15s, timeout 10s through the proxy once connected (connect 30s), stale after 1m"),
-                "\(check.stdout)\(check.stderr)")
-        #expect(!check.stderr.contains("warning"), "the route's own defaults draw no warning: \(check.stderr)")
-        await exchange.shutdown()
     }
 
     @Test func theStreamGoesThroughTheSlowCircuitAndStaysLive() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let exchange = try await FakeExchange.start()
-        exchange.setEveryVenue(price: "114460.5")
-        let proxy = try await startProxy(in: directory, Self.torLatency)
-        defer { proxy.process.stop() }
-        exchange.setStream(.binance, .trades(prices: ["114460.5"], perSecond: 5))
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
-            "BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)", "BTCPRICED_STREAM": "auto"])
-        defer { daemon.stop(); daemon.removeFiles() }
-        try await daemon.start()
-        func streaming() async throws -> Bool {
-            let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
-            return status["transport"] == .string("stream") && status["stale"] == .bool(false)
+        try await behindProxy(Self.torLatency, settings: { ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)", "BTCPRICED_STREAM": "auto"] },
+                              prepare: { $0.setEveryVenue(price: "114460.5"); $0.setStream(.binance, .trades(prices: ["114460.5"], perSecond: 5)) }) {
+            exchange, proxy, daemon in
+            func streaming() async throws -> Bool {
+                let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+                return status["transport"] == .string("stream") && status["stale"] == .bool(false)
+            }
+            try await until("prices streamed through the slow circuit", context: { "\(proxy.connections)\n\(daemon.log)" }) { try await streaming() }
+            // A hundred trades later (20 s at 5 a second, many times the direct link's stall limit
+            // of 5 s), the first connection still carries them.
+            let sent = exchange.streamTradesSent(.binance)
+            try await until("a hundred more trades", timeout: .seconds(120)) { exchange.streamTradesSent(.binance) >= sent + 100 }
+            #expect(try await streaming(), "\(daemon.log)")
+            #expect(exchange.streamConnectionCount(.binance) == 1, "no reconnection: \(daemon.log)")
+            #expect(!daemon.log.contains("stalled") && !daemon.log.contains("no message for"), "\(daemon.log)")
         }
-        try await until("prices streamed through the slow circuit", context: { "\(proxy.connections)\n\(daemon.log)" }) { try await streaming() }
-        // A hundred trades later (20 s at 5 a second, many times the direct link's stall limit
-        // of 5 s), the first connection still carries them.
-        let sent = exchange.streamTradesSent(.binance)
-        try await until("a hundred more trades", timeout: .seconds(120)) { exchange.streamTradesSent(.binance) >= sent + 100 }
-        #expect(try await streaming(), "\(daemon.log)")
-        #expect(exchange.streamConnectionCount(.binance) == 1, "no reconnection: \(daemon.log)")
-        #expect(!daemon.log.contains("stalled") && !daemon.log.contains("no message for"), "\(daemon.log)")
-        await exchange.shutdown()
     }
 
     @Test func aProxyThatNeverAnswersIsNamedWithTheConnectBudget() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let exchange = try await FakeExchange.start()
-        let proxy = try await startProxy(in: directory, ["--silent"])
-        defer { proxy.process.stop() }
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
-            "BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)", "BTCPRICED_SOURCES": "binance", "BTCPRICED_CONNECT_TIMEOUT": "2s"])
-        defer { daemon.stop(); daemon.removeFiles() }
-        try await daemon.start()
-        let expected = "no connection within 2s through socks5h://127.0.0.1:\(proxy.port) (Tor circuits can take several seconds; is tor running and bootstrapped?)"
-        try await until("the named error", context: { daemon.log }) {
-            try await source(daemon, "binance")?["last_error"]?.stringValue == expected
+        try await behindProxy(["--silent"], settings: {
+            ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)", "BTCPRICED_SOURCES": "binance", "BTCPRICED_CONNECT_TIMEOUT": "2s"]
+        }) { exchange, proxy, daemon in
+            let expected = "no connection within 2s through socks5h://127.0.0.1:\(proxy.port) (Tor circuits can take several seconds; is tor running and bootstrapped?)"
+            try await until("the named error", context: { daemon.log }) {
+                try await source(daemon, "binance")?["last_error"]?.stringValue == expected
+            }
+            #expect(daemon.log.contains("binance is failing: \(expected)"), "\(daemon.log)")
+            #expect(exchange.requestCount(.binance) == 0)
         }
-        #expect(daemon.log.contains("binance is failing: \(expected)"), "\(daemon.log)")
-        #expect(exchange.requestCount(.binance) == 0)
-        await exchange.shutdown()
     }
 
     @Test func aRefusingProxyAndASOCKSErrorEachHaveTheirMessage() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let exchange = try await FakeExchange.start()
-        let unreachable = try await startProxy(in: directory, ["--reply", "4"])
-        defer { unreachable.process.stop() }
-        let closedPort = try freePort()
         // Binance through a proxy that cannot reach it, then coinbase through a port where nothing listens.
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
-            "BTCPRICED_SOURCES": "binance", "BTCPRICED_PROXY": "socks5h://127.0.0.1:\(unreachable.port)"])
-        defer { daemon.stop(); daemon.removeFiles() }
-        try await daemon.start()
-        try await until("binance's SOCKS error", context: { daemon.log }) {
-            try await source(daemon, "binance")?["last_error"]?.stringValue
-                == "the proxy socks5h://127.0.0.1:\(unreachable.port) could not reach the venue: host unreachable (SOCKS reply 4)"
+        try await behindProxy(["--reply", "4"], settings: { ["BTCPRICED_SOURCES": "binance", "BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)"] }) {
+            _, unreachable, daemon in
+            try await until("binance's SOCKS error", context: { daemon.log }) {
+                try await source(daemon, "binance")?["last_error"]?.stringValue
+                    == "the proxy socks5h://127.0.0.1:\(unreachable.port) could not reach the venue: host unreachable (SOCKS reply 4)"
+            }
         }
-        daemon.stop()
+        let exchange = try await FakeExchange.start()
+        let closedPort = try freePort()
         let refusing = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
             "BTCPRICED_SOURCES": "coinbase", "BTCPRICED_PROXY": "socks5h://127.0.0.1:\(closedPort)"])
         defer { refusing.stop(); refusing.removeFiles() }
@@ -135,26 +125,19 @@ struct TorLatencyEndToEndTests {
     }
 
     @Test func retriesThroughAFailingProxyKeepEveryVenuesPace() async throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let exchange = try await FakeExchange.start()
-        let proxy = try await startProxy(in: directory, ["--reply", "6"])
-        defer { proxy.process.stop() }
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\(proxy.port)"])
-        defer { daemon.stop(); daemon.removeFiles() }
         let started = ContinuousClock.now
-        try await daemon.start()
-        try await until("every venue tried", context: { "\(proxy.connections)\n\(daemon.log)" }) {
-            Set(proxy.connections.map(\.user)).isSuperset(of: ["btcpriced-binance", "btcpriced-coinbase", "btcpriced-kraken", "btcpriced-bitstamp"])
+        try await behindProxy(["--reply", "6"], settings: { ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)"] }) { _, proxy, daemon in
+            try await until("every venue tried", context: { "\(proxy.connections)\n\(daemon.log)" }) {
+                Set(proxy.connections.map(\.user)).isSuperset(of: ["btcpriced-binance", "btcpriced-coinbase", "btcpriced-kraken", "btcpriced-bitstamp"])
+            }
+            try await until("two more cycles", timeout: .seconds(120)) { started.duration(to: .now) > .seconds(35) }
+            let elapsed = started.duration(to: .now)
+            let cycles = Int(elapsed.components.seconds / 15) + 1
+            for venue in ["binance", "coinbase", "kraken", "bitstamp"] {
+                let count = proxy.connections.filter { $0.user == "btcpriced-\(venue)" }.count
+                #expect(count <= cycles, "\(venue): \(count) connections in \(elapsed), at most one per 15 s cycle (\(cycles))")
+            }
+            #expect(daemon.log.contains("TTL expired"), "\(daemon.log)")
         }
-        try await until("two more cycles", timeout: .seconds(120)) { started.duration(to: .now) > .seconds(35) }
-        let elapsed = started.duration(to: .now)
-        let cycles = Int(elapsed.components.seconds / 15) + 1
-        for venue in ["binance", "coinbase", "kraken", "bitstamp"] {
-            let count = proxy.connections.filter { $0.user == "btcpriced-\(venue)" }.count
-            #expect(count <= cycles, "\(venue): \(count) connections in \(elapsed), at most one per 15 s cycle (\(cycles))")
-        }
-        #expect(daemon.log.contains("TTL expired"), "\(daemon.log)")
-        await exchange.shutdown()
     }
 }

@@ -168,24 +168,16 @@ public struct SourcePlan: Sendable {
         guard let proxy = active.lazy.compactMap({ self.settings.proxies.route(for: self.settings.restURL($0)).proxy }).first else { return [] }
         typealias Route = DaemonSettings.ThroughProxy
         let why = proxy.isSOCKS ? "a Tor circuit takes seconds to build and hundreds of milliseconds per round trip" : "a proxy adds its own round trips"
-        var advice: [String] = []
-        if settings.timeoutThroughProxy < Route.shortestTimeout {
-            advice.append("BTCPRICED_TIMEOUT=\(settings.timeoutThroughProxy.humanReadable) is too short for a request through \(proxy) (\(why)); "
-                + "set BTCPRICED_TIMEOUT=\(Route.timeout.humanReadable), or leave it unset for the route's default")
+        let checks: [(key: SettingKey, given: Duration, shortest: Duration, fits: Duration, problem: String)] = [
+            (.timeout, settings.timeoutThroughProxy, Route.shortestTimeout, Route.timeout, "is too short for a request through \(proxy) (\(why))"),
+            (.connectTimeout, settings.connectTimeoutThroughProxy, Route.shortestConnectTimeout, Route.connectTimeout,
+             "is too short to connect through \(proxy) (\(why))"),
+            (.interval, settings.interval, Route.shortestInterval, Route.interval, "polls through \(proxy) more often than an exit deserves"),
+            (.staleAfter, settings.staleAfter, Route.staleAfter, Route.staleAfter, "leaves little room for a request through \(proxy) (\(why))"),
+        ]
+        return checks.filter { $0.given < $0.shortest }.map {
+            "\($0.key)=\($0.given.humanReadable) \($0.problem); set \($0.key)=\($0.fits.humanReadable), or leave it unset for the route's default"
         }
-        if settings.connectTimeoutThroughProxy < Route.shortestConnectTimeout {
-            advice.append("BTCPRICED_CONNECT_TIMEOUT=\(settings.connectTimeoutThroughProxy.humanReadable) is too short to connect through \(proxy) (\(why)); "
-                + "set BTCPRICED_CONNECT_TIMEOUT=\(Route.connectTimeout.humanReadable), or leave it unset")
-        }
-        if settings.interval < Route.shortestInterval {
-            advice.append("BTCPRICED_INTERVAL=\(settings.interval.humanReadable) polls through \(proxy) more often than an exit deserves; "
-                + "set BTCPRICED_INTERVAL=\(Route.interval.humanReadable), or leave it unset for the route's default")
-        }
-        if settings.staleAfter < Route.staleAfter {
-            advice.append("BTCPRICED_STALE_AFTER=\(settings.staleAfter.humanReadable) leaves little room for a request through \(proxy) (\(why)); "
-                + "set BTCPRICED_STALE_AFTER=\(Route.staleAfter.humanReadable), or leave it unset")
-        }
-        return advice
     }
 
     /// How a venue's REST requests leave (credentials masked); nil for a venue not in the catalog.
