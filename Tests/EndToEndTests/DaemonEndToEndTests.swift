@@ -200,6 +200,16 @@ struct DaemonEndToEndTests {
         #expect(try await runCommand(Binaries.ctl, ["--help"]).stdout.contains("Exit status"))
     }
 
+    /// Without --socket, btcctl looks for the system daemon and then the user's own: when
+    /// neither is there, the error names both, and how to start each.
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/run/btcpriced/btcpriced.sock"), "skipped: a system btcpriced runs on this host"))
+    func withNoDaemonAtAllBtcctlNamesBothPlacesItLooked() async throws {
+        let result = try await runCommand(Binaries.ctl, ["price"], environment: ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": "/nonexistent-runtime"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "btcctl: cannot connect to /run/btcpriced/btcpriced.sock (the system daemon's) or /nonexistent-runtime/btcpriced/btcpriced.sock (your own): neither exists (is btcpriced running? systemctl start btcpriced.socket, or systemctl --user start btcpriced.socket)\n",
+                "\(result.stderr)")
+    }
+
     @Test(.timeLimit(.minutes(1))) func btcctlGivesUpOnAStuckDaemon() async throws {
         // A listener that never answers: btcctl must time out, not hang.
         let path = NSTemporaryDirectory() + "stuck-\(UUID().uuidString.prefix(6)).sock"

@@ -99,8 +99,21 @@ public enum CtlMain {
         }
     }
 
+    /// Connects to the daemon's socket. When neither the system daemon's nor the per-user
+    /// daemon's socket exists, the error names both, since btcctl looked for each.
+    static func connect(_ invocation: CtlInvocation) throws(ClientError) -> UnixSocketClient {
+        let path = invocation.reachableSocketPath
+        do {
+            return try UnixSocketClient(path: path, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        } catch {
+            guard let user = invocation.userSocketPath, path != user, access(path, F_OK) != 0 else { throw error }
+            throw ClientError(message: "cannot connect to \(path) (the system daemon's) or \(user) (your own): neither exists "
+                + "(is btcpriced running? systemctl start btcpriced.socket, or systemctl --user start btcpriced.socket)")
+        }
+    }
+
     static func query(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try connect(invocation)
         defer { client.closeConnection() }
         try client.send(request.line)
         guard let line = try client.readLine() else {
@@ -111,7 +124,7 @@ public enum CtlMain {
 
     /// The whole reply to `metrics`, which is many lines, up to the daemon's close.
     static func exposition(_ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try connect(invocation)
         defer { client.closeConnection() }
         try client.send(Request.metrics.line)
         var text = ""
@@ -175,7 +188,7 @@ public enum CtlMain {
 
     /// Follows `watch` until the daemon closes the stream; the body gets each raw line and its status.
     static func stream(_ invocation: CtlInvocation, _ body: (String, StatusMessage) -> Void) throws(ClientError) {
-        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try connect(invocation)
         defer { client.closeConnection() }
         client.endsWithItsReader = true
         try client.send(Request.watch.line)
@@ -198,7 +211,7 @@ public enum CtlMain {
     /// Like `stream`, but at most one call per `minimumInterval` ms: a newer status replaces a
     /// held one, which is printed when the interval is up; a change of state goes at once.
     static func pacedStream(_ invocation: CtlInvocation, minimumInterval: Int, _ body: (StatusMessage) -> Void) throws(ClientError) {
-        var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+        var client = try connect(invocation)
         defer { client.closeConnection() }
         client.endsWithItsReader = true
         try client.send(Request.watch.line)

@@ -40,7 +40,7 @@ extension CtlMain {
     static func wait(_ invocation: CtlInvocation, thresholds: PriceThresholds, timeoutMilliseconds: Int?) -> Int32 {
         let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + Int64($0) }
         do throws(ClientError) {
-            var client = try UnixSocketClient(path: invocation.reachableSocketPath, timeoutMilliseconds: invocation.timeoutMilliseconds)
+            var client = try CtlMain.connect(invocation)
             defer { client.closeConnection() }
             try client.send(Request.watch.line)
             var first = true
