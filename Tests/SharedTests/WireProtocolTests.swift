@@ -36,7 +36,7 @@ struct WireProtocolTests {
     @Test func statusLineHasEveryKeyInOrder() throws {
         let status = StatusMessage(price: "68901.23", symbol: "BTCUSDT", source: "binance", timestamp: "2026-11-21T16:00:00.123Z",
                                    ageMilliseconds: 412, state: .fresh, lastError: nil, version: "0.1.0")
-        #expect(status.line == #"{"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z","age":0.412,"state":"fresh","stale":false,"last_error":null,"version":"0.1.0","sources":[],"spread":null,"transport":null,"change_1h":null,"change_24h":null,"change_7d":null,"open_24h":null,"high_24h":null,"low_24h":null,"day_from":null}"# + "\n")
+        #expect(status.line == #"{"price":"68901.23","currency":"USD","symbol":"BTCUSDT","source":"binance","timestamp":"2026-11-21T16:00:00.123Z","age":0.412,"state":"fresh","stale":false,"last_error":null,"version":"0.1.0","sources":[],"spread":null,"transport":null,"change_1h":null,"change_24h":null,"change_7d":null,"open_24h":null,"high_24h":null,"low_24h":null,"day_from":null,"sats_per_unit":"1451"}"# + "\n")
         #expect(try StatusMessage(json: JSONValue(parsing: status.line.dropLast().description)) == status)
     }
 

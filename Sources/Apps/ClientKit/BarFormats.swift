@@ -15,9 +15,11 @@ public enum BarFormat {
     }
 
     /// `₿ 114,460`: whole dollars, grouped. Plain text: each bar escapes it for its grammar.
-    static func barText(_ status: StatusMessage, symbol: String = bitcoinSign) -> String {
+    /// With `--unit sats`: `₿ 874 sats/$`.
+    static func barText(_ status: StatusMessage, symbol: String = bitcoinSign, unit: PriceUnit = .fiat) -> String {
         guard let price = status.price else { return noPriceText(symbol: symbol) }
-        return marked(symbol, HumanFormat.barSymbol(status.currency) + BarText.field(HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)), limit: 40))
+        let figure = unit == .sats ? PriceUnit.satsText(status).map { BarText.field($0, limit: 60) } : nil
+        return marked(symbol, figure ?? HumanFormat.barSymbol(status.currency) + BarText.field(HumanFormat.groupedWhole(DecimalText.rounded(price, places: 0)), limit: 40))
             + (status.state == .stale ? " (stale)" : "")
     }
 
@@ -61,10 +63,10 @@ public enum BarFormat {
     /// One line for Waybar's `"return-type": "json"`. `class` lists the state, then `up` or
     /// `down` by the 24 h change, then `above` or `below` when a threshold is reached.
     public static func waybar(_ status: StatusMessage, spark: String = "", thresholds: PriceThresholds = .none,
-                              symbol: String = bitcoinSign) -> String {
+                              symbol: String = bitcoinSign, unit: PriceUnit = .fiat) -> String {
         let classes = [status.state.rawValue, Direction(status).className, thresholds.crossing(status.price)].compactMap { $0 }
         return JSONValue.object([
-            "text": .string(BarText.pango(barText(status, symbol: symbol))),
+            "text": .string(BarText.pango(barText(status, symbol: symbol, unit: unit))),
             "tooltip": .string(BarText.pango(tooltip(status, spark: spark))),
             "class": .array(classes.map { .string($0) }),
             "alt": .string(status.state.rawValue),
@@ -84,17 +86,19 @@ public enum BarFormat {
 
     /// i3blocks' line protocol: full_text, short_text, color. A fresh price is coloured by a
     /// reached threshold first, then by direction (red when down over 24 h).
-    public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
-        [BarText.pango(barText(status, symbol: symbol)), BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol)),
+    public static func i3blocks(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign,
+                                unit: PriceUnit = .fiat) -> String {
+        [BarText.pango(barText(status, symbol: symbol, unit: unit)), BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol, unit: unit)),
          color(status, thresholds: thresholds)].joined(separator: "\n")
     }
 
     /// The same block as one JSON line, for a persistent block with `format=json` (i3blocks(1)),
     /// where every line the command prints replaces the whole block.
-    public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
+    public static func i3blocksJSON(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign,
+                                    unit: PriceUnit = .fiat) -> String {
         JSONValue.object([
-            "full_text": .string(BarText.pango(barText(status, symbol: symbol))),
-            "short_text": .string(BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol))),
+            "full_text": .string(BarText.pango(barText(status, symbol: symbol, unit: unit))),
+            "short_text": .string(BarText.pango(prompt(status, thresholds: thresholds, symbol: symbol, unit: unit))),
             "color": .string(color(status, thresholds: thresholds)),
         ]).encoded
     }
@@ -116,8 +120,9 @@ public enum BarFormat {
     }
 
     /// polybar's custom/script: the bar text in the block's colour, with polybar's own tags.
-    public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
-        "%{F\(color(status, thresholds: thresholds))}\(BarText.polybar(barText(status, symbol: symbol)))%{F-}"
+    public static func polybar(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign,
+                               unit: PriceUnit = .fiat) -> String {
+        "%{F\(color(status, thresholds: thresholds))}\(BarText.polybar(barText(status, symbol: symbol, unit: unit)))%{F-}"
     }
 
     public static func polybarUnreachable(symbol: String = bitcoinSign) -> String {
@@ -132,13 +137,17 @@ public enum BarFormat {
 
     /// `₿114.5k`, with `?` when stale, then `↑`/`↓` when a threshold is reached: short enough
     /// for PS1 and tmux.
-    public static func prompt(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign) -> String {
+    /// With `--unit sats`: `₿874 sats/$`.
+    public static func prompt(_ status: StatusMessage, thresholds: PriceThresholds = .none, symbol: String = bitcoinSign,
+                              unit: PriceUnit = .fiat) -> String {
         guard let price = status.price else { return symbol + "?" }
         let marker = switch thresholds.crossing(price) {
         case "above": "↑"
         case "below": "↓"
         default: ""
         }
-        return symbol + HumanFormat.barSymbol(status.currency) + BarText.field(DecimalText.short(price), limit: 40) + (status.state == .fresh ? "" : "?") + marker
+        let figure = unit == .sats ? PriceUnit.satsText(status).map { BarText.field($0, limit: 60) } : nil
+        return symbol + (figure ?? HumanFormat.barSymbol(status.currency) + BarText.field(DecimalText.short(price), limit: 40))
+            + (status.state == .fresh ? "" : "?") + marker
     }
 }

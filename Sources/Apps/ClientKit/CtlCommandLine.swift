@@ -5,9 +5,10 @@ import WireProtocol
 
 /// What `btcctl` was asked to do.
 public enum CtlAction: Equatable, Sendable {
-    case status(json: Bool)
-    case price(format: String?)
-    case watch(json: Bool)
+    /// `unit`: `--unit sats` shows sats per unit of the currency in place of the price.
+    case status(json: Bool, unit: PriceUnit = .fiat)
+    case price(format: String?, unit: PriceUnit = .fiat)
+    case watch(json: Bool, unit: PriceUnit = .fiat)
     /// Every configured source with its state, like `chronyc sources`.
     /// `wide`: every error in full, as when piped, rather than cut to the terminal's width.
     case sources(json: Bool, wide: Bool)
@@ -21,22 +22,28 @@ public enum CtlAction: Equatable, Sendable {
     /// user CPU), always the newest; a change of state is printed at once.
     /// `symbol` marks the price, `₿` unless the user's font lacks it (`--symbol`).
     case waybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
+                thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign, unit: PriceUnit = .fiat)
     /// i3blocks' line protocol; `watch` prints one JSON block per line, for `format=json` with
     /// `interval=persist`. Exits 0 whenever it printed a block (i3blocks marks other codes as a
     /// broken block).
     case i3blocks(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                  thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
+                  thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign, unit: PriceUnit = .fiat)
     /// polybar's custom/script: the bar text in the state's colour (`%{F#…}`); `watch` for
     /// `tail = true`.
     case polybar(watch: Bool, exitStatus: Bool = false, minimumInterval: Int = CtlCommandLine.barMinimumIntervalMilliseconds,
-                 thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
+                 thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign, unit: PriceUnit = .fiat)
     /// The shortest form, for PS1 and tmux; silent when the daemon is down unless `strict`.
-    case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign)
+    case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign,
+                unit: PriceUnit = .fiat)
     /// A sparkline of the range; `width` cells, or the terminal's width (40 off a terminal).
     case chart(range: HistoryRange, width: Int?, json: Bool)
     /// Blocks until a fresh price crosses a threshold, like `chronyc waitsync`; `timeout` in ms.
     case wait(thresholds: PriceThresholds, timeoutMilliseconds: Int?)
+    /// What `amount` of `unit` is worth in BTC, sats and the daemon's currency.
+    /// Runs until stopped: once per crossing of a threshold by a fresh price, `exec` runs and a
+    /// desktop notification goes out with `notify`; re-armed beyond the band (AlertRule).
+    case alert(thresholds: PriceThresholds, band: AlertRule.Band, exec: ChildCommand?, notify: Bool)
+    case convert(amount: String, unit: Conversion.Unit, json: Bool)
     case version
     case help
 }
@@ -89,6 +96,23 @@ public struct PriceThresholds: Equatable, Sendable {
         return text
     }
 
+    /// A `btcctl-alert@` instance name: `below-80000`, `above-120000`, or both joined by `_`
+    /// (`below-80000_above-120000`); the unit passes it as `--thresholds %i`.
+    static func merge(instance: String, into thresholds: inout PriceThresholds) throws(CtlUsageError) {
+        for part in instance.split(separator: "_", omittingEmptySubsequences: false) {
+            let words = part.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard words.count == 2, words[0] == "above" || words[0] == "below" else {
+                throw CtlUsageError(message: "--thresholds: \"\(part.prefix(40))\" is not below-P or above-P; write e.g. below-80000_above-120000")
+            }
+            let flag = "--" + words[0]
+            let price = try validated(words[1], flag: flag)
+            guard (words[0] == "above" ? thresholds.above : thresholds.below) == nil else {
+                throw CtlUsageError(message: "--thresholds: \(words[0]) is given twice; give it once")
+            }
+            if words[0] == "above" { thresholds.above = price } else { thresholds.below = price }
+        }
+    }
+
     /// `above`, `below`, or nil while the price is between the thresholds (or is not decimal text).
     func crossing(_ price: String?) -> String? {
         guard let price = price.flatMap({ FixedDecimal($0) }) else { return nil }
@@ -118,8 +142,9 @@ public enum CtlCommandLine {
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
 
-    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, wait, version or help"
-    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "wait", "version", "help"]
+    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, wait, convert, alert, version or help"
+    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "wait",
+                               "convert", "alert", "version", "help"]
 
     public static let usage = """
     Usage: btcctl [--socket PATH | --currency CODE] [--timeout DURATION] COMMAND
@@ -205,6 +230,12 @@ public enum CtlCommandLine {
         var thresholds = PriceThresholds.none
         var range = HistoryRange.day
         var width: Int?
+        var unit = PriceUnit.fiat
+        // Words after the command: `convert`'s amount and unit.
+        var operands: [String] = []
+        var band: AlertRule.Band?
+        var exec: ChildCommand?
+        var notify = false
         // The last option that took the next argument as its value, and that value: when no
         // command is left, it is likely the command (`btcctl --timeout status`).
         var valuedFlag = "", valuedText = ""
@@ -268,6 +299,23 @@ public enum CtlCommandLine {
                     throw CtlUsageError(message: "--width needs a number of cells from 1 to \(HistoryQuery.maximumPoints)")
                 }
                 width = cells
+            case "--unit":
+                guard let text = value(), let chosen = PriceUnit(rawValue: text.lowercased()) else {
+                    throw CtlUsageError(message: "--unit needs sats (sats per unit of the currency) or fiat (the price, the default)")
+                }
+                unit = chosen
+            case "--band":
+                guard let text = value(), let chosen = AlertRule.Band(text) else {
+                    throw CtlUsageError(message: "--band needs a percent of the threshold up to 50%, such as 0.5% or 1%, or an amount such as 250")
+                }
+                band = chosen
+            case "--exec":
+                guard let text = value() else { throw CtlUsageError(message: "--exec needs a command, e.g. --exec 'notify-send BTC'") }
+                exec = try ChildCommand(parsing: text)
+            case "--notify": notify = true
+            case "--thresholds":
+                guard let text = value() else { throw CtlUsageError(message: "--thresholds needs below-P, above-P or both joined by _, e.g. below-80000_above-120000") }
+                try PriceThresholds.merge(instance: text, into: &thresholds)
             case "--socket":
                 guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
                 socket = path
@@ -279,9 +327,16 @@ public enum CtlCommandLine {
                 guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
                 timeoutText = text
             default:
-                if argument.hasPrefix("-") { throw CtlUsageError(message: "unknown option \(argument)") }
-                guard command == nil else { throw CtlUsageError(message: "unexpected argument \"\(argument)\"") }
-                command = argument
+                // `convert -5` is a bad amount, said as such, not an unknown option.
+                let negativeNumber = argument.dropFirst().first?.isASCIIDigit == true
+                if argument.hasPrefix("-"), !(command == "convert" && negativeNumber) { throw CtlUsageError(message: "unknown option \(argument)") }
+                if command == nil {
+                    command = argument
+                } else if command == "convert" {
+                    operands.append(argument)
+                } else {
+                    throw CtlUsageError(message: "unexpected argument \"\(argument.prefix(40))\"")
+                }
             }
         }
         // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
@@ -309,35 +364,50 @@ public enum CtlCommandLine {
             try check("--wide", wide)
             try check("--min-interval", minimumInterval != nil)
             try check("--symbol", symbol != nil)
+            try check("--unit", seen.contains("--unit"))
+            try check("--band", band != nil)
+            try check("--exec", exec != nil)
+            try check("--notify", notify)
+            try check("--thresholds", seen.contains("--thresholds"))
+            if format != nil && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --format: put {sats} in the template") }
+            if json && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --json, which always carries sats_per_unit beside the price") }
             try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
             try check(seen.contains("--range") ? "--range" : "--width", seen.contains("--range") || width != nil)
             if minimumInterval != nil && !watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
         }
         let barInterval = minimumInterval ?? barMinimumIntervalMilliseconds
+        let barFlags = ["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol", "--unit"]
         let mark = symbol ?? BarFormat.bitcoinSign
         let action: CtlAction
         switch command {
-        case "status": try only(["--json"]); action = .status(json: json)
-        case "watch": try only(["--json"]); action = .watch(json: json)
+        case "status": try only(["--json", "--unit"]); action = .status(json: json, unit: unit)
+        case "watch": try only(["--json", "--unit"]); action = .watch(json: json, unit: unit)
         case "sources": try only(["--json", "--wide"]); action = .sources(json: json, wide: wide)
-        case "price": try only(["--format"]); action = .price(format: format)
+        case "price": try only(["--format", "--unit"]); action = .price(format: format, unit: unit)
         case "ping": try only([]); action = .ping
         case "metrics": try only([]); action = .metrics
         case "waybar":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
-            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
+            try only(barFlags)
+            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
         case "i3blocks":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
-            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
+            try only(barFlags)
+            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
         case "polybar":
-            try only(["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol"])
-            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark)
+            try only(barFlags)
+            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
         case "version": try only([]); action = .version
         case "help": try only([]); return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
         case "prompt":
-            try only(["--strict", "--format", "--above", "--below", "--symbol"])
-            action = .prompt(strict: strict, format: format, thresholds: thresholds, symbol: mark)
+            try only(["--strict", "--format", "--above", "--below", "--symbol", "--unit"])
+            action = .prompt(strict: strict, format: format, thresholds: thresholds, symbol: mark, unit: unit)
         case "chart": try only(["--json", "--range", "--width"]); action = .chart(range: range, width: width, json: json)
+        case "alert":
+            try only(["--above", "--below", "--thresholds", "--band", "--exec", "--notify"])
+            guard thresholds != .none else { throw CtlUsageError(message: "alert needs --above P, --below P or both") }
+            action = .alert(thresholds: thresholds, band: band ?? .standard, exec: exec, notify: notify)
+        case "convert":
+            try only(["--json"])
+            action = try convertAction(operands, json: json)
         case "wait":
             try only(["--above", "--below"])
             guard thresholds != .none else { throw CtlUsageError(message: "wait needs --above P or --below P") }
@@ -366,6 +436,30 @@ public enum CtlCommandLine {
         // A prompt must never make a shell wait: it gets a shorter default.
         let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
         return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: timeout ?? defaultTimeout)
+    }
+
+    /// `convert AMOUNT [UNIT]`: the amount is plain decimal text, the unit btc (the default),
+    /// sats or a currency code; the daemon's currency is checked once its quote is known.
+    static func convertAction(_ operands: [String], json: Bool) throws(CtlUsageError) -> CtlAction {
+        guard let amount = operands.first else {
+            throw CtlUsageError(message: "convert needs an amount, e.g. btcctl convert 0.05, btcctl convert 20 eur or btcctl convert 21000 sats")
+        }
+        guard operands.count <= 2 else { throw CtlUsageError(message: "unexpected argument \"\(operands[2].prefix(40))\" after convert's amount and unit") }
+        guard ExactDecimal(amount) != nil else {
+            throw CtlUsageError(message: "convert: \"\(amount.prefix(40))\" is not an amount: give a plain decimal such as 0.05, 21000 or 19.99 (no sign, grouping or exponent)")
+        }
+        var unit = Conversion.Unit.btc
+        if operands.count == 2 {
+            guard let given = Conversion.Unit(operands[1]) else {
+                throw CtlUsageError(message: "convert: unknown unit \"\(operands[1].prefix(20))\": use btc, sats or the daemon's currency code (such as usd or eur)")
+            }
+            if case .currency(let code) = given, Currency(code: code) == nil, !Conversion.dollarStandIns.contains(code) {
+                let hint = Currency.suggestion(for: code).map { "; did you mean \($0.lowercased())?" } ?? ""
+                throw CtlUsageError(message: "convert: \"\(operands[1].prefix(20))\" is not a currency code\(hint); use btc, sats or the daemon's currency (such as usd or eur)")
+            }
+            unit = given
+        }
+        return .convert(amount: amount, unit: unit, json: json)
     }
 
     /// `500ms`, `1.5s`, `2`, `0.5`, `1m`, `2h`, `1d`: decimals as systemd's time spans take

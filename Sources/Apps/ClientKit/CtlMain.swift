@@ -37,22 +37,22 @@ public enum CtlMain {
                 guard reply == "pong" else { throw ClientError(message: "unexpected reply to ping: \(reply.prefix(80))") }
                 Output.line("pong")
                 return CtlExit.ok
-            case .status(let json):
+            case .status(let json, let unit):
                 let line = try query(.status, invocation)
                 let status = try decodeStatus(line)
-                Output.write(json ? line + "\n" : HumanFormat.status(status, color: Terminal.wantsColor()))
+                Output.write(json ? line + "\n" : HumanFormat.status(status, color: Terminal.wantsColor(), unit: unit))
                 return exitStatus(for: status)
-            case .price(let format):
+            case .price(let format, let unit):
                 let status = try decodeStatus(try query(.status, invocation))
                 guard let price = status.price else {
                     Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
                     return CtlExit.staleOrNoData
                 }
-                Output.line(format.map { render($0, status, invocation) } ?? price)
+                Output.line(format.map { render($0, status, invocation) } ?? (unit == .sats ? status.satsPerUnit ?? price : price))
                 return exitStatus(for: status)
-            case .prompt(let strict, let format, let thresholds, let symbol):
-                return prompt(invocation, strict: strict, format: format, thresholds: thresholds, symbol: symbol)
-            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
+            case .prompt(let strict, let format, let thresholds, let symbol, let unit):
+                return prompt(invocation, strict: strict, format: format, thresholds: thresholds, symbol: symbol, unit: unit)
+            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
                 // The tooltip's sparkline changes at most once a minute: fetched that often.
                 var spark = "", sparkFetchedAt = Int64.min / 2
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: { status in
@@ -60,21 +60,21 @@ public enum CtlMain {
                         spark = Self.spark(invocation)
                         sparkFetchedAt = monotonicMilliseconds()
                     }
-                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds, symbol: symbol)
+                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds, symbol: symbol, unit: unit)
                 }, unreachable: { BarFormat.waybarUnreachable($0, symbol: symbol) })
                 return exitStatus ? code : CtlExit.ok
-            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
+            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
                 // Persistent blocks read one JSON object per line (format=json), which keeps the
                 // short text and colour that the three-line form gives a one-shot block.
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol)
-                                                 : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol) }) { _ in
+                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol, unit: unit)
+                                                 : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
                     watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.i3blocksUnreachable(symbol: symbol)
                 }
                 return exitStatus ? code : CtlExit.ok
-            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol):
+            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
                 let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { BarFormat.polybar($0, thresholds: thresholds, symbol: symbol) }) { _ in
+                               render: { BarFormat.polybar($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
                     BarFormat.polybarUnreachable(symbol: symbol)
                 }
                 return exitStatus ? code : CtlExit.ok
@@ -83,10 +83,14 @@ public enum CtlMain {
                 return CtlExit.ok
             case .chart(let range, let width, let json):
                 return try chart(invocation, range: range, width: width, json: json)
+            case .alert(let thresholds, let band, let exec, let notify):
+                return alert(invocation, rule: AlertRule(thresholds: thresholds, band: band), exec: exec, notify: notify)
+            case .convert(let amount, let unit, let json):
+                return try convert(invocation, amount: amount, unit: unit, json: json)
             case .wait(let thresholds, let timeout):
                 return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
-            case .watch(let json):
-                return try watch(invocation, json: json)
+            case .watch(let json, let unit):
+                return try watch(invocation, json: json, unit: unit)
             case .sources(let json, let wide):
                 let line = try query(.sources, invocation)
                 let report = try decodeSources(line)
@@ -138,10 +142,11 @@ public enum CtlMain {
     }
 
     /// Never an error on the prompt, never a wait beyond the short timeout.
-    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?, thresholds: PriceThresholds, symbol: String) -> Int32 {
+    static func prompt(_ invocation: CtlInvocation, strict: Bool, format: String?, thresholds: PriceThresholds, symbol: String,
+                       unit: PriceUnit) -> Int32 {
         do throws(ClientError) {
             let status = try decodeStatus(try query(.status, invocation))
-            Output.line(format.map { render($0, status, invocation) } ?? BarFormat.prompt(status, thresholds: thresholds, symbol: symbol))
+            Output.line(format.map { render($0, status, invocation) } ?? BarFormat.prompt(status, thresholds: thresholds, symbol: symbol, unit: unit))
             return strict ? exitStatus(for: status) : CtlExit.ok
         } catch {
             if strict { Output.error("btcctl: \(error.message)") }
@@ -250,8 +255,8 @@ public enum CtlMain {
                                          : "the daemon closed the stream (stopped or restarting)")
     }
 
-    static func watch(_ invocation: CtlInvocation, json: Bool) throws(ClientError) -> Int32 {
-        try stream(invocation) { line, status in Output.line(json ? line : HumanFormat.watchLine(status)) }
+    static func watch(_ invocation: CtlInvocation, json: Bool, unit: PriceUnit) throws(ClientError) -> Int32 {
+        try stream(invocation) { line, status in Output.line(json ? line : HumanFormat.watchLine(status, unit: unit)) }
         return CtlExit.unreachable
     }
 

@@ -45,13 +45,14 @@ public enum HumanFormat {
     }
 
     /// The multi-line `btcctl status` report; `color` for a terminal that wants it.
-    public static func status(_ status: StatusMessage, color: Bool = false) -> String {
+    public static func status(_ status: StatusMessage, color: Bool = false, unit: PriceUnit = .fiat) -> String {
         guard let price = status.price else {
             var text = "BTC/\(status.currency)  NO DATA  (the daemon has no quote yet)\n"
             if let error = status.lastError { text += "last error: \(TerminalText.printable(error))\n" }
             return text
         }
-        var text = "BTC/\(status.currency)  \(money(price, currency: status.currency))"
+        let shown = unit == .sats ? PriceUnit.satsText(status) ?? price : money(price, currency: status.currency)
+        var text = "BTC/\(status.currency)  \(shown)"
         if status.state == .stale { text += "  STALE" }
         text += "\nsource:     \(status.source ?? "unknown") (\(status.symbol ?? "?"))\n"
         if let age = status.ageMilliseconds {
@@ -72,8 +73,8 @@ public enum HumanFormat {
     /// One `watch` line: `2026-11-21T16:00:00.123Z  BTC/USDT   114,459.80  binance        fresh`.
     /// The pair, the price and the venue keep their columns when the source (and with it the
     /// quote asset) changes.
-    public static func watchLine(_ status: StatusMessage) -> String {
-        let price = status.price.map { money($0, currency: status.currency) } ?? "-"
+    public static func watchLine(_ status: StatusMessage, unit: PriceUnit = .fiat) -> String {
+        let price = (unit == .sats ? PriceUnit.satsText(status) : status.price.map { money($0, currency: status.currency) }) ?? "-"
         let marker = status.state == .fresh ? "fresh" : status.state == .stale ? "STALE" : "NO DATA"
         let timestamp = status.timestamp ?? "-"
         return "\(padded(timestamp, 24))  \(padded("BTC/" + status.currency, 8))  \(padded(price, 12, right: true))  "

@@ -4,7 +4,7 @@ import WireProtocol
 public enum Template {
     public static let placeholders = ["price", "price_rounded", "price_grouped", "price_short", "price_money", "currency", "currency_symbol", "symbol",
                                       "source", "age", "timestamp", "state", "stale",
-                                      "change_1h", "change_24h", "change_7d", "arrow", "spark"]
+                                      "change_1h", "change_24h", "change_7d", "arrow", "spark", "sats"]
 
     /// Whether rendering needs the 24 h history (only `{spark}` does; the rest is in the status).
     static func needsHistory(_ template: String) -> Bool { template.contains("{spark}") }
@@ -57,6 +57,7 @@ public enum Template {
         case "change_24h": return status.trend.change24h ?? ""
         case "change_7d": return status.trend.change7d ?? ""
         case "arrow": return Direction(status).arrow
+        case "sats": return status.satsPerUnit ?? ""
         default: return "{\(name)}"
         }
     }

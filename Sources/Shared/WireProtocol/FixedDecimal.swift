@@ -28,6 +28,15 @@ public struct FixedDecimal: Comparable, Sendable {
         self.units = units
     }
 
+    /// Plain decimal text without trailing zeros: `119400`, `80400.5`, `-1.27`.
+    public var text: String {
+        let magnitude = units.magnitude, unit = UInt128(Self.unit)
+        var fraction = String(magnitude % unit)
+        fraction = String(repeating: "0", count: Self.places - fraction.count) + fraction
+        while fraction.last == "0" { fraction.removeLast() }
+        return (units < 0 ? "-" : "") + String(magnitude / unit) + (fraction.isEmpty ? "" : "." + fraction)
+    }
+
     public static func < (lhs: FixedDecimal, rhs: FixedDecimal) -> Bool { lhs.units < rhs.units }
 
     /// (to − from) × 100 ÷ from in hundredths of a percent, rounded half away from zero, exactly

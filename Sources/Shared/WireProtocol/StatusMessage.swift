@@ -111,7 +111,12 @@ public struct StatusMessage: Sendable, Hashable {
          JSONMember(key: "sources", value: .array(sources.map { .string($0) })),
          JSONMember(key: "spread", value: .string(orNull: spread)),
          JSONMember(key: "transport", value: .string(orNull: transport))] + trend.members
+            + [JSONMember(key: "sats_per_unit", value: .string(orNull: satsPerUnit))]
     }
+
+    /// Sats per one unit of the currency, 100,000,000 ÷ the price (SatsText's rounding); derived
+    /// from the price, so a status from an older daemon has it too.
+    public var satsPerUnit: String? { price.flatMap(SatsText.perUnit(price:)) }
 
     fileprivate static func timeDependent(_ ageMilliseconds: Int64?, _ state: State) -> [JSONMember] {
         [JSONMember(key: "age", value: ageMilliseconds.map { .number(secondsLiteral(milliseconds: $0)) } ?? .null),
