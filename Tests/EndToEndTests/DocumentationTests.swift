@@ -42,7 +42,7 @@ struct DocumentationTests {
         let help = try await runCommand(Binaries.ctl, ["--help"]).stdout
         let bash = try read("packaging/completions/btcctl.bash"), zsh = try read("packaging/completions/_btcctl")
         let fish = try read("packaging/completions/btcctl.fish")
-        for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt", "chart", "wait", "metrics", "version", "help", "polybar"] {
+        for command in ["status", "price", "watch", "ping", "waybar", "i3blocks", "prompt", "chart", "wait", "metrics", "version", "help", "polybar", "convert", "alert"] {
             #expect(man.contains("*\(command)*"), "\(command) missing from btcctl(1)")
             #expect(help.contains("  \(command)"), "\(command) missing from --help")
             for completion in [bash, zsh, fish] { #expect(completion.contains(command)) }

@@ -180,7 +180,18 @@ public enum CtlCommandLine {
       wait --above P | --below P [--timeout D]
                                   block until a fresh price reaches P, print it and exit 0;
                                   exit 3 when D (up to 7d) runs out, 1 if the daemon is lost
+      convert AMOUNT [UNIT] [--json]
+                                  AMOUNT of btc (default), sats or the daemon's currency
+                                  (e.g. usd) in all three: btcctl convert 0.05, convert 20 usd
+      alert [--above P] [--below P] [--band B] [--exec CMD] [--notify]
+                                  run until stopped; once per crossing of P by a fresh price,
+                                  run CMD (no shell; BTC_PRICE, BTC_CURRENCY, BTC_THRESHOLD,
+                                  BTC_DIRECTION set) and/or notify the desktop; re-arm once
+                                  back beyond the band B (default 0.5%, or an amount);
+                                  --thresholds below-P_above-P as btcctl-alert@.service gives
 
+    status, price, watch, prompt and the bars take --unit sats: sats per unit of the
+    currency in place of the price (874 sats/$ at $114,459.80).
     waybar, i3blocks, polybar and prompt take --above P and --below P too: class above/below,
     a colour for i3blocks and polybar, and ↑/↓ after the prompt when the price reaches P.
     They also take --symbol S, shown in place of ₿ (U+20BF, missing from DejaVu Sans; Noto
@@ -189,7 +200,7 @@ public enum CtlCommandLine {
     Template placeholders for --format: {price} {price_rounded} {price_grouped}
     {price_short} {price_money} {currency} {currency_symbol} {symbol} {source} {age}
     {timestamp} {state} {stale}
-    {change_1h} {change_24h} {change_7d} {arrow} {spark}
+    {change_1h} {change_24h} {change_7d} {arrow} {spark} {sats}
 
     Options:
       --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket),
