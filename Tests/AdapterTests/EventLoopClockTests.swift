@@ -1,6 +1,8 @@
 import EventLoopScheduling
 import NIOCore
 import NIOPosix
+import Synchronization
+import TestClocks
 import Testing
 
 /// The clock the daemon sleeps on: the event loop's timers, ContinuousClock's time.
@@ -15,15 +17,29 @@ struct EventLoopClockTests {
         #expect(started.duration(to: clock.now) >= .milliseconds(30))
     }
 
+    /// On an executor that runs each job as it is enqueued, a task runs within its creation
+    /// until it first suspends: done by then means it never waited on a timer.
     @Test func aPassedDeadlineReturnsAtOnce() async throws {
         let clock = EventLoopClock(loop)
-        try await clock.sleep(until: clock.now.advanced(by: .seconds(-1)), tolerance: nil)
+        let returned = Mutex(false)
+        let sleeper = Task(executorPreference: CountingExecutor()) {
+            try await clock.sleep(until: clock.now.advanced(by: .seconds(-1)), tolerance: nil)
+            returned.withLock { $0 = true }
+        }
+        #expect(returned.withLock { $0 }, "returned without suspending: no timer was scheduled")
+        try await sleeper.value
     }
 
+    /// The sleeper runs until it suspends on its timer within its creation (see above), so the
+    /// cancel reaches a sleep in progress, not one about to start.
     @Test func cancellingASleepEndsItWithCancellationError() async throws {
         let clock = EventLoopClock(loop)
-        let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
-        try await Task.sleep(for: .milliseconds(20))
+        let started = Mutex(false)
+        let sleeper = Task(executorPreference: CountingExecutor()) {
+            started.withLock { $0 = true }
+            try await clock.sleep(for: .seconds(3600))
+        }
+        #expect(started.withLock { $0 }, "the sleeper ran to its sleep, an hour's timer, before the cancel")
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }

@@ -157,19 +157,19 @@ struct VenueRequestTests {
     @Test func aCachedAnswerIsDatedAtItsOrigin() async throws {
         let exchange = try await FakeExchange.start()
         exchange.set(.coinbase, .cached(ageSeconds: 30, price: "85866.185"))
-        let before = Self.wallClock()
         let quote = try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL).fetchQuote()
-        let stamp = ExchangeTime.stamp(origin: quote.originTime, cacheAge: quote.cacheAge, receivedAt: before)
+        // Dated on the fake's own record of the second it answered in, not on this host's clock
+        // read around the request: the answer's Date is that second less the 30 s held.
+        let answered = try #require(exchange.requests(.coinbase).last?.dated)
         #expect(quote.cacheAge == .seconds(30), "Age: \(quote.cacheAge)")
-        #expect((.seconds(29)...(.seconds(32))).contains(stamp.ageOnArrival), "the origin's Date \(String(describing: quote.originTime)) and Age 30 make \(stamp.ageOnArrival), not about 30 s")
+        #expect(quote.originTime == Timestamp(millisecondsSinceEpoch: (answered - 30) * 1000), "Date: \(String(describing: quote.originTime)), answered in second \(answered)")
+        let stamp = ExchangeTime.stamp(origin: quote.originTime, cacheAge: quote.cacheAge, receivedAt: Timestamp(millisecondsSinceEpoch: answered * 1000))
+        #expect(stamp.ageOnArrival == .seconds(30), "the origin's Date and Age 30 make \(stamp.ageOnArrival), not 30 s")
         exchange.set(.coinbase, .price("85866.185"))
-        // Bracketed by the clock around the request, not bounded by a time: a loaded host may
-        // take seconds to answer. `Date` has whole seconds, so it may lie up to 1 s before.
-        let asked = Self.wallClock()
-        let fresh = try #require(try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL).fetchQuote().originTime)
-        let answered = Self.wallClock()
-        #expect(fresh.milliseconds(since: asked) > -1_000 && answered.milliseconds(since: fresh) >= 0,
-                "a direct answer is dated by its Date: \(fresh), asked at \(asked), answered by \(answered)")
+        let fresh = try await ExchangeTests.source(.coinbase, baseURL: exchange.baseURL).fetchQuote()
+        let direct = try #require(exchange.requests(.coinbase).last?.dated)
+        #expect(fresh.originTime == Timestamp(millisecondsSinceEpoch: direct * 1000), "a direct answer is dated by its Date: \(String(describing: fresh.originTime)), answered in second \(direct)")
+        #expect(fresh.cacheAge == .zero)
         await exchange.shutdown()
     }
 
@@ -181,10 +181,6 @@ struct VenueRequestTests {
         #expect(quote.originTime == Timestamp(millisecondsSinceEpoch: 1_763_740_800_000), "got \(String(describing: quote.originTime))")
         #expect(exchange.requests(.mempool).first?.uri == "/api/v1/prices")
         await exchange.shutdown()
-    }
-
-    static func wallClock() -> Timestamp {
-        Timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
     }
 
     @Test func cryptoCompareKeyTravelsInTheHeaderNeverInTheURL() async throws {

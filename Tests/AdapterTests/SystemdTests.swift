@@ -49,10 +49,17 @@ struct SystemdTests {
         #expect(try SocketActivation.inheritedListeners() == SocketActivation.Listeners())
     }
 
-    @Test func monotonicMicrosecondsAdvance() {
-        let first = SystemdNotifier.monotonicMicroseconds()
-        usleep(2000)
-        #expect(SystemdNotifier.monotonicMicroseconds() > first + 1000)
+    /// MONOTONIC_USEC= must be CLOCK_MONOTONIC's (sd_notify(3)): bracketed by two readings of it.
+    @Test func monotonicMicrosecondsAreTheMonotonicClocks() {
+        func monotonic() -> UInt64 {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        }
+        let before = monotonic()
+        let read = SystemdNotifier.monotonicMicroseconds()
+        let after = monotonic()
+        #expect(before <= read && read <= after, "\(before) ≤ \(read) ≤ \(after)")
     }
 }
 

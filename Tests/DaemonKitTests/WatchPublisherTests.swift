@@ -17,14 +17,12 @@ struct WatchPublisherTests {
         var count: Int { all.withLock { $0.count } }
     }
 
-    func waitFor(_ lines: Lines, count: Int) async {
-        for _ in 0..<100_000 where lines.count < count { await Task.yield() }
-    }
-
     @Test func tradesWithinAnIntervalAreHeldAndOnlyTheNewestIsSent() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        // The flush's task runs when the test says: each step is complete before the next.
+        let executor = ManualExecutor()
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         #expect(lines.prices == ["100.1"], "the first goes out at once")
@@ -32,10 +30,11 @@ struct WatchPublisherTests {
         intake.stream(quote("100.2"))
         clock.advance(by: .milliseconds(100))
         intake.stream(quote("100.3"))
+        executor.runUntilIdle()
         #expect(lines.prices == ["100.1"], "held inside the interval")
-        #expect(await clock.waitForSleepers(1))
+        #expect(clock.sleeperCount == 1, "one flush sleeps until the interval ends")
         clock.advance(by: .milliseconds(50))
-        await waitFor(lines, count: 2)
+        executor.runUntilIdle()
         #expect(lines.prices == ["100.1", "100.3"], "one line at the end of the interval, the newest")
         clock.advance(by: .milliseconds(300))
         intake.stream(quote("100.4"))
@@ -64,11 +63,12 @@ struct WatchPublisherTests {
     @Test func aHeldLineMayWaitForTheWakeupGrid() async throws {
         let (_, clock, wallClock) = makeBoard()
         let observed = ObservedClock(clock)
-        let lines = holdALine(on: observed, wallClock: wallClock, advancing: clock)
-        #expect(await clock.waitForSleepers(1))
+        let executor = ManualExecutor()
+        let lines = holdALine(on: observed, wallClock: wallClock, advancing: clock, executor: executor)
+        executor.runUntilIdle()
         #expect(observed.tolerances == [.milliseconds(250)], "\(observed.tolerances)")
         clock.advance(by: .milliseconds(150))
-        await waitFor(lines, count: 2)
+        executor.runUntilIdle()
         #expect(lines.prices == ["100.1", "100.2"])
     }
 
@@ -81,9 +81,9 @@ struct WatchPublisherTests {
         intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(100))
         intake.stream(quote("100.2"))
-        #expect(await clock.waitForSleepers(1))
+        // The counting executor runs each job as it is enqueued: the flush sleeps at once,
+        // and goes out within the advance that ends its sleep.
         clock.advance(by: .milliseconds(150))
-        await waitFor(lines, count: 2)
         #expect(lines.prices == ["100.1", "100.2"], "the held line went out at the end of the interval")
         #expect(executor.jobs >= 2, "the flush ran on the watchers' executor: \(executor.jobs) jobs enqueued there")
     }
@@ -134,10 +134,11 @@ struct WatchPublisherTests {
     }
 
     /// Two trades 100 ms apart on a board over `clock` (`manual` moves it): the second's line is held.
-    func holdALine(on clock: ObservedClock, wallClock: ManualWallClock, advancing manual: ManualClock) -> Lines {
+    func holdALine(on clock: ObservedClock, wallClock: ManualWallClock, advancing manual: ManualClock,
+                   executor: (any TaskExecutor)? = nil) -> Lines {
         let board = makeBoard(clock: clock, wallClock: wallClock)
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         manual.advance(by: .milliseconds(100))
@@ -148,9 +149,11 @@ struct WatchPublisherTests {
     @Test func aLineHeldWhenTheClockStopsIsDroppedNotSent() async throws {
         let (_, clock, wallClock) = makeBoard()
         let stopped = ObservedClock(clock, stopped: true)
-        let lines = holdALine(on: stopped, wallClock: wallClock, advancing: clock)
-        for _ in 0..<100_000 where stopped.failedSleeps == 0 { await Task.yield() }
-        for _ in 0..<1_000 { await Task.yield() }
+        // The held line's task runs on an executor the test drives: once it is idle, the task
+        // has ended, and whatever it would send has been sent.
+        let executor = ManualExecutor()
+        let lines = holdALine(on: stopped, wallClock: wallClock, advancing: clock, executor: executor)
+        #expect(executor.runUntilIdle() >= 1, "the held line's task ran")
         #expect(stopped.failedSleeps == 1, "the held line waited for its slot")
         #expect(lines.prices == ["100.1"], "a failed wait sends nothing: the server it would write to is shutting down")
     }
