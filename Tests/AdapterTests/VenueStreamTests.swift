@@ -22,19 +22,28 @@ struct VenueStreamTests {
     }
 
     func connect(_ venue: Venue, to exchange: FakeExchange, path: String = "",
-                 until done: @escaping @Sendable (Received) -> Bool = { _ in false }) async -> (Ending, Received) {
+                 until done: @escaping @Sendable (Received) -> Bool = { _ in false },
+                 orOnceTheExchange held: (@Sendable (FakeExchange) -> Bool)? = nil) async -> (Ending, Received) {
         let received = Received()
         let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)")!
+        // Checked as each delivery arrives, not polled: `done` ends the connection at once.
+        let (met, signal) = AsyncStream<Void>.makeStream()
         let task = Task {
             await stream.run(opened: { received.opened.withLock { $0 = true } },
-                             received: { events in received.events.withLock { $0 += events } }) as Ending
+                             received: { events in
+                                 received.events.withLock { $0 += events }
+                                 if done(received) { signal.yield() }
+                             }) as Ending
         }
         let watcher = Task {
-            while !Task.isCancelled && !done(received) { try? await Task.sleep(for: .milliseconds(10)) }
-            if !Task.isCancelled { task.cancel() }
+            for await _ in met { task.cancel(); break }
         }
+        // The fake's own record (a request it holds) is awaited as it changes, not polled.
+        let exchangeWatcher = held.map { condition in Task { await exchange.until(condition); task.cancel() } }
         let ending = await task.value
-        watcher.cancel()
+        signal.finish()
+        await watcher.value
+        exchangeWatcher?.cancel()
         return (ending, received)
     }
 
@@ -59,14 +68,16 @@ struct VenueStreamTests {
         let loop = group.next()
         let stream = VenueStream(venue: .binance, url: "ws://127.0.0.1:\(exchange.port)", eventLoop: loop)!
         let calls = Mutex((onLoop: 0, elsewhere: 0))
+        let (fifth, signal) = AsyncStream<Void>.makeStream()
         let record: @Sendable () -> Void = {
             let onLoop = loop.inEventLoop
-            calls.withLock { onLoop ? ($0.onLoop += 1) : ($0.elsewhere += 1) }
+            let total = calls.withLock { onLoop ? ($0.onLoop += 1) : ($0.elsewhere += 1); return $0.onLoop + $0.elsewhere }
+            if total == 5 { signal.yield() }
         }
         let task = Task {
             await stream.run(opened: record, received: { _ in record() }) as Ending
         }
-        while calls.withLock({ $0.onLoop + $0.elsewhere }) < 5 { try await Task.sleep(for: .milliseconds(10)) }
+        for await _ in fifth { break }
         task.cancel()
         _ = await task.value
         let seen = calls.withLock { $0 }
@@ -158,7 +169,8 @@ struct VenueStreamTests {
         for attempt in 1...20 {
             // A hung upgrade is given up once the fake holds its request; the others end by themselves.
             let hangs = behavior == .hangUpgrade
-            let (ending, received) = await connect(.binance, to: exchange) { _ in hangs && exchange.streamUpgradeRequestCount(.binance) >= attempt }
+            let heldRequest: @Sendable (FakeExchange) -> Bool = { $0.streamUpgradeRequestCount(.binance) >= attempt }
+            let (ending, received) = await connect(.binance, to: exchange, orOnceTheExchange: hangs ? heldRequest : nil)
             #expect(!received.opened.withLock { $0 }, "attempt \(attempt) never opened")
             if case .refuse(let status) = behavior { #expect(ending == .refused(status: status), "attempt \(attempt): \(ending)") }
         }

@@ -26,12 +26,20 @@ struct UnixSocketClientTests {
         }
     }
 
+    /// The first try meets the full queue; the pause between tries frees a slot (a daemon
+    /// accepting its burst), and the next try connects.
     @Test func aFullAcceptQueueIsWaitedOutUntilTheDeadline() throws {
         let listener = try FullListener()
-        let descriptor = listener.descriptor
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { _ = accept(descriptor, nil, nil) }
-        let client = try UnixSocketClient(path: listener.path, timeoutMilliseconds: 3000)
-        client.closeConnection()
+        var pauses: [UInt32] = []
+        var accepted: Int32 = -1
+        let client = try UnixSocketClient(path: listener.path, timeoutMilliseconds: 60_000) { microseconds in
+            pauses.append(microseconds)
+            if accepted < 0 { accepted = accept(listener.descriptor, nil, nil) }
+        }
+        defer { client.closeConnection(); close(accepted) }
+        #expect(accepted >= 0, "a slot was freed during the first pause")
+        #expect(pauses.first == 1000, "a short first pause: \(pauses)")
+        #expect(pauses.count <= 2, "connected once a slot was free: \(pauses.count) pauses")
     }
 
     @Test func aListenerThatNeverAcceptsIsReportedAtTheDeadline() throws {

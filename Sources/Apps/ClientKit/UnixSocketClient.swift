@@ -21,8 +21,9 @@ public struct UnixSocketClient {
     /// a watching client ends at once instead of at its next write.
     public var endsWithItsReader = false
 
-    /// Connects, failing fast with the OS's reason when nothing listens.
-    public init(path: String, timeoutMilliseconds: Int) throws(ClientError) {
+    /// Connects, failing fast with the OS's reason when nothing listens. `pause` waits the given
+    /// microseconds between tries at a full accept queue (a test passes its own, to act there).
+    public init(path: String, timeoutMilliseconds: Int, pause: (UInt32) -> Void = UnixSocketClient.sleep(microseconds:)) throws(ClientError) {
         self.path = path
         self.deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
         guard path.utf8.count <= UnixSocketAddress.maximumPathLength else {
@@ -30,7 +31,7 @@ public struct UnixSocketClient {
         }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ClientError(message: "cannot create a socket: \(errorText(errno))") }
-        var pause: UInt32 = 1000
+        var wait: UInt32 = 1000
         while UnixSocketAddress.connect(fd, to: path) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -38,9 +39,9 @@ public struct UnixSocketClient {
             // but has a burst of clients to accept (a thousand panes refreshing at once). Unix
             // sockets never signal when room frees up, so try again, briefly, until the deadline.
             if code == EAGAIN {
-                if monotonicMilliseconds() + Int64(pause / 1000) < deadline {
-                    usleep(pause)
-                    pause = min(pause * 2, 16_000)
+                if monotonicMilliseconds() + Int64(wait / 1000) < deadline {
+                    pause(wait)
+                    wait = min(wait * 2, 16_000)
                     continue
                 }
                 close(fd)
@@ -58,6 +59,8 @@ public struct UnixSocketClient {
     }
 
     public func closeConnection() { close(fd) }
+
+    public static func sleep(microseconds: UInt32) { usleep(microseconds) }
 
     /// Signals end of request to the server, as `nc -N` does.
     public func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
