@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PriceCore
 
 /// Keeps `history.txt` (see HistoryDocument) in the state directory: new bars are appended, and
@@ -17,7 +13,8 @@ public struct FileHistoryStore: HistoryStore {
     /// What the bars are counted in; a file in another currency is not loaded.
     public let currency: String
     public var path: String { directory + "/" + Self.fileName }
-    public var quarantinePath: String { path + ".corrupt" }
+    public var quarantinePath: String { file.quarantinePath }
+    private var file: StateFile { StateFile(path: path, limit: Self.readLimit, holding: "history") }
 
     public init(directory: String, currency: String = "USD") {
         self.directory = directory
@@ -25,10 +22,9 @@ public struct FileHistoryStore: HistoryStore {
     }
 
     public func load() throws(StoreError) -> StoredHistory {
-        switch try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) {
+        switch try file.read() {
         case .missing: return .none
-        case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024 / 1024) MiB")
-        case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
+        case .notOurs(let reason): return .quarantined(reason: reason, movedTo: try file.quarantine())
         case .contents(let bytes):
             if let other = HistoryDocument.currency(of: bytes), other != currency {
                 let aside = path + "." + other
@@ -40,7 +36,7 @@ public struct FileHistoryStore: HistoryStore {
             do {
                 return .history(try HistoryDocument.decode(bytes))
             } catch {
-                return try quarantine(reason: error.description)
+                return .quarantined(reason: error.description, movedTo: try file.quarantine())
             }
         }
     }
@@ -53,12 +49,5 @@ public struct FileHistoryStore: HistoryStore {
     /// Appends these bars, durably. Returns false when there is no file to append to.
     public func append(_ bars: ArraySlice<MinuteBar>) throws(StoreError) -> Bool {
         try FileSystem.appendDurably(Array(HistoryDocument.lines(bars).utf8), to: path)
-    }
-
-    private func quarantine(reason: String) throws(StoreError) -> StoredHistory {
-        guard rename(path, quarantinePath) == 0 else {
-            throw StoreError(operation: "move the unreadable history aside to", path: quarantinePath, errno: errno)
-        }
-        return .quarantined(reason: reason, movedTo: quarantinePath)
     }
 }

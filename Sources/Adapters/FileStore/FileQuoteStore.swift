@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PriceCore
 
 /// Keeps `quote.json` in the state directory, replaced atomically and durably:
@@ -15,7 +11,8 @@ public struct FileQuoteStore: QuoteStore {
 
     public let directory: String
     public var path: String { directory + "/" + Self.fileName }
-    public var quarantinePath: String { path + ".corrupt" }
+    public var quarantinePath: String { file.quarantinePath }
+    private var file: StateFile { StateFile(path: path, limit: Self.readLimit, holding: "quote") }
     /// Each venue's configured base URL, now: stamped on saves and compared on loads.
     let origins: @Sendable () -> [SourceName: String]
     /// What the configured venues quote in, now (`USD` and a stablecoin such as `USDT`, or `EUR`): a saved
@@ -43,17 +40,16 @@ public struct FileQuoteStore: QuoteStore {
 
     public func load() throws -> StoredQuote {
         let bytes: [UInt8]
-        switch try FileSystem.read(path, limit: Self.readLimit, followSymlinks: false) {
+        switch try file.read() {
         case .missing: return .none
-        case .tooLarge: return try quarantine(reason: "file is larger than \(Self.readLimit / 1024) KiB")
-        case .notAFile(let kind): return try quarantine(reason: "it is \(kind), not a file")
+        case .notOurs(let reason): return .quarantined(reason: reason, movedTo: try file.quarantine())
         case .contents(let contents): bytes = contents
         }
         let quote: Quote
         do {
             quote = try QuoteDocument.decode(bytes)
         } catch {
-            return try quarantine(reason: error.description)
+            return .quarantined(reason: error.description, movedTo: try file.quarantine())
         }
         let assets = quoteAssets()
         if !assets.isEmpty, !assets.contains(quote.currency) {
@@ -69,12 +65,5 @@ public struct FileQuoteStore: QuoteStore {
     public func save(_ quote: Quote) throws {
         let temp = directory + "/" + Self.tempPrefix + String(getpid())
         try FileSystem.writeDurably(Array(QuoteDocument.encode(quote, origins: origins()).utf8), to: path, via: temp, mode: 0o644)
-    }
-
-    private func quarantine(reason: String) throws(StoreError) -> StoredQuote {
-        guard rename(path, quarantinePath) == 0 else {
-            throw StoreError(operation: "move the unreadable quote aside to", path: quarantinePath, errno: errno)
-        }
-        return .quarantined(reason: reason, movedTo: quarantinePath)
     }
 }

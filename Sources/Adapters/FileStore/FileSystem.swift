@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PosixFiles
 
 /// A failed file-system call, phrased for an operator: what, where, and the system's reason.

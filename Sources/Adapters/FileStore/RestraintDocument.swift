@@ -69,10 +69,9 @@ public struct FileRestraintStore: RestraintStore {
     /// Empty when there is no file; throws a reason when it is unreadable, and the caller starts
     /// without it (it only ever makes the daemon more careful).
     public func load() throws -> [SourceName: SourceRestraint] {
-        switch try FileSystem.read(path, limit: 64 * 1024, followSymlinks: false) {
+        switch try StateFile(path: path, limit: 64 * 1024, holding: "source restraints").read() {
         case .missing: return [:]
-        case .tooLarge: throw QuoteDocumentError("file is larger than 64 KiB")
-        case .notAFile(let kind): throw QuoteDocumentError("it is \(kind), not a file")
+        case .notOurs(let reason): throw QuoteDocumentError(reason)
         case .contents(let bytes): return try RestraintDocument.decode(bytes)
         }
     }

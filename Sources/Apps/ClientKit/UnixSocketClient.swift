@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WireProtocol
 
 /// Why a query failed, phrased for a person at a prompt.

@@ -136,4 +136,14 @@ public struct StreamEndpoint: Sendable {
         self.greetings = greetings
         self.parser = parser
     }
+
+    /// A stream whose messages are read knowing only the currency asked (Coinbase's, Kraken's):
+    /// the currency is bound once, when the parser is made, not looked up per message.
+    public init(url: URLSetting, greetings: @escaping @Sendable (VenueOptions) -> [String],
+                parseInCurrency: @escaping @Sendable ([UInt8], String) throws(FetchFailure) -> [StreamEvent]) {
+        self.init(url: url, greetings: greetings, parser: { options in
+            let currency = options.currency
+            return { frame throws(FetchFailure) in try parseInCurrency(frame, currency) }
+        })
+    }
 }

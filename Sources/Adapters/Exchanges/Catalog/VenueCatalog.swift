@@ -60,10 +60,7 @@ extension Venue {
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_COINBASE_STREAM_URL", defaultURL: "wss://advanced-trade-ws.coinbase.com"),
             greetings: { CoinbaseStream.subscriptions(currency: $0.currency) },
-            parser: { options in
-                let currency = options.currency
-                return { frame throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }
-            }))
+            parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }))
 
     public static let kraken = Venue(
         name: "kraken",
@@ -76,10 +73,7 @@ extension Venue {
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
             greetings: { [KrakenStream.subscription(currency: $0.currency)] },
-            parser: { options in
-                let currency = options.currency
-                return { frame throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }
-            }))
+            parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }))
 
     public static let bitstamp = Venue(
         name: "bitstamp",

@@ -28,6 +28,7 @@ public actor HistorySaver {
 
     /// A bad file gives an empty history, never a failure to serve.
     public func restore<C>(into intake: PriceIntake<C>) {
+        let report = RestoreReport(logger: logger, path: store.path)
         do {
             switch try store.load() {
             case .none:
@@ -41,10 +42,10 @@ public actor HistorySaver {
             case .otherCurrency(let other, let movedTo):
                 logger.notice("the price history in \(store.path) was in \(other); moved it to \(movedTo) and starting a \(store.currency) history")
             case .quarantined(let reason, let movedTo):
-                logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting with no history")
+                report.ignoring(reason, then: "moved it to \(movedTo) and starting with no history")
             }
         } catch {
-            logger.error("cannot read the price history: \(error); starting without it. Check \(store.path) (it should be a regular file the daemon can read and replace)")
+            report.cannotRead("the price history", error)
         }
     }
 

@@ -17,6 +17,7 @@ public struct QuoteKeeper: Sendable {
     }
 
     public func restore<C>(into intake: PriceIntake<C>) {
+        let report = RestoreReport(logger: logger, path: store.path)
         let now = intake.board.wallClock.now()
         do {
             switch try store.load() {
@@ -32,10 +33,10 @@ public struct QuoteKeeper: Sendable {
             case .foreign(let quote, let reason):
                 logger.warning("not restoring \(quote.price) \(quote.currency) from \(store.path): \(reason) (a test or fake exchange?); it is replaced by the next quote")
             case .quarantined(let reason, let movedTo):
-                logger.warning("ignoring unreadable \(store.path) (\(reason)); moved it to \(movedTo) and starting without a saved quote")
+                report.ignoring(reason, then: "moved it to \(movedTo) and starting without a saved quote")
             }
         } catch {
-            logger.error("cannot read the saved quote: \(error); starting without it and serving live prices. Check \(store.path) (it should be a regular file the daemon can read and replace)")
+            report.cannotRead("the saved quote", error, then: "starting without it and serving live prices")
         }
     }
 }

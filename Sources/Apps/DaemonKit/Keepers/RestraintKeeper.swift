@@ -32,7 +32,7 @@ public actor RestraintKeeper {
                 }
             }
         } catch {
-            logger.warning("ignoring unreadable \(store.path) (\(error)); it is rewritten at the next change")
+            RestoreReport(logger: logger, path: store.path).ignoring("\(error)", then: "it is rewritten at the next change")
         }
     }
 
