@@ -126,6 +126,34 @@ struct ConnectionBudgetTests {
         withExtendedLifetime(kept) {}
     }
 
+    /// A wait for the counts checks its condition, sleeps, and is woken by the change that meets
+    /// it; a wait that can never be met ends when its task is cancelled.
+    @Test(.timeLimit(.minutes(1))) func aWaitForTheCountsWakesAtTheChangeAndEndsWhenCancelled() async throws {
+        let (budget, _, _) = Self.budget()
+        let first = try Self.connect(budget, uid: 1000)
+        let (checks, seen) = AsyncStream.makeStream(of: Int.self)
+        let met = Task {
+            await budget.until {
+                let open = budget.openConnections
+                seen.yield(open)
+                return open == 2
+            }
+        }
+        var checked = checks.makeAsyncIterator()
+        #expect(await checked.next() == 1, "checked before the change, and not met")
+        let second = try Self.connect(budget, uid: 1001)
+        #expect(await checked.next() == 2, "checked again after the change, and met")
+        await met.value
+
+        let never = Task {
+            await budget.until { budget.openConnections == 99 }
+            return budget.openConnections
+        }
+        never.cancel()
+        #expect(await never.value == 2, "ended by the cancel, not by a change")
+        withExtendedLifetime((first, second)) {}
+    }
+
     struct FakeStatus: StatusProvider {
         func statusReply() -> String { "{\"state\":\"fresh\"}\n" }
         func priceReply() -> String { "85866.185\n" }

@@ -45,7 +45,7 @@ struct RunningServer: ~Copyable {
     }
 }
 
-@Suite("Socket server: protocol over a real Unix socket")
+@Suite("Socket server: protocol over a real Unix socket", .timeLimit(.minutes(2)))
 struct SocketServerTests {
     @Test func answersEachRequestAndCloses() async throws {
         let running = try await RunningServer()
@@ -108,7 +108,7 @@ struct SocketServerTests {
         let lines = (0..<40_000).map { "x_total{n=\"\($0)\"} \($0)" }
         running.status.line.withLock { $0.metrics = lines.joined(separator: "\n") + "\n" }
         #expect(try running.ask("metrics\n", timeoutMilliseconds: 20_000) == lines, "about 1 MB, far over a Unix socket's send buffer")
-        try await waitFor { running.server.openConnections == 0 }
+        await waitFor(running.server) { running.server.openConnections == 0 }
         #expect(try running.ask("ping\n") == ["pong"])
         await running.server.shutdown()
     }
@@ -143,7 +143,7 @@ struct SocketServerTests {
         let running = try await RunningServer(limits: ServerLimits(requestTimeout: .seconds(5)), clock: clock)
         var silent = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try silent.send("sta")
-        try await waitFor { running.server.openConnections == 1 }
+        await waitFor(running.server) { running.server.openConnections == 1 }
         func ping() throws {
             var other = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
             try other.send("ping\n")
@@ -152,7 +152,7 @@ struct SocketServerTests {
         }
         clock.advance(by: .milliseconds(4999))
         try ping()
-        try await waitFor { running.server.openConnections == 1 }
+        await waitFor(running.server) { running.server.openConnections == 1 }
         clock.advance(by: .milliseconds(1))
         try ping()
         let line = try silent.readLine()
@@ -168,14 +168,14 @@ struct SocketServerTests {
         // the 5 s request limit could close some before the seventh is in.
         let running = try await RunningServer(limits: ServerLimits(maximumConnections: 8, connectionsPerUser: 100), clock: ManualClock())
         let held = try (0..<7).map { _ in try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000) }
-        try await waitFor { running.server.openConnections == 7 }
+        await waitFor(running.server) { running.server.openConnections == 7 }
         let reply = try running.ask("ping\n")
         #expect(reply.first?.hasPrefix(#"{"error":"busy""#) == true, "\(reply)")
         #expect(reply.first?.contains("uid \(getuid()) already holds 7 connections") == true, "\(reply)")
         let exposition = running.metrics.exposition()
         #expect(exposition.contains(#"btcpriced_socket_rejected_total{reason="per_user_limit"} 1"#), "\(exposition)")
         held.forEach { $0.closeConnection() }
-        try await waitFor { running.server.openConnections == 0 }
+        await waitFor(running.server) { running.server.openConnections == 0 }
         #expect(try running.ask("ping\n") == ["pong"])
         await running.server.shutdown()
     }
@@ -186,7 +186,7 @@ struct SocketServerTests {
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("watch\n")
         #expect(try client.readLine() == "first")
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
         running.server.broadcast("second\n")
         running.server.broadcast("third\n")
         #expect(try client.readLine() == "second")
@@ -200,14 +200,14 @@ struct SocketServerTests {
         let running = try await RunningServer(limits: ServerLimits(watchBacklogLimit: 16 * 1024))
         let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("watch\n")
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
         let line = String(repeating: "x", count: 4096) + "\n"
         // Never read: the kernel buffers fill, then our bounded queue, then the server gives up.
         for _ in 0..<2000 where running.server.watcherCount > 0 {
             running.server.broadcast(line)
             try await Task.sleep(for: .milliseconds(1))
         }
-        try await waitFor { running.server.watcherCount == 0 }
+        await waitFor(running.server) { running.server.watcherCount == 0 }
         #expect(try running.ask("ping\n") == ["pong"])
         client.closeConnection()
         await running.server.shutdown()
@@ -240,14 +240,9 @@ func shutdownWrite(of client: UnixSocketClient) {
     client.shutdownWriting()
 }
 
-/// Polls a condition every few milliseconds, for state that changes on an event loop.
-func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(30)) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
+/// Waits for the server's counts to reach a state: the server wakes the wait at each change,
+/// and the suite's time limit bounds a broken run.
+func waitFor(_ server: QuoteServer, _ condition: () -> Bool) async {
+    await server.until(condition)
+    #expect(condition(), "the counts never got there: \(server.openConnections) connections, \(server.watcherCount) watchers, \(server.watchQueuedBytes) bytes held")
 }

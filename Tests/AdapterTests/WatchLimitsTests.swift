@@ -6,7 +6,7 @@ import TestClocks
 
 /// `watch` clients that stop reading: what they may cost and when they go. Real sockets; the
 /// stall clock is a ManualClock, and each broadcast is awaited until every watcher was served.
-@Suite("Socket server: slow and stuck watchers")
+@Suite("Socket server: slow and stuck watchers", .timeLimit(.minutes(3)))
 struct WatchLimitsTests {
     @Test func watcherThatHasNotDrainedForTheStallTimeIsDropped() async throws {
         let clock = ManualClock()
@@ -14,7 +14,7 @@ struct WatchLimitsTests {
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("watch\n")
         #expect(try client.readLine() == #"{"state":"nodata"}"#)
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
 
         try await running.server.broadcast("unread\n").get()
         clock.advance(by: .seconds(1))
@@ -24,7 +24,7 @@ struct WatchLimitsTests {
         #expect(running.server.watcherCount == 1, "29 s undrained is inside the 30 s allowance")
         clock.advance(by: .seconds(1))
         try await running.server.broadcast("three\n").get()
-        try await waitFor { running.server.watcherCount == 0 }
+        await waitFor(running.server) { running.server.watcherCount == 0 }
 
         var lines: [String] = []
         while let line = try client.readLine() { lines.append(line) }
@@ -39,7 +39,7 @@ struct WatchLimitsTests {
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try client.send("watch\n")
         _ = try client.readLine()
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
         for tick in 0..<12 {
             try await running.server.broadcast("tick \(tick)\n").get()
             clock.advance(by: .seconds(10))
@@ -62,7 +62,7 @@ struct WatchLimitsTests {
         var reader = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
         try reader.send("watch\n")
         _ = try reader.readLine()
-        try await waitFor { running.server.watcherCount == 4 }
+        await waitFor(running.server) { running.server.watcherCount == 4 }
 
         let line = String(repeating: "x", count: 4095) + "\n"
         var highestQueued = 0
@@ -71,13 +71,13 @@ struct WatchLimitsTests {
             highestQueued = max(highestQueued, running.server.watchQueuedBytes)
             #expect(try reader.readLine()?.count == 4095)
         }
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
         // A watcher within its share is never dropped for the others, so each may add the line
         // being sent to it (seen: 128 bytes over, once in 60 loaded parallel runs).
         #expect(highestQueued <= limits.watchQueueLimit + 4 * line.utf8.count, "\(highestQueued) bytes held")
         try await running.server.broadcast("still here\n").get()
         #expect(try reader.readLine() == "still here")
-        try await waitFor { running.server.watchQueuedBytes == 0 }
+        await waitFor(running.server) { running.server.watchQueuedBytes == 0 }
         stuck.forEach { $0.closeConnection() }
         reader.closeConnection()
         await running.server.shutdown()
@@ -93,7 +93,7 @@ struct WatchLimitsTests {
         var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 180_000)
         try client.send("watch\n")
         #expect(try client.readLine() == #"{"state":"nodata"}"#)
-        try await waitFor { running.server.watcherCount == 1 }
+        await waitFor(running.server) { running.server.watcherCount == 1 }
         let line = { (number: Int) in "\(number) " + String(repeating: "x", count: 999) }
         for number in 0..<200 { try await running.server.broadcast(line(number) + "\n").get() }
         #expect(running.server.watchQueuedBytes > 0, "a 4 KB send buffer cannot hold 200 KB: the daemon holds the rest")

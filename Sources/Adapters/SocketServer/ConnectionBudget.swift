@@ -77,6 +77,7 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
         var open = 0
         var watchers = 0
         var accounts: [Party: Account] = [:]
+        var waiters = CountWaiters()
     }
 
     private let state = Mutex(State())
@@ -103,17 +104,18 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
 
     /// A new connection from `party`, not yet watching.
     public func admit(_ party: Party) throws(Refusal) -> Seat {
-        let (refusal, line) = state.withLock { state -> (Refusal?, Logger.Message?) in
-            guard state.open < maximum else { return (.full(limit: maximum), nil) }
+        let (refusal, line, woken) = state.withLock { state -> (Refusal?, Logger.Message?, [CountWaiters.Waiter]) in
+            guard state.open < maximum else { return (.full(limit: maximum), nil, []) }
             // In place: one lookup per accept, the front door's hot path.
             switch take(&state.accounts[party, default: Account()], party: party, limit: perUser,
                         of: \.connections, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)") {
-            case .refused(let line): return (.userFull(party: party, limit: perUser), line)
+            case .refused(let line): return (.userFull(party: party, limit: perUser), line, [])
             case .taken:
                 state.open += 1
-                return (nil, nil)
+                return (nil, nil, state.waiters.changed())
             }
         }
+        woken.forEach { $0.resume() }
         if let line { logger.warning(line) }
         if let refusal { throw refusal }
         return Seat(party: party, budget: self)
@@ -123,18 +125,19 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     public func startWatching(_ seat: inout Seat) -> Refusal? {
         guard !seat.watching else { return nil }
         let party = seat.party
-        let (refusal, line) = state.withLock { state -> (Refusal?, Logger.Message?) in
+        let (refusal, line, woken) = state.withLock { state -> (Refusal?, Logger.Message?, [CountWaiters.Waiter]) in
             // The party's own share speaks first: that refusal is the one its owner can act on.
             let withinShare = (state.accounts[party]?.watchers ?? 0) < watchersPerUser
-            if withinShare && state.watchers >= maximumWatchers { return (.watchersFull(limit: maximumWatchers), nil) }
+            if withinShare && state.watchers >= maximumWatchers { return (.watchersFull(limit: maximumWatchers), nil, []) }
             switch take(&state.accounts[party, default: Account()], party: party, limit: watchersPerUser,
                         of: \.watchers, what: "\(watchersPerUser) watch streams (BTCPRICED_USER_WATCHERS)") {
-            case .refused(let line): return (.userWatchersFull(party: party, limit: watchersPerUser), line)
+            case .refused(let line): return (.userWatchersFull(party: party, limit: watchersPerUser), line, [])
             case .taken:
                 state.watchers += 1
-                return (nil, nil)
+                return (nil, nil, state.waiters.changed())
             }
         }
+        woken.forEach { $0.resume() }
         if let line { logger.warning(line) }
         if refusal == nil { seat.watching = true }
         return refusal
@@ -155,8 +158,8 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
 
     /// Called once per seat, as it ends.
     fileprivate func giveBack(party: Party, watching: Bool) {
-        let line = state.withLock { state -> Logger.Message? in
-            guard var account = state.accounts[party], account.connections > 0 else { return nil }
+        let (line, woken) = state.withLock { state -> (Logger.Message?, [CountWaiters.Waiter]) in
+            guard var account = state.accounts[party], account.connections > 0 else { return (nil, []) }
             account.connections -= 1
             state.open -= 1
             if watching {
@@ -173,8 +176,9 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
                 account.refused = 0
             }
             state.accounts[party] = account.connections == 0 && !account.refusing && account.lastLogged == nil ? nil : account
-            return line
+            return (line, state.waiters.changed())
         }
+        woken.forEach { $0.resume() }
         if let line { logger.notice(line) }
     }
 
@@ -202,6 +206,30 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     }
 
     public var openConnections: Int { state.withLock { $0.open } }
+
+    /// Something the server's counts depend on changed outside the budget (a watcher joined or
+    /// left its loop's list, the bytes held for watchers drained): wakes whoever waits in `until`.
+    public func countsChanged() {
+        let woken = state.withLock { $0.waiters.changed() }
+        woken.forEach { $0.resume() }
+    }
+
+    /// Returns once `condition` holds, checked after each change to the server's counts, or
+    /// when the task is cancelled: how a drain or a test waits for connections and watchers to
+    /// come and go, without polling.
+    public func until(_ condition: () -> Bool) async {
+        while !Task.isCancelled {
+            let seen = state.withLock { $0.waiters.version }
+            if condition() { return }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (waiter: CountWaiters.Waiter) in
+                    if !state.withLock({ $0.waiters.park(waiter, since: seen) }) { waiter.resume() }
+                }
+            } onCancel: {
+                countsChanged()
+            }
+        }
+    }
 }
 
 /// The Unix socket's budget: its parties are local users.

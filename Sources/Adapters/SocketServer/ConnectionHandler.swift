@@ -79,8 +79,9 @@ final class ServerContext: Sendable {
         self.limits = limits
         self.now = now
         self.metrics = SocketMetrics(factory: metrics)
-        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now)
-        self.budget = UserBudget(limits: limits, wording: .socket, logger: logger, now: now)
+        let budget = UserBudget(limits: limits, wording: .socket, logger: logger, now: now)
+        self.budget = budget
+        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now, countsChanged: { budget.countsChanged() })
     }
 
     var openConnections: Int { budget.openConnections }

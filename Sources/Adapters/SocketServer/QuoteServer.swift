@@ -90,6 +90,10 @@ public final class QuoteServer: Sendable {
     public var watchQueuedBytes: Int { context.watchers.queuedBytes }
     public var openConnections: Int { context.openConnections }
 
+    /// Returns once `condition` (over the counts above) holds, checked after each change to
+    /// them, or when the task is cancelled; no polling.
+    public func until(_ condition: () -> Bool) async { await context.budget.until(condition) }
+
     /// Stops accepting, ends `watch` streams and removes the socket file if we created it and
     /// it is still ours. Only the first call does anything.
     public func shutdown() async {

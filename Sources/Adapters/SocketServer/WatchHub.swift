@@ -6,15 +6,20 @@ import Synchronization
 /// writer sends the rest. A line is sent as it is, so whatever framing the stream needs is in it.
 public final class WatchHub: Sendable {
     private let registry: WatchRegistry
-    private let writer = WatchWriter()
+    private let writer: WatchWriter
     private let policy: SlowWatcherPolicy
     /// Broadcasts handed to a loop's queue and not yet served there.
     private let inFlight = Atomic<Int>(0)
     private let counters: WatchCounters
     private let now: @Sendable () -> Duration
+    /// Told when `count` or `queuedBytes` reaching zero changed, for whoever waits on them.
+    private let countsChanged: @Sendable () -> Void
 
-    public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration) {
+    public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration,
+                countsChanged: @escaping @Sendable () -> Void = {}) {
         registry = WatchRegistry(limits: limits, counters: counters)
+        writer = WatchWriter(drained: countsChanged)
+        self.countsChanged = countsChanged
         policy = SlowWatcherPolicy(limits: limits)
         self.counters = counters
         self.now = now
@@ -23,12 +28,15 @@ public final class WatchHub: Sendable {
     /// Registers a watcher and sends it `firstLine`. Returns false once the hub is closed, so
     /// late watchers are not left dangling. Called on the channel's event loop.
     public func add(_ channel: any Channel, firstLine: String) -> Bool {
-        registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
+        defer { countsChanged() }
+        return registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
     }
 
     /// Called on the channel's event loop when it closes.
     public func remove(_ channel: any Channel) {
-        if let stream = registry.remove(channel) { writer.forget(stream) }
+        guard let stream = registry.remove(channel) else { return }
+        writer.forget(stream)
+        countsChanged()
     }
 
     public var count: Int { registry.count }

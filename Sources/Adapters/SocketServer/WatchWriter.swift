@@ -5,6 +5,10 @@ import Synchronization
 /// holds for all of them together (what the slow-watcher policy weighs).
 final class WatchWriter: Sendable {
     private let queued = Atomic<Int>(0)
+    /// Called when the bytes held for every watcher together fall to zero.
+    private let drained: @Sendable () -> Void
+
+    init(drained: @escaping @Sendable () -> Void = {}) { self.drained = drained }
 
     /// Bytes waiting in the daemon (not yet handed to the kernel) for all watchers, as of each
     /// watcher's last line.
@@ -37,11 +41,13 @@ final class WatchWriter: Sendable {
 
     /// A watcher left: its bytes no longer count.
     func forget(_ stream: WatchStream) {
-        queued.subtract(stream.queuedBytes, ordering: .relaxed)
+        guard stream.queuedBytes != 0 else { return }
+        if queued.subtract(stream.queuedBytes, ordering: .relaxed).newValue == 0 { drained() }
     }
 
     private func setQueuedBytes(of stream: WatchStream, to bytes: Int) {
-        queued.add(bytes - stream.queuedBytes, ordering: .relaxed)
+        let change = bytes - stream.queuedBytes
         stream.queuedBytes = bytes
+        if change != 0, queued.add(change, ordering: .relaxed).newValue == 0 { drained() }
     }
 }
