@@ -14,7 +14,7 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10",
                                     date: "Sun, 06 Nov 1994 08:49:37 GMT", age: "3", body: body)
     var prices: [Price] = []
-    switch bytes[0] % 10 {
+    switch bytes[0] % 14 {
     case 0: prices = restPrices(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))
     case 1: prices = restPrices(try? CoinbaseAPI.parse(response))
     case 2: prices = restPrices(try? KrakenAPI.parse(response))
@@ -29,6 +29,10 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 6: prices = streamPrices((try? CoinbaseStream.parse(body)) ?? [])
     case 7: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
     case 9: prices = restPrices(try? MempoolAPI.parse(response))
+    case 10: prices = candlePrices(try? BinanceCandles.parse(response))
+    case 11: prices = candlePrices(try? CoinbaseCandles.parse(response))
+    case 12: prices = candlePrices(try? KrakenCandles.parse(response))
+    case 13: prices = candlePrices(try? BitstampCandles.parse(response))
     default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
     }
     for price in prices.map(\.value) {
@@ -43,6 +47,14 @@ private func restPrices(_ quote: SourceQuote?) -> [Price] {
     guard let day = quote.day else { return [quote.price] }
     fuzzCheck(day.low <= day.high, "a 24 h low above the high was accepted")
     return [quote.price, day.high, day.low] + (day.open.map { [$0] } ?? [])
+}
+
+/// Every bar's prices; the bars must be consistent, one per minute, oldest first.
+private func candlePrices(_ batch: CandleBatch?) -> [Price] {
+    guard let batch else { return [] }
+    fuzzCheck(batch.bars.allSatisfy(\.isConsistent), "an inconsistent candle was kept")
+    fuzzCheck(zip(batch.bars, batch.bars.dropFirst()).allSatisfy { $0.minute < $1.minute }, "candles out of order or repeated")
+    return batch.bars.flatMap { bar in [bar.open, bar.high, bar.low, bar.close].compactMap { try? Price(parsing: "\($0)") } }
 }
 
 private func streamPrices(_ events: [StreamEvent]) -> [Price] {

@@ -14,16 +14,20 @@ public enum Market: String, Sendable, CaseIterable {
         (Double(literal) ?? 0) > (Double(dayOpen) ?? 0) ? (literal, dayOpen) : (dayOpen, literal)
     }
 
-    /// The real path each venue's price lives at, in any currency.
+    static let coinbaseCandles = "/api/v3/brokerage/market/products/BTC-"
+    static let bitstampCandles = "/api/v2/ohlc/btc"
+
+    /// The real path each venue's price (or its candles) lives at, in any currency.
     static func at(path: String) -> Market? {
         switch path {
-        case "/api/v3/ticker/price", dayTickerPath: .binance
-        case "/0/public/Ticker": .kraken
+        case "/api/v3/ticker/price", dayTickerPath, "/api/v3/klines": .binance
+        case "/0/public/Ticker", "/0/public/OHLC": .kraken
         case "/data/price": .cryptocompare
         case "/api/v1/prices": .mempool
         default:
             if path.hasPrefix("/v2/prices/BTC-"), path.hasSuffix("/spot") { .coinbase }
-            else if path.hasPrefix("/api/v2/ticker/btc") { .bitstamp }
+            else if path.hasPrefix(coinbaseCandles), path.hasSuffix("/candles") { .coinbase }
+            else if path.hasPrefix("/api/v2/ticker/btc") || path.hasPrefix(bitstampCandles) { .bitstamp }
             else { nil }
         }
     }
@@ -36,6 +40,8 @@ public enum Market: String, Sendable, CaseIterable {
             else if let symbol = query["symbol"], symbol.hasPrefix("BTC") { symbol.dropFirst(3) }
             else if path.hasPrefix("/v2/prices/BTC-") { path.dropFirst("/v2/prices/BTC-".count).prefix(3) }
             else if path.hasPrefix("/api/v2/ticker/btc") { path.dropFirst("/api/v2/ticker/btc".count).prefix(3) }
+            else if path.hasPrefix(coinbaseCandles) { path.dropFirst(coinbaseCandles.count).prefix(3) }
+            else if path.hasPrefix(bitstampCandles) { path.dropFirst(bitstampCandles.count).prefix(3) }
             else { nil }
         return code.map { $0.uppercased() } ?? "USD"
     }
@@ -143,9 +149,13 @@ enum Payloads {
     <TITLE>ERROR: The request could not be satisfied</TITLE></HEAD><BODY><H1>403 ERROR</H1></BODY></HTML>
     """
 
-    static func response(for behavior: Behavior, market: Market, requestedSymbol: String, currency: String = "USD", path: String = "") -> CannedResponse {
+    static func response(for behavior: Behavior, market: Market, requestedSymbol: String, currency: String = "USD", path: String = "",
+                         query: [String: String] = [:]) -> CannedResponse {
         switch behavior {
         case .price(let literal), .slow(_, let literal):
+            if CandlePayloads.isCandlePath(path) {
+                return CannedResponse(status: 200, body: CandlePayloads.body(market, query: query, literal: literal, currency: currency))
+            }
             if path == Market.dayTickerPath { return CannedResponse(status: 200, body: binanceDayBody(literal: literal, symbol: requestedSymbol)) }
             return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol, currency: currency))
         case .cached(let age, let literal):

@@ -303,7 +303,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         let behavior = exchange.behavior(for: market)
         let symbol = query["symbol"] ?? "BTCUSDT"
         var response = Payloads.response(for: behavior, market: market, requestedSymbol: symbol,
-                                         currency: Market.currency(path: path, query: query), path: path)
+                                         currency: Market.currency(path: path, query: query), path: path, query: query)
         if market == .binance { response.headers.append(("X-MBX-USED-WEIGHT-1M", String(weight))) }
         if market == .cryptocompare { response.headers.append(("Cache-Control", "max-age=10")) }
         if response.date == nil { response.date = WallClock.httpDate(seconds: dated - Int64(exchange.clockBehind)) }

@@ -11,6 +11,8 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let rest: RestEndpoint
     /// Nil for a venue without a public trade stream.
     public let stream: StreamEndpoint?
+    /// Its one-minute candles, for filling the history's gaps; nil for a venue without them.
+    public let candles: CandleEndpoint?
     /// Its settings beyond the URLs; an `.apiKey` one means it is asked only with a key.
     public let settings: [VenueSetting]
     /// In `BTCPRICED_SOURCES`' default. A source the user must point somewhere first (their own
@@ -19,12 +21,13 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
     /// What the operator can do about its failures, beyond what `hint(for:)` says of any venue.
     public let advice: VenueAdvice
 
-    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, settings: [VenueSetting] = [],
-                inDefaultChain: Bool = true, advice: VenueAdvice = VenueAdvice()) {
+    public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, candles: CandleEndpoint? = nil,
+                settings: [VenueSetting] = [], inDefaultChain: Bool = true, advice: VenueAdvice = VenueAdvice()) {
         self.name = name
         self.currencies = currencies
         self.rest = rest
         self.stream = stream
+        self.candles = candles
         self.settings = settings
         self.inDefaultChain = inDefaultChain
         self.advice = advice

@@ -40,6 +40,9 @@ extension Venue {
             parser: { options in
                 BinanceStream.parser(expectedSymbol: binanceSymbol(options))
             }),
+        candles: CandleEndpoint(perRequest: BinanceCandles.perRequest, cost: BinanceCandles.cost,
+                                path: { BinanceCandles.path(symbol: binanceSymbol($0), minutes: $1) },
+                                parse: { response, _ throws(FetchFailure) in try BinanceCandles.parse(response) }),
         settings: [binanceSymbolSetting],
         advice: VenueAdvice(
             failure: { failure in
@@ -60,7 +63,10 @@ extension Venue {
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_COINBASE_STREAM_URL", defaultURL: "wss://advanced-trade-ws.coinbase.com"),
             greetings: { CoinbaseStream.subscriptions(currency: $0.currency) },
-            parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }))
+            parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }),
+        candles: CandleEndpoint(perRequest: CoinbaseCandles.perRequest, cost: CoinbaseCandles.cost,
+                                path: { CoinbaseCandles.path(currency: $0.currency, minutes: $1) },
+                                parse: { response, _ throws(FetchFailure) in try CoinbaseCandles.parse(response) }))
 
     public static let kraken = Venue(
         name: "kraken",
@@ -73,7 +79,10 @@ extension Venue {
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
             greetings: { [KrakenStream.subscription(currency: $0.currency)] },
-            parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }))
+            parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }),
+        candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost,
+                                path: { KrakenCandles.path(currency: $0.currency, minutes: $1) },
+                                parse: { response, options throws(FetchFailure) in try KrakenCandles.parse(response, currency: options.currency) }))
 
     public static let bitstamp = Venue(
         name: "bitstamp",
@@ -82,7 +91,10 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_BITSTAMP_URL", defaultURL: "https://www.bitstamp.net"),
             symbol: { BitstampAPI.symbol(currency: $0.currency) }, path: { BitstampAPI.path(currency: $0.currency) },
             limits: { _, _ in BitstampAPI.limits },
-            parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }))
+            parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
+        candles: CandleEndpoint(perRequest: BitstampCandles.perRequest, cost: BitstampCandles.cost,
+                                path: { BitstampCandles.path(currency: $0.currency, minutes: $1) },
+                                parse: { response, options throws(FetchFailure) in try BitstampCandles.parse(response, currency: options.currency) }))
 
     public static let cryptocompare = Venue(
         name: "cryptocompare",

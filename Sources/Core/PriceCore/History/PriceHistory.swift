@@ -37,6 +37,19 @@ public struct PriceHistory: Sendable, Equatable {
         return true
     }
 
+    /// Adds bars read from a venue's candles for the minutes in `minutes` that the history
+    /// lacks. A minute the daemon saw itself is never overwritten, and nothing older than the
+    /// retained span is kept. Returns the minutes filled, oldest first.
+    @discardableResult
+    public mutating func fill(_ candles: [MinuteBar], within minutes: ClosedRange<Int64>) -> [Int64] {
+        let have = Set(bars[firstIndex(after: minutes.lowerBound - 1)..<firstIndex(after: minutes.upperBound)].map(\.minute))
+        let newest = max(bars.last?.minute ?? minutes.upperBound, minutes.upperBound)
+        let added = candles.filter { minutes.contains($0.minute) && !have.contains($0.minute) && $0.minute >= newest - Self.retainedMinutes }
+        guard !added.isEmpty else { return [] }
+        bars = PriceHistory(bars: bars + added).bars
+        return added.map(\.minute).sorted()
+    }
+
     private mutating func prune(before minute: Int64) {
         bars.removeFirst(firstIndex(after: minute - 1))
     }

@@ -1,0 +1,30 @@
+import JSONText
+import PriceCore
+
+/// `GET /api/v3/klines?symbol=BTCUSDT&interval=1m&startTime=…&endTime=…&limit=1000` →
+/// `[[1624559520000,"34970.90000000","35047.03000000","34800.01000000","35047.03000000","0.41947200",1624559579999,…],…]`:
+/// open time in milliseconds, then open, high, low and close as strings; oldest first.
+/// Weight 2 a request, of the 6,000 a minute an IP may use.
+public enum BinanceCandles {
+    public static let perRequest = 1000
+    public static let cost = "weight 2"
+
+    public static func path(symbol: String, minutes: ClosedRange<Int64>) -> String {
+        "/api/v3/klines?symbol=\(symbol)&interval=1m&startTime=\(minutes.lowerBound * 60_000)"
+            + "&endTime=\(minutes.upperBound * 60_000 + 59_999)&limit=\(min(perRequest, minutes.count))"
+    }
+
+    public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> CandleBatch {
+        if !ResponseChecks.isSharedStatus(response.status), let message = response.errorJSON?["msg"]?.stringValue {
+            throw .exchangeError("HTTP \(response.status): \(message)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        let json = try response.json()
+        if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
+        return CandleBatch(reading: try CandleReading.array(json, field: "klines").map { kline in
+            guard let fields = kline.arrayElements, fields.count >= 5, let milliseconds = CandleReading.seconds(fields[0]),
+                  milliseconds % 1000 == 0 else { return nil }
+            return CandleReading.bar(startSeconds: milliseconds / 1000, open: fields[1], high: fields[2], low: fields[3], close: fields[4])
+        })
+    }
+}

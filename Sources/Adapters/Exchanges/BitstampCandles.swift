@@ -1,0 +1,32 @@
+import JSONText
+import PriceCore
+
+/// `GET /api/v2/ohlc/btcusd/?step=60&limit=1000&start=…` →
+/// `{"data":{"pair":"BTC/USD","ohlc":[{"timestamp":"1700000040","open":"…","high":"…","low":"…","close":"…","volume":"…"},…]}}`,
+/// oldest first; `start` is Unix seconds.
+public enum BitstampCandles {
+    public static let perRequest = 1000
+    public static let cost = "1 request"
+
+    public static func path(currency: String, minutes: ClosedRange<Int64>) -> String {
+        "/api/v2/ohlc/\(BitstampAPI.symbol(currency: currency))/?step=60&limit=\(min(perRequest, minutes.count))&start=\(minutes.lowerBound * 60)"
+    }
+
+    public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {
+        if let error = response.errorJSON, error["status"]?.stringValue == "error" {
+            let reason = error["reason"]?.stringValue ?? error["reason"].map(\.encoded) ?? "unspecified error"
+            if error["code"]?.stringValue == "400.002" || ResponseChecks.soundsRateLimited(reason) || response.status == 429 {
+                throw .rateLimited(retryAfter: ResponseChecks.retryAfter(response.retryAfter))
+            }
+            throw .exchangeError(response.status < 300 ? reason : "HTTP \(response.status): \(reason)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        let json = try response.json()
+        let pair = json["data"]?["pair"]?.stringValue
+        guard pair == nil || pair == "BTC/\(currency)" else { throw .wrongSymbol(expected: "BTC/\(currency)", got: pair ?? "") }
+        return CandleBatch(reading: try CandleReading.array(json["data"]?["ohlc"], field: "data.ohlc").map { candle in
+            CandleReading.bar(startSeconds: CandleReading.seconds(candle["timestamp"]), open: candle["open"], high: candle["high"],
+                              low: candle["low"], close: candle["close"])
+        })
+    }
+}

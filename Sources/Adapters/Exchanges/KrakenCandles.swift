@@ -1,0 +1,34 @@
+import JSONText
+import PriceCore
+
+/// `GET /0/public/OHLC?pair=XBTUSD&interval=1&since=…` →
+/// `{"error":[],"result":{"XXBTZUSD":[[1688671200,"30306.1","30306.2","30305.7","30305.7","30306.1","3.39243896",23],…],"last":1688671140}}`:
+/// time in seconds, then open, high, low and close as strings; oldest first. Kraken serves only
+/// its latest 720 candles of an interval, whatever `since` asks, so it reaches 12 hours back.
+public enum KrakenCandles {
+    public static let perRequest = 720
+    public static let reachesBack: Int64 = 720
+    public static let cost = "1 request"
+
+    public static func path(currency: String, minutes: ClosedRange<Int64>) -> String {
+        "/0/public/OHLC?pair=XBT\(currency)&interval=1&since=\(minutes.lowerBound * 60 - 60)"
+    }
+
+    public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {
+        let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
+        if let first = errors.first, ![429, 418, 451].contains(response.status) {
+            if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
+            throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        let json = try response.json()
+        guard case .object(let result)? = json["result"] else { throw .missingField("result") }
+        // Beside the pair's candles, `last` (a number) says where the next `since` would start.
+        guard let pair = result.members.first(where: { $0.value.arrayElements != nil }) else { throw .missingField("result's candles") }
+        guard pair.key.contains("XBT"), pair.key.hasSuffix(currency) else { throw .wrongSymbol(expected: "XBT\(currency)", got: pair.key) }
+        return CandleBatch(reading: (pair.value.arrayElements ?? []).map { candle in
+            guard let fields = candle.arrayElements, fields.count >= 5 else { return nil }
+            return CandleReading.bar(startSeconds: CandleReading.seconds(fields[0]), open: fields[1], high: fields[2], low: fields[3], close: fields[4])
+        })
+    }
+}

@@ -1,0 +1,36 @@
+import AsyncHTTPClient
+import Exchanges
+import FakeExchange
+import NIOCore
+import PriceCore
+import Testing
+
+/// The fake exchange serves each venue's candles on the path the catalog asks, in the shape the
+/// venue's parser reads (the recorded bodies' shape), at the market's price.
+@Suite("The fake exchange's candles, over HTTP")
+struct FakeCandlesTests {
+    static let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup)
+    /// 100 minutes from 2026-10-31T10:40Z: in the past, so every one of them has happened.
+    static let minutes: ClosedRange<Int64> = 29_890_000...29_890_099
+
+    @Test(arguments: ["binance", "coinbase", "kraken", "bitstamp"])
+    func eachVenuesCandlesAreServedAsItsParserReadsThem(venue: String) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(try #require(Market(rawValue: venue)), .price("114459.80000000"))
+        let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
+        let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
+        let path = endpoint.path(options, Self.minutes)
+        let response = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let batch = try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: body)), options)
+        #expect(batch.skipped == 0 && batch.bars.allSatisfy { $0.close == 114459.8 && $0.low == 114459.8 }, "\(path): \(batch.skipped) skipped")
+        if venue == "kraken" {
+            // Kraken serves its latest 720, whatever `since` asks: 12 hours up to now.
+            #expect(batch.bars.count == 720 && batch.bars.first.map { $0.minute > Self.minutes.upperBound } == true, "\(path): \(batch.bars.count)")
+        } else {
+            #expect(batch.bars.map(\.minute) == Array(Self.minutes), "\(path): \(batch.bars.first?.minute ?? 0)…\(batch.bars.last?.minute ?? 0)")
+        }
+        #expect(exchange.requestCount(try #require(Market(rawValue: venue))) == 1)
+        await exchange.shutdown()
+    }
+}
