@@ -25,6 +25,14 @@ struct StreamServiceTests {
         /// The watch lines the intake's publisher sent, one per change.
         let lines: Awaitable<[String]>
         let task: Task<Void, any Error>
+        /// The state directory the test did not give, removed by `stop()`.
+        let ownedDirectory: String?
+
+        /// Ends the service and removes what it made.
+        func stop() {
+            task.cancel()
+            if let ownedDirectory { try? FileManager.default.removeItem(atPath: ownedDirectory) }
+        }
 
         func state(_ index: Int) -> StreamLink<ManualClock.Instant> { lineup.candidates[index].state.update { $0 } }
         var warnings: [String] { logs.messages(at: .warning) }
@@ -47,7 +55,8 @@ struct StreamServiceTests {
     /// Starts the service as the daemon does, with sources.json in `stateDirectory` restored first.
     func start(_ venues: [Venue], on exchange: FakeExchange, policy: Policy,
                stateDirectory: String? = nil, executor: (any TaskExecutor)? = nil) async throws -> Running {
-        let stateDirectory = try stateDirectory ?? Self.makeStateDirectory()
+        let ownedDirectory = stateDirectory == nil ? try Self.makeStateDirectory() : nil
+        let stateDirectory = stateDirectory ?? ownedDirectory ?? ""
         let (board, clock, wallClock) = makeBoard()
         let lineup = try #require(StreamLineup(venues.map { venue in
             .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
@@ -63,7 +72,8 @@ struct StreamServiceTests {
         var service = StreamService(lineup: lineup, intake: intake, ledger: ledger, restraints: restraints,
                                     clock: clock, jitter: FixedJitter(0), logger: logger)
         service.executor = executor
-        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() })
+        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() },
+                       ownedDirectory: ownedDirectory)
     }
 
     @Test func aRotationOpensTheReplacementBesideTheLiveConnectionAndClosesTheOldOnceItCarriesTrades() async throws {
@@ -73,7 +83,7 @@ struct StreamServiceTests {
         policy.rotateAfter = .seconds(60)
         policy.stallAfter = .seconds(3600)
         let running = try await start([.binance], on: exchange, policy: policy)
-        defer { running.task.cancel() }
+        defer { running.stop() }
         await running.streaming(from: "binance")
         #expect(running.lineup.report(at: running.clock.now).state == "live")
         let opened = running.clock.now
@@ -107,7 +117,7 @@ struct StreamServiceTests {
         var policy = Policy()
         policy.stallAfter = .seconds(7200)
         let running = try await start([.binance, .coinbase], on: exchange, policy: policy)
-        defer { running.task.cancel() }
+        defer { running.stop() }
         let started = running.clock.now
         await running.streaming(from: "coinbase")
         #expect(running.state(1).isLive && running.lineup.current.state.venue == .coinbase)
@@ -137,7 +147,7 @@ struct StreamServiceTests {
         policy.stallAfter = .seconds(3600)
         let executor = CountingExecutor()
         let running = try await start([.binance], on: exchange, policy: policy, executor: executor)
-        defer { running.task.cancel() }
+        defer { running.stop() }
         await running.streaming(from: "binance")
         let started = executor.jobs
         #expect(started >= 2, "the connection and the watch started on the executor: \(started) job(s) there")
@@ -157,6 +167,7 @@ struct StreamServiceTests {
         var policy = Policy()
         policy.stallAfter = .seconds(7200)
         let directory = try Self.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try await start([.binance, .coinbase], on: exchange, policy: policy, stateDirectory: directory)
         await first.streaming(from: "coinbase")
