@@ -41,6 +41,14 @@ public enum BinanceAPI {
 
     /// The body of a successful answer for the expected symbol.
     static func checked(_ response: ExchangeResponse, expectedSymbol: String) throws(FetchFailure) -> JSONValue {
+        let json = try answer(response)
+        guard let symbol = json["symbol"]?.stringValue else { throw .missingField("symbol") }
+        guard symbol == expectedSymbol else { throw .wrongSymbol(expected: expectedSymbol, got: symbol) }
+        return json
+    }
+
+    /// The answer's JSON once Binance's error object and the shared statuses are ruled out.
+    static func answer(_ response: ExchangeResponse) throws(FetchFailure) -> JSONValue {
         if !ResponseChecks.isSharedStatus(response.status), let message = response.errorJSON?["msg"]?.stringValue {
             // `{"code":-1121,"msg":"Invalid symbol."}` says more than the bare status.
             throw .exchangeError("HTTP \(response.status): \(message)")
@@ -48,8 +56,6 @@ public enum BinanceAPI {
         try ResponseChecks.requireSuccess(response)
         let json = try response.json()
         if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
-        guard let symbol = json["symbol"]?.stringValue else { throw .missingField("symbol") }
-        guard symbol == expectedSymbol else { throw .wrongSymbol(expected: expectedSymbol, got: symbol) }
         return json
     }
 

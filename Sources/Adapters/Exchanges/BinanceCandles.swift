@@ -15,12 +15,7 @@ public enum BinanceCandles {
     }
 
     public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> CandleBatch {
-        if !ResponseChecks.isSharedStatus(response.status), let message = response.errorJSON?["msg"]?.stringValue {
-            throw .exchangeError("HTTP \(response.status): \(message)")
-        }
-        try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
-        if let message = json["msg"]?.stringValue { throw .exchangeError(message) }
+        let json = try BinanceAPI.answer(response)
         return CandleBatch(reading: try CandleReading.array(json, field: "klines").map { kline in
             guard let fields = kline.arrayElements, fields.count >= 5, let milliseconds = CandleReading.seconds(fields[0]),
                   milliseconds % 1000 == 0 else { return nil }

@@ -13,6 +13,16 @@ public enum BitstampAPI {
     public static let limits = SourceLimits(minimumInterval: .seconds(1), hostInterval: .milliseconds(200))
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
+        let json = try answer(response)
+        // `open_24` is the price 24 h ago; `high` and `low` cover the last 24 h.
+        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol(currency: currency), quoteAsset: currency,
+                           day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]),
+                           originTime: ResponseChecks.epochSeconds(json["timestamp"]))
+    }
+
+    /// The answer's JSON once Bitstamp's `status: error` object (400.002 is its rate limit) and
+    /// the shared statuses are ruled out; its ticker and its candles alike.
+    static func answer(_ response: ExchangeResponse) throws(FetchFailure) -> JSONValue {
         if let error = response.errorJSON, error["status"]?.stringValue == "error" {
             let reason = error["reason"]?.stringValue ?? error["reason"].map(\.encoded) ?? "unspecified error"
             if error["code"]?.stringValue == "400.002" || ResponseChecks.soundsRateLimited(reason) || response.status == 429 {
@@ -22,10 +32,6 @@ public enum BitstampAPI {
             throw .exchangeError(response.status < 300 ? reason : "HTTP \(response.status): \(reason)")
         }
         try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
-        // `open_24` is the price 24 h ago; `high` and `low` cover the last 24 h.
-        return SourceQuote(price: try ResponseChecks.price(json["last"], field: "last"), symbol: symbol(currency: currency), quoteAsset: currency,
-                           day: ResponseChecks.dayRange(open: json["open_24"], high: json["high"], low: json["low"]),
-                           originTime: ResponseChecks.epochSeconds(json["timestamp"]))
+        return try response.json()
     }
 }

@@ -13,15 +13,7 @@ public enum BitstampCandles {
     }
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {
-        if let error = response.errorJSON, error["status"]?.stringValue == "error" {
-            let reason = error["reason"]?.stringValue ?? error["reason"].map(\.encoded) ?? "unspecified error"
-            if error["code"]?.stringValue == "400.002" || ResponseChecks.soundsRateLimited(reason) || response.status == 429 {
-                throw .rateLimited(retryAfter: ResponseChecks.retryAfter(response.retryAfter))
-            }
-            throw .exchangeError(response.status < 300 ? reason : "HTTP \(response.status): \(reason)")
-        }
-        try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
+        let json = try BitstampAPI.answer(response)
         let pair = json["data"]?["pair"]?.stringValue
         guard pair == nil || pair == "BTC/\(currency)" else { throw .wrongSymbol(expected: "BTC/\(currency)", got: pair ?? "") }
         return CandleBatch(reading: try CandleReading.array(json["data"]?["ohlc"], field: "data.ohlc").map { candle in

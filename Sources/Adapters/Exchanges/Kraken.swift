@@ -14,14 +14,7 @@ public enum KrakenAPI {
     public static let limits = SourceLimits(minimumInterval: .seconds(2), hostInterval: .seconds(1))
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
-        let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
-        if let first = errors.first, ![429, 418, 451].contains(response.status) {
-            if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
-            throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
-        }
-        try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
-        guard case .object(let result)? = json["result"] else { throw .missingField("result") }
+        let result = try result(of: response)
         guard result.members.count == 1, let pair = result.members.first else {
             throw .exchangeError("expected one pair in result, got \(result.members.count)")
         }
@@ -33,5 +26,18 @@ public enum KrakenAPI {
         let day = ResponseChecks.dayRange(open: nil, high: pair.value["h"]?.arrayElements?.dropFirst().first,
                                           low: pair.value["l"]?.arrayElements?.dropFirst().first)
         return SourceQuote(price: try ResponseChecks.price(last, field: "c[0]"), symbol: pair.key, quoteAsset: currency, day: day)
+    }
+
+    /// The `result` object of an answer, once Kraken's error array (sent with HTTP 200) and the
+    /// shared statuses are ruled out; its tickers and its candles alike.
+    static func result(of response: ExchangeResponse) throws(FetchFailure) -> JSONObject {
+        let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
+        if let first = errors.first, ![429, 418, 451].contains(response.status) {
+            if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
+            throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
+        }
+        try ResponseChecks.requireSuccess(response)
+        guard case .object(let result)? = try response.json()["result"] else { throw .missingField("result") }
+        return result
     }
 }

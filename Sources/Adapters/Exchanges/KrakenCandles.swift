@@ -15,14 +15,7 @@ public enum KrakenCandles {
     }
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {
-        let errors = response.errorJSON?["error"].flatMap(\.stringElements) ?? []
-        if let first = errors.first, ![429, 418, 451].contains(response.status) {
-            if ResponseChecks.soundsRateLimited(first) { throw .rateLimited(retryAfter: nil) }
-            throw .exchangeError(response.status < 300 ? first : "HTTP \(response.status): \(first)")
-        }
-        try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
-        guard case .object(let result)? = json["result"] else { throw .missingField("result") }
+        let result = try KrakenAPI.result(of: response)
         // Beside the pair's candles, `last` (a number) says where the next `since` would start.
         guard let pair = result.members.first(where: { $0.value.arrayElements != nil }) else { throw .missingField("result's candles") }
         guard pair.key.contains("XBT"), pair.key.hasSuffix(currency) else { throw .wrongSymbol(expected: "XBT\(currency)", got: pair.key) }
