@@ -26,13 +26,15 @@ func runCommand(_ path: String, _ arguments: [String], environment: [String: Str
 }
 
 private func runCommandBlocking(_ path: String, _ arguments: [String], environment: [String: String], timeout: Duration) throws -> CommandResult {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
+    // Files, not pipes: the output is read once the child has ended, whatever its size.
+    let base = NSTemporaryDirectory() + "btcpriced-run-\(UUID().uuidString.prefix(8))"
+    process.outputPath = base + ".out"
+    process.errorPath = base + ".err"
+    defer { for file in [base + ".out", base + ".err"] { try? FileManager.default.removeItem(atPath: file) } }
     try process.run()
     let deadline = ContinuousClock.now + timeout
     while process.isRunning && ContinuousClock.now < deadline { usleep(2000) }
@@ -41,18 +43,17 @@ private func runCommandBlocking(_ path: String, _ arguments: [String], environme
         // A child may inherit SIGTERM ignored from the test process; it does not get to hang the run.
         let grace = ContinuousClock.now + .seconds(1)
         while process.isRunning && ContinuousClock.now < grace { usleep(2000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                         stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+    return CommandResult(status: process.terminationStatus, stdout: read(base + ".out"), stderr: read(base + ".err"))
 }
 
 /// A btcpriced process with its own temp state dir and socket, pointed at a fake exchange.
 final class DaemonProcess {
     let directory: String
-    let process = Process()
+    let process = ChildProcess()
     let logFile: String
     var socket: String { directory + "/btcpriced.sock" }
     var stateDirectory: String { directory + "/state" }
@@ -83,9 +84,7 @@ final class DaemonProcess {
         environment["BTCPRICED_PERSIST_INTERVAL"] = "0"
         environment.merge(settings) { $1 }
         process.environment = environment
-        let log = FileHandle(forWritingAtPath: logFile)
-        process.standardOutput = log
-        process.standardError = log
+        process.outputPath = logFile
     }
 
     /// Starts the daemon and waits until its socket answers.
@@ -105,11 +104,14 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
+    /// SIGTERM, then SIGKILL after 10 s: a daemon that ignores a stop does not hang the run.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(2000) }
+        process.signal(SIGKILL)
+        process.waitUntilExit()
     }
 
     func removeFiles() {
