@@ -31,6 +31,22 @@ struct HistoryStoreTests {
         #expect(text.hasPrefix("btcpriced-history 1\n29395680 114400.15 114414.35 114400.15 114414.35\n"))
     }
 
+    @Test func filledMinutesRoundTripWithTheirVenueAfterTheHeader() throws {
+        let dir = TemporaryDirectory()
+        let store = FileHistoryStore(directory: dir.path)
+        var history = week(minutes: 60)
+        let first = try #require(history.bars.first?.minute)
+        let candles = (first - 120..<first - 60).map { MinuteBar(minute: $0, open: 2, high: 3, low: 1, close: 2) }
+            + (first - 60..<first).map { MinuteBar(minute: $0, open: 5, high: 5, low: 5, close: 5) }
+        history.fill(Array(candles[..<60]), within: (first - 120)...(first - 61), from: "kraken")
+        history.fill(Array(candles[60...]), within: (first - 60)...(first - 1), from: "binance")
+        try store.save(history)
+        #expect(try store.load() == .history(history))
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text.hasPrefix("btcpriced-history 1\nfilled \(first - 120) \(first - 61) kraken\nfilled \(first - 60) \(first - 1) binance\n\(first - 120) 2 3 1 2\n"),
+                "\(text.prefix(160))")
+    }
+
     @Test func aHistoryInAnotherCurrencyIsMovedAsideNotServed() throws {
         let dir = TemporaryDirectory()
         var history = PriceHistory()
@@ -62,6 +78,9 @@ struct HistoryStoreTests {
         ("btcpriced-history 1\n29395680 5 4 3 6\n", "do not fit together"),
         ("btcpriced-history 1\n29395681 1\n29395680 1\n", "does not follow"),
         ("btcpriced-history 1\n-5 1\n", "line 2 is not"), ("btcpriced-history 1\n29395680 0\n", "line 2: price 0 is not greater"),
+        ("btcpriced-history 1\nfilled 29395680 29395670 binance\n", "line 2 is not \"filled FIRST LAST VENUE\""),
+        ("btcpriced-history 1\nfilled 29395680 29395690 Bin\u{1b}nce\n", "line 2 is not \"filled"),
+        ("btcpriced-history 1\nfilled 29395680 binance\n", "line 2 is not \"filled"),
     ])
     func quarantine(contents: String, reason: String) throws {
         let dir = TemporaryDirectory()

@@ -52,7 +52,7 @@ struct HistoryTests {
         let intake = makeIntake(board)
         for price in ["1", "2", "3", "4"] { step(intake, clock, wallClock, price, minutes: 15) }
         #expect(board.historyReply(HistoryQuery(range: .hour, points: 4))
-                == #"{"range":"1h","currency":"USDT","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]],"summary":{"since":"2025-11-21T16:15:00Z","open":"2","close":"4","low":"2","low_at":"2025-11-21T16:15:00Z","high":"4","high_at":"2025-11-21T16:45:00Z"}}"# + "\n",
+                == #"{"range":"1h","currency":"USDT","points":[["2025-11-21T16:15:00Z","2"],["2025-11-21T16:30:00Z","3"],["2025-11-21T16:45:00Z","4"],["2025-11-21T17:00:00Z",null]],"summary":{"since":"2025-11-21T16:15:00Z","open":"2","close":"4","low":"2","low_at":"2025-11-21T16:15:00Z","high":"4","high_at":"2025-11-21T16:45:00Z"},"filled":[]}"# + "\n",
                 "the summary takes the bars inside the hour; 16:00 is its edge; the currency is the quote's, as status says")
     }
 

@@ -80,6 +80,9 @@ final class DaemonProcess {
         environment["BTCPRICED_COINBASE_STREAM_URL"] = ws + "/"
         environment["BTCPRICED_KRAKEN_STREAM_URL"] = ws + "/v2"
         environment["BTCPRICED_STREAM"] = "off"
+        // No candles either, unless a test turns the backfill on: the others count the fake's
+        // price requests and read a history that starts with the test.
+        environment["BTCPRICED_BACKFILL"] = "off"
         // The tests watch quote.json change with each quote.
         environment["BTCPRICED_PERSIST_INTERVAL"] = "0"
         environment.merge(settings) { $1 }

@@ -40,11 +40,28 @@ struct BackfillPlanTests {
     @Test func aFillNeverOverwritesASeenMinuteAndSaysWhatItFilled() {
         var history = PriceHistory(bars: [bar(Self.nowMinute - 2, "114000")])
         let candles = [bar(Self.nowMinute - 3, "113900"), bar(Self.nowMinute - 2, "1"), bar(Self.nowMinute - 1, "114100"), bar(Self.nowMinute + 5, "2")]
-        let filled = history.fill(candles, within: (Self.nowMinute - 3)...(Self.nowMinute - 1))
+        let filled = history.fill(candles, within: (Self.nowMinute - 3)...(Self.nowMinute - 1), from: "binance")
         #expect(filled == [Self.nowMinute - 3, Self.nowMinute - 1], "\(filled)")
         #expect(history.bars.map(\.close) == [Decimal(string: "113900")!, Decimal(string: "114000")!, Decimal(string: "114100")!],
                 "the seen minute keeps its own price, and nothing outside the range joins: \(history.bars)")
-        #expect(history.fill(candles, within: (Self.nowMinute - 3)...(Self.nowMinute - 1)).isEmpty, "a second fill adds nothing")
+        #expect(history.fill(candles, within: (Self.nowMinute - 3)...(Self.nowMinute - 1), from: "coinbase").isEmpty, "a second fill adds nothing")
+        #expect(history.filled == [FilledSpan(minutes: (Self.nowMinute - 3)...(Self.nowMinute - 3), source: "binance"),
+                                   FilledSpan(minutes: (Self.nowMinute - 1)...(Self.nowMinute - 1), source: "binance")],
+                "the seen minute between them is not marked filled: \(history.filled)")
+    }
+
+    @Test func filledSpansMergeAcrossRequestsAndAreCutAsTheWeekMovesOn() {
+        var history = PriceHistory()
+        let first = (Self.nowMinute - 2000)...(Self.nowMinute - 1001), second = (Self.nowMinute - 1000)...(Self.nowMinute - 1)
+        history.fill(second.map { bar($0, "114000") }, within: second, from: "binance")
+        history.fill(first.map { bar($0, "113000") }, within: first, from: "binance")
+        #expect(history.filled == [FilledSpan(minutes: (Self.nowMinute - 2000)...(Self.nowMinute - 1), source: "binance")], "\(history.filled)")
+        #expect(history.filled(from: Self.nowMinute - 60, through: Self.nowMinute) == [FilledSpan(minutes: (Self.nowMinute - 60)...(Self.nowMinute - 1), source: "binance")])
+        // A week and more later, recording prunes the filled minutes with their bars.
+        let later = Timestamp(millisecondsSinceEpoch: (Self.nowMinute + PriceHistory.retainedMinutes - 1500 + 61) * 60_000)
+        history.record(Decimal(string: "115000")!, at: later)
+        #expect(history.filled.first?.minutes.lowerBound == history.bars.first?.minute, "cut where the bars are: \(history.filled), first bar \(String(describing: history.bars.first?.minute))")
+        #expect(history.filled.count == 1 && history.filled.first?.minutes.upperBound == Self.nowMinute - 1)
     }
 
     @Test func aBatchKeepsConsistentCandlesOncePerMinuteOldestFirstAndCountsTheRest() {

@@ -74,6 +74,24 @@ struct HistoryClientTests {
         }
     }
 
+    @Test func filledMinutesAreNamedOnALineOfTheirOwnThatFitsTheTerminal() throws {
+        let closes: [String?] = (0..<60).map { "\(100_000 + $0)" }
+        let summary = HistoryReply.Summary(since: "2026-11-21T16:10:00Z", open: "100000", close: "100059", low: "100000",
+                                           lowAt: "2026-11-21T16:10:00Z", high: "100059", highAt: "2026-11-21T17:09:00Z")
+        let filled = HistoryReply(range: .day, currency: "USD", points: reply(closes).points, summary: summary, filled: [
+            .init(from: "2026-11-21T16:10:00Z", through: "2026-11-21T16:39:00Z", source: "binance"),
+            .init(from: "2026-11-21T16:45:00Z", through: "2026-11-21T16:50:00Z", source: "binance"),
+            .init(from: "2026-11-21T16:51:00Z", through: "2026-11-21T16:52:00Z", source: "\u{1b}[31mevil"),
+        ])
+        let wide = try #require(ChartFormat.line(filled, fixedWidth: true, columns: nil)).split(separator: "\n").map(String.init)
+        #expect(wide.count == 3 && wide[0].contains("24h recorded and filled since 16:10 UTC"), "\(wide)")
+        #expect(wide[1] == "  filled from binance candles: 2026-11-21 16:10 → 2026-11-21 16:50 UTC", "one line per venue, its first and last minute: \(wide)")
+        #expect(!wide[2].contains("\u{1b}"), "a venue's name is the daemon's text, made printable: \(wide[2].debugDescription)")
+        let narrow = try #require(ChartFormat.line(filled, fixedWidth: false, columns: 40)).split(separator: "\n").map(String.init)
+        #expect(narrow.allSatisfy { $0.count <= 40 } && narrow[1] == "  filled from binance candles", "\(narrow)")
+        #expect(ChartFormat.line(reply(closes), fixedWidth: true, columns: nil)?.contains("\n") == false, "no fill, one line as before")
+    }
+
     @Test func waybarCarriesDirectionAndThresholdClassesAndTheTooltipTheChanges() throws {
         let up = try JSONValue(parsing: BarFormat.waybar(status("114459.8", change24h: "1.27"), spark: "▁▂▃▄▅▆▇█",
                                                           thresholds: PriceThresholds(above: "114000")))

@@ -27,7 +27,7 @@ struct HistoryWireTests {
     @Test func theReplyRoundTripsWithGapsAsNull() throws {
         let reply = HistoryReply(range: .day, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8"),
                                                       .init(time: "2026-11-21T16:24:00Z", close: nil)])
-        #expect(reply.line == #"{"range":"24h","currency":null,"points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]],"summary":null}"# + "\n")
+        #expect(reply.line == #"{"range":"24h","currency":null,"points":[["2026-11-21T16:00:00Z","114459.8"],["2026-11-21T16:24:00Z",null]],"summary":null,"filled":[]}"# + "\n")
         #expect(try HistoryReply(json: try JSONValue(parsing: reply.line)) == reply)
         let summarized = HistoryReply(range: .day, points: reply.points, summary: .init(
             since: "2026-11-21T16:00:00Z", open: "114400", close: "114459.8", low: "95000", lowAt: "2026-11-21T16:10:00Z", high: "114500", highAt: "2026-11-21T16:20:00Z"))
@@ -36,6 +36,18 @@ struct HistoryWireTests {
             try HistoryReply(json: try JSONValue(parsing: summarized.line.replacing(#""low":"95000""#, with: #""low":"x""#)))
         }
         #expect(throws: ErrorReply.self) { try HistoryReply(json: try JSONValue(parsing: #"{"range":"24h","points":[["t","1e5"]]}"#)) }
+    }
+
+    @Test func filledMinutesRoundTripAndAnOlderDaemonsReplyHasNone() throws {
+        let reply = HistoryReply(range: .week, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8")],
+                                 filled: [.init(from: "2026-11-14T16:01:00Z", through: "2026-11-21T15:59:00Z", source: "binance")])
+        #expect(reply.line.contains(#""filled":[{"from":"2026-11-14T16:01:00Z","through":"2026-11-21T15:59:00Z","source":"binance"}]"#), "\(reply.line)")
+        #expect(try HistoryReply(json: try JSONValue(parsing: reply.line)) == reply)
+        let older = try HistoryReply(json: try JSONValue(parsing: #"{"range":"7d","points":[["2026-11-21T16:00:00Z","1"]],"summary":null}"#))
+        #expect(older.filled.isEmpty)
+        #expect(throws: ErrorReply.self, "a span without its venue") {
+            try HistoryReply(json: try JSONValue(parsing: reply.line.replacing(#","source":"binance""#, with: "")))
+        }
     }
 
     @Test("percent text: two places, half away from zero, no negative zero", arguments: [

@@ -31,6 +31,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let consensusMinimum = SettingKey("BTCPRICED_CONSENSUS_MIN")
     public static let consensusUSDT = SettingKey("BTCPRICED_CONSENSUS_USDT")
     public static let confirmMove = SettingKey("BTCPRICED_CONFIRM_MOVE")
+    public static let backfill = SettingKey("BTCPRICED_BACKFILL")
     public static let stateDirectory = SettingKey("BTCPRICED_STATE_DIR")
     public static let limitsDirectory = SettingKey("BTCPRICED_LIMITS_DIR")
     public static let socket = SettingKey("BTCPRICED_SOCKET")
@@ -59,7 +60,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     static let general: [SettingKey] = [
         sources, currency, interval, timeout, connectTimeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
         mode, maximumDeviation, consensusMinimum,
-        consensusUSDT, confirmMove, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
+        consensusUSDT, confirmMove, backfill, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
         userConnections, userWatchers, proxy, plainHTTPHosts,
     ]
 

@@ -52,6 +52,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var consensusIncludesUSDT: Bool
     /// A fraction: a larger move from a recent quote waits for a second venue; nil when off.
     public var confirmMove: Decimal?
+    /// Whether the minutes of the last week the history lacks are filled from venues' candles at start.
+    public var backfill: Bool
     public var stateDirectory: String
     /// Where the instances on this host keep each venue's shared pace; nil for one instance alone.
     public var limitsDirectory: String?
@@ -126,6 +128,7 @@ public struct DaemonSettings: Sendable, Equatable {
         case .consensusMinimum: "2"
         case .consensusUSDT: "no"
         case .confirmMove: "5%"
+        case .backfill: "on"
         case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
         // The units name it as their second StateDirectory=, shared by every instance.
         case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""

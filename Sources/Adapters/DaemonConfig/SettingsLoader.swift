@@ -145,6 +145,7 @@ public enum SettingsLoader {
             consensusMinimum: try value(.consensusMinimum, ValueParsers.wholeNumber(in: 1...input.catalog.count)),
             consensusIncludesUSDT: try value(.consensusUSDT, ValueParsers.yesNo),
             confirmMove: try value(.confirmMove, ValueParsers.percentageOrOff),
+            backfill: try value(.backfill, ValueParsers.onOff),
             stateDirectory: try nonEmpty(.stateDirectory),
             limitsDirectory: try value(.limitsDirectory, ValueParsers.optionalDirectory),
             socketPath: try nonEmpty(.socket),

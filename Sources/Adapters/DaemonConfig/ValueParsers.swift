@@ -247,6 +247,10 @@ enum ValueParsers {
         }
     }
 
+    static func onOff(_ text: String) -> Result<Bool, InvalidValue> {
+        yesNo(text).mapError { _ in "\(quoted(text)) is not on or off" }
+    }
+
     static func mode(_ text: String) -> Result<SourceMode, InvalidValue> {
         SourceMode(rawValue: text.lowercased()).map { .success($0) }
             ?? .failure("unknown mode \(quoted(text)); use fallback or consensus")

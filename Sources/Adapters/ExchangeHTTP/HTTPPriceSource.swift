@@ -73,9 +73,20 @@ public struct HTTPPriceSource: PriceSource {
 
     private func fetch(_ request: Result<HTTPClient.Request, any Error>,
                        _ parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) async throws -> SourceQuote {
-        let response: ExchangeResponse
         let started = ContinuousClock.now
         defer { duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds) }
+        let response = try await Self.get(request, client: client, timeouts: timeouts, proxy: proxy)
+        // The venue's own count of request weight used in its window, where it sends one.
+        if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
+            Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
+        }
+        return try parse(response).dated(httpDate: response.date, cacheAge: response.age, cached: response.cached)
+    }
+
+    /// One GET of a venue's, its answer as the parsers read it; a failure as `FetchFailure`, or
+    /// `CancellationError` when the task was cancelled.
+    static func get(_ request: Result<HTTPClient.Request, any Error>, client: HTTPClient, timeouts: RouteTimeouts,
+                    proxy: ProxyURL?, bodyLimit: Int = bodyLimit) async throws -> ExchangeResponse {
         do {
             let request = try request.get()
             // AsyncHTTPClient's future API: its async one starts a task on the global executor for
@@ -83,29 +94,24 @@ public struct HTTPPriceSource: PriceSource {
             // and then the loop. This one answers on the loop, where the fetch runs. The deadline is
             // only a backstop, so that a request never outlives its cycle by much: the core races its
             // own (injectable) timeout.
-            let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: Self.bodyLimit),
+            let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: bodyLimit),
                                       eventLoop: .indifferent, deadline: .now() + TimeAmount(timeouts.attempt + .milliseconds(200)),
                                       logger: nil)
             let http = try await withTaskCancellationHandler { try await task.futureResult.get() } onCancel: { task.cancel() }
-            response = ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
-                                        usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), date: http.headers.first(name: "Date"),
-                                        age: http.headers.first(name: "Age"), body: http.body.map { Array(buffer: $0) } ?? [])
-            // The venue's own count of request weight used in its window, where it sends one.
-            if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
-                Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
-            }
+            return ExchangeResponse(status: Int(http.status.code), retryAfter: http.headers.first(name: "Retry-After"),
+                                    usedWeight: http.headers.first(name: "X-MBX-USED-WEIGHT-1M"), date: http.headers.first(name: "Date"),
+                                    age: http.headers.first(name: "Age"), body: http.body.map { Array(buffer: $0) } ?? [])
         } catch {
             // A cancelled request fails with AsyncHTTPClient's own error; the core wants to know
             // it was cancelled, not that the venue failed.
             if Task.isCancelled { throw CancellationError() }
-            throw Self.failure(for: error, timeouts: timeouts, proxy: proxy)
+            throw Self.failure(for: error, timeouts: timeouts, proxy: proxy, bodyLimit: bodyLimit)
         }
-        return try parse(response).dated(httpDate: response.date, cacheAge: response.age, cached: response.cached)
     }
 
     /// Turns AsyncHTTPClient's and NIO's errors into something an operator can act on; through
     /// a proxy, naming the proxy and the phase (connecting, answering) that failed.
-    static func failure(for error: any Error, timeouts: RouteTimeouts, proxy: ProxyURL? = nil) -> FetchFailure {
+    static func failure(for error: any Error, timeouts: RouteTimeouts, proxy: ProxyURL? = nil, bodyLimit: Int = bodyLimit) -> FetchFailure {
         if error is ResponseAccumulator.ResponseTooBigError { return .bodyTooLarge(limit: bodyLimit) }
         if let proxy, let trouble = proxyTrouble(error, timeouts: timeouts, isSOCKS: proxy.isSOCKS) {
             return .proxy(ProxyTrouble(trouble, proxy: proxy.description, isSOCKS: proxy.isSOCKS))

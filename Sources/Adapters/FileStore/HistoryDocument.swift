@@ -4,10 +4,14 @@ import PriceCore
 /// `history.txt`: a header line, then one line per minute bar, oldest first:
 ///
 ///     btcpriced-history 1 EUR
+///     filled 29880000 29889999 binance
+///     29880000 114210.5 114230 114200 114222.1
+///     …
 ///     29890000 114459.8 114470 114455.5 114461.2
 ///     29890001 114461.2
 ///
-/// The header names the currency; a dollar history keeps the plain `btcpriced-history 1` that
+/// A `filled FIRST LAST VENUE` line says those minutes came from the venue's candles, not from
+/// prices the daemon saw (the backfill); they follow the header. The header names the currency; a dollar history keeps the plain `btcpriced-history 1` that
 /// versions before currencies wrote (and read). The minute counts from the Unix epoch; one
 /// price means open = high = low = close. Plain
 /// text, because every line stands alone (a torn or edited line is found and named, and the
@@ -21,7 +25,8 @@ enum HistoryDocument {
     static let header = "btcpriced-history 1"
 
     static func encode(_ history: PriceHistory, currency: String = "USD") -> String {
-        header(currency: currency) + "\n" + lines(history.bars[...])
+        header(currency: currency) + "\n" + history.filled.map { "filled \($0.minutes.lowerBound) \($0.minutes.upperBound) \($0.source)\n" }.joined()
+            + lines(history.bars[...])
     }
 
     static func header(currency: String) -> String { currency == "USD" ? header : header + " " + currency }
@@ -56,11 +61,16 @@ enum HistoryDocument {
         }
         guard lines.count > 1 else { throw QuoteDocumentError("it ends in the middle of its header (a torn write?)") }
         var bars: [MinuteBar] = []
+        var filled: [FilledSpan] = []
         bars.reserveCapacity(lines.count)
         // The last piece is empty after a final newline, else a line an append left unfinished.
         for (index, line) in lines.dropFirst().dropLast().enumerated() {
             let number = index + 2
             let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            if fields.first == "filled" {
+                filled.append(try filledSpan(fields, line: number))
+                continue
+            }
             guard fields.count == 2 || fields.count == 5, fields[0].count <= 12, fields[0].allSatisfy({ $0.isASCII && $0.isNumber }),
                   let minute = Int64(fields[0])
             else { throw QuoteDocumentError("line \(number) is not \"MINUTE PRICE\" or \"MINUTE OPEN HIGH LOW CLOSE\"") }
@@ -79,6 +89,15 @@ enum HistoryDocument {
             }
             bars.append(bar)
         }
-        return PriceHistory(bars: bars)
+        return PriceHistory(bars: bars, filled: filled)
+    }
+
+    /// `filled FIRST LAST VENUE`.
+    private static func filledSpan(_ fields: [String], line number: Int) throws(QuoteDocumentError) -> FilledSpan {
+        func minute(_ text: String) -> Int64? { text.count <= 12 && text.allSatisfy { $0.isASCII && $0.isNumber } ? Int64(text) : nil }
+        guard fields.count == 4, let first = minute(fields[1]), let last = minute(fields[2]), first <= last,
+              (1...32).contains(fields[3].utf8.count), fields[3].utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d })
+        else { throw QuoteDocumentError("line \(number) is not \"filled FIRST LAST VENUE\"") }
+        return FilledSpan(minutes: first...last, source: SourceName(fields[3]))
     }
 }

@@ -23,9 +23,10 @@ public enum ChartFormat {
         // The pair names the quote asset, as status does: `$` only on real dollars, never on USDT.
         let pair = reply.currency.map { "BTC/\(TerminalText.printable(String($0.prefix(8)))) " } ?? ""
         let range = reply.range.rawValue, extremes = "  low \(shown(figures.low))  high \(shown(figures.high))"
+        let recorded = reply.filled.isEmpty ? "recorded" : "recorded and filled"
         let summaries = [
-            "  \(pair)\(range) recorded\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
-            "  \(pair)\(range) recorded  \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range) \(recorded)\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range) \(recorded)  \(shown(figures.last))\(change)\(extremes)",
             "  \(pair)\(range)  \(shown(figures.last))\(change)",
             "  \(range)\(change)",
         ]
@@ -35,7 +36,32 @@ public enum ChartFormat {
             text = summaries.first { columns - $0.count >= minimumCells } ?? summaries[summaries.count - 1]
             closes = Sparkline.resample(closes, to: max(1, columns - text.count))
         }
-        return Sparkline.render(keepingExtremes(closes, of: reply)) + text
+        let chart = Sparkline.render(keepingExtremes(closes, of: reply)) + text
+        return fillNotes(reply.filled, columns: fixedWidth ? nil : columns).reduce(chart) { $0 + "\n" + $1 }
+    }
+
+    /// One line per venue whose candles filled minutes of the range: `  filled from binance
+    /// candles: 2026-11-21 16:24 → 2026-11-28 16:23 UTC`, its times left out where the
+    /// terminal is too narrow for them. The venue's name is the daemon's text: made printable.
+    static func fillNotes(_ filled: [HistoryReply.Filled], columns: Int?) -> [String] {
+        var venues: [String] = []
+        var spans: [String: (from: String, through: String)] = [:]
+        for span in filled {
+            let venue = TerminalText.printable(String(span.source.prefix(32)))
+            if let known = spans[venue] {
+                spans[venue] = (min(known.from, span.from), max(known.through, span.through))
+            } else {
+                venues.append(venue)
+                spans[venue] = (span.from, span.through)
+            }
+        }
+        // `2026-11-21 16:24` from `2026-11-21T16:24:00Z`.
+        func day(_ time: String) -> String { TerminalText.printable(String(time.prefix(16).map { $0 == "T" ? " " : $0 })) }
+        return venues.map { venue in
+            let short = "  filled from \(venue) candles", span = spans[venue]!
+            let long = short + ": \(day(span.from)) → \(day(span.through)) UTC"
+            return columns.map { long.count <= $0 } ?? true ? long : short
+        }
     }
 
     /// `cells` (the reply's closes, maybe resampled) with the range's low and high put in the

@@ -20,6 +20,20 @@ extension SourcePlan {
     }
 }
 
+extension SourcePlan {
+    /// The candles of the chain's venues that have them, asked on each venue's route like its
+    /// prices (its proxy, its own Tor circuit, its timeouts).
+    func candleSources(clients: HTTPClients, circuits: VenueCircuits?, userAgent: String) -> [any CandleSource] {
+        active.compactMap { venue in
+            let url = settings.restURL(venue)
+            let route = settings.route(of: venue.name, url: url, circuits: circuits)
+            let timeouts = settings.timeouts(for: url)
+            return venue.candleSource(baseURL: url, options, client: clients.client(for: route, timeouts: timeouts, keepIdle: settings.interval),
+                                      timeouts: timeouts, proxy: route.proxy, userAgent: userAgent)
+        }
+    }
+}
+
 extension DaemonSettings {
     /// How a venue URL leaves: its proxy rule, through the venue's relay when it has one.
     func route(of venue: SourceName, url: String, circuits: VenueCircuits?) -> ProxyRules.Route {

@@ -99,32 +99,8 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
 
     private func fetchWithTimeout(_ source: any PriceSource) async -> SourceAttempt {
         let limit = source.attemptLimit ?? AttemptLimit(self.timeout, failure: .timeout(after: self.timeout))
-        let timeout = limit.duration, clock = self.clock
-        let outcome = await withTaskGroup(of: Result<SourceQuote, FetchFailure>?.self) { group in
-            group.addTask {
-                do {
-                    return .success(try await source.fetchQuote())
-                } catch let failure as FetchFailure {
-                    return .failure(failure)
-                } catch is CancellationError {
-                    return nil
-                } catch {
-                    return .failure(.transport(String(describing: error)))
-                }
-            }
-            group.addTask {
-                do {
-                    try await clock.sleep(for: timeout)
-                    return .failure(limit.failure)
-                } catch {
-                    return nil
-                }
-            }
-            var outcome: Result<SourceQuote, FetchFailure>?
-            while outcome == nil, let next = await group.next() { outcome = next }
-            group.cancelAll()
-            return outcome ?? .failure(limit.failure)
-        }
+        let outcome = await TimeLimit.run(limit.duration, on: clock, failure: limit.failure) { try await source.fetchQuote() }
+            ?? .failure(limit.failure)
         switch outcome {
         case .success(let quote): return .succeeded(source.name, quote)
         case .failure(let failure): return .failed(source.name, failure)

@@ -78,6 +78,8 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         var restraintVersion = 0
         /// Venues that refused their stream, until when.
         var streamRefusals: [SourceName: Instant] = [:]
+        /// Venues whose next call waits for a request outside the fetch cycles (`hold`).
+        var held: Set<SourceName> = []
     }
 
     let state = Mutex(State())
@@ -103,9 +105,11 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     /// Nil when the source may be asked now, which is then counted as a call; otherwise why not.
     /// `alsoAllowed` is asked last with the source's limits, once the ledger allows the call (the
     /// host-wide pace), and its refusal counts no call.
-    public func admit(_ source: SourceName, at now: Instant, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
+    /// A held source is admitted only to its holder (`holding`).
+    public func admit(_ source: SourceName, at now: Instant, holding: Bool = false, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
         state.withLock { state in
             if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
+            if !holding, state.held.contains(source) { return .paced(source) }
             let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
             var log = state.calls[source] ?? CallLog()
             guard log.allows(limits, at: now), alsoAllowed(limits) else { return .paced(source) }
@@ -113,6 +117,39 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
             state.calls[source] = log
             if limits.dailyCalls != nil { state.restraintVersion += 1 }
             return nil
+        }
+    }
+
+    /// Keeps `source`'s next call for a request outside the fetch cycles (the backfill), which
+    /// waits for it: the cycles ask every interval, and would otherwise take every call the
+    /// venue's pace allows first. Until `release`, a cycle is refused it as paced and asks the
+    /// next venue.
+    public func hold(_ source: SourceName) {
+        _ = state.withLock { $0.held.insert(source) }
+    }
+
+    public func release(_ source: SourceName) {
+        _ = state.withLock { $0.held.remove(source) }
+    }
+
+    /// The earliest instant `source` may be asked again by its own limits and rest (another
+    /// instance's call, the host-wide pace, is not known here).
+    public func nextAllowed(_ source: SourceName, at now: Instant) -> Instant {
+        state.withLock { state in
+            let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
+            let paced = state.calls[source]?.nextAllowed(limits, at: now) ?? now
+            return max(paced, state.health.coolingDownUntil(source).map { max($0, now) } ?? now)
+        }
+    }
+
+    /// A request outside the fetch cycles (candles for the history) failed: a rest the venue
+    /// asked for (429, 418, 451) applies to every request to it, and outlives a restart.
+    public func requestFailed(_ source: SourceName, _ failure: FetchFailure, at now: Instant) {
+        guard let cooldown = failure.cooldown else { return }
+        state.withLock { state in
+            let until = now.advanced(by: cooldown)
+            state.health.rest(source, until: max(until, state.health.coolingDownUntil(source) ?? until))
+            state.restraintVersion += 1
         }
     }
 

@@ -4,7 +4,8 @@ import JSONText
 /// oldest first, closing prices as exact decimal text, gaps as null. `currency` (the daemon's
 /// BTCPRICED_CURRENCY) is absent from daemons older than it. `summary` covers every minute bar
 /// of the range, so its figures do not depend on how many points were asked for; null without
-/// a bar, absent from older daemons.
+/// a bar, absent from older daemons. `filled` lists the minutes of the range that came from a
+/// venue's candles (`[{"from":…,"through":…,"source":"binance"}]`), empty when none did.
 public struct HistoryReply: Sendable, Hashable {
     public struct Point: Sendable, Hashable {
         /// RFC 3339 UTC, whole seconds.
@@ -48,16 +49,45 @@ public struct HistoryReply: Sendable, Hashable {
         }
     }
 
+    /// Minutes of the range filled from a venue's candles, not seen by the daemon itself.
+    public struct Filled: Sendable, Hashable {
+        /// The first and the last filled minute (RFC 3339 UTC, whole seconds).
+        public let from: String
+        public let through: String
+        /// The venue whose candles filled them (`binance`).
+        public let source: String
+
+        public init(from: String, through: String, source: String) {
+            (self.from, self.through, self.source) = (from, through, source)
+        }
+
+        var json: JSONValue {
+            .object(JSONObject(members: [
+                JSONMember(key: "from", value: .string(from)), JSONMember(key: "through", value: .string(through)),
+                JSONMember(key: "source", value: .string(source)),
+            ]))
+        }
+
+        init?(json: JSONValue) {
+            guard let from = json["from"]?.stringValue, let through = json["through"]?.stringValue, let source = json["source"]?.stringValue,
+                  from.utf8.count <= 32, through.utf8.count <= 32, (1...32).contains(source.utf8.count) else { return nil }
+            self.init(from: from, through: through, source: source)
+        }
+    }
+
     public let range: HistoryRange
     public let currency: String?
     public let points: [Point]
     public let summary: Summary?
+    /// Empty when every bar is the daemon's own, and from daemons older than backfill.
+    public let filled: [Filled]
 
-    public init(range: HistoryRange, currency: String? = nil, points: [Point], summary: Summary? = nil) {
+    public init(range: HistoryRange, currency: String? = nil, points: [Point], summary: Summary? = nil, filled: [Filled] = []) {
         self.range = range
         self.currency = currency
         self.points = points
         self.summary = summary
+        self.filled = filled
     }
 
     public var line: String {
@@ -66,6 +96,7 @@ public struct HistoryReply: Sendable, Hashable {
             JSONMember(key: "currency", value: .string(orNull: currency)),
             JSONMember(key: "points", value: .array(points.map { .array([.string($0.time), .string(orNull: $0.close)]) })),
             JSONMember(key: "summary", value: summary?.json ?? .null),
+            JSONMember(key: "filled", value: .array(filled.map(\.json))),
         ])).encoded + "\n"
     }
 
@@ -87,6 +118,13 @@ public struct HistoryReply: Sendable, Hashable {
             guard let parsed = Summary(json: object) else { throw .badRequest("history reply has a malformed summary") }
             summary = parsed
         }
-        self.init(range: range, currency: json["currency"]?.stringValue, points: points, summary: summary)
+        var filled: [Filled] = []
+        if case .array(let spans)? = json["filled"] {
+            for span in spans.prefix(HistoryQuery.maximumPoints) {
+                guard let parsed = Filled(json: span) else { throw .badRequest("history reply has a malformed filled span") }
+                filled.append(parsed)
+            }
+        }
+        self.init(range: range, currency: json["currency"]?.stringValue, points: points, summary: summary, filled: filled)
     }
 }

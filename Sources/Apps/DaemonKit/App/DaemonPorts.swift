@@ -12,6 +12,9 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     public var directory: SourceDirectory<Plan, C.Instant>
     /// The venues a plan asks; called again with each plan a reload brings.
     public var sources: @Sendable (Plan) -> [any PriceSource]
+    /// The candles a plan may fill the history's gaps from, in chain order; nil: no backfill
+    /// (BTCPRICED_BACKFILL=off).
+    public var candleSources: (@Sendable (Plan) -> [any CandleSource])?
     public var quoteStore: any QuoteStore
     public var historyStore: any HistoryStore
     public var restraintStore: any RestraintStore

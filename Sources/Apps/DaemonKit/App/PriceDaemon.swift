@@ -5,8 +5,8 @@ import Synchronization
 
 /// The whole daemon as one Service, built from the ports the composition root hands over:
 /// restores the saved quote, history and restraints through the door, serves the socket, calls
-/// the on-ready hook, then runs the fetch loop, the stream, the writers and the health services
-/// until graceful shutdown, which ends with a final save of each file.
+/// the on-ready hook, then runs the fetch loop, the stream, the backfill, the writers and the
+/// health services until graceful shutdown, which ends with a final save of each file.
 public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
     public let board: PriceBoard<C>
     public let intake: PriceIntake<C>
@@ -93,6 +93,12 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             HistoryService(board: board, saver: history, clock: ports.clock),
             fetchService(),
         ]
+        if let candleSources = ports.candleSources {
+            var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
+                                    ledger: ports.directory.ledger)
+            backfill.hostPace = ports.hostPace
+            services.append(BackfillService(backfill: backfill, intake: intake, restraints: restraints, logger: ports.logger))
+        }
         // Timers that may end up to a publish interval late share their wakeups with the reads
         // (with no interval, a tolerance of zero: every timer ends when due).
         let lateness = ports.publishInterval

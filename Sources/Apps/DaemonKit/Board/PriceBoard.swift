@@ -184,6 +184,21 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         return history.bars.count - kept.count
     }
 
+    /// Adds a venue's candles for minutes the history lacks; returns how many minutes they filled.
+    func fill(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from source: SourceName) -> Int {
+        state.withLock { state in
+            let filled = state.history.fill(batch.bars, within: minutes, from: source)
+            guard !filled.isEmpty else { return 0 }
+            state.historyVersion += 1
+            state.completedDay = nil
+            state.current = nil
+            return filled.count
+        }
+    }
+
+    /// The history as it stands.
+    public var history: PriceHistory { state.withLock { $0.history } }
+
     /// The history, if it changed since `version`, and the version it has now.
     public func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {
         state.withLock { $0.historyVersion == version ? nil : ($0.history, $0.historyVersion) }
@@ -194,9 +209,10 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         let now = wallClock.now()
         // Named as the status names it: the quote asset of the latest quote (USDT from Binance's
         // market for USD), the configured currency before any.
-        let (points, summary, currency) = state.withLock {
+        let nowMinute = MinuteBar.minute(of: now)
+        let (points, summary, currency, filled) = state.withLock {
             ($0.history.points(over: window, count: query.points, now: now), $0.history.summary(over: window, now: now),
-             $0.inputs.quote?.currency ?? self.currency)
+             $0.inputs.quote?.currency ?? self.currency, $0.history.filled(from: nowMinute - window.minutes + 1, through: nowMinute))
         }
         func time(_ minute: Int64) -> String { Timestamp(millisecondsSinceEpoch: minute * 60_000).rfc3339Seconds }
         return HistoryReply(range: query.range, currency: currency, points: points.map {
@@ -204,7 +220,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }, summary: summary.map {
             HistoryReply.Summary(since: time($0.sinceMinute), open: $0.open.description, close: $0.close.description, low: $0.low.description,
                                  lowAt: time($0.lowMinute), high: $0.high.description, highAt: time($0.highMinute))
-        }).line
+        }, filled: filled.map { HistoryReply.Filled(from: time($0.minutes.lowerBound), through: time($0.minutes.upperBound), source: $0.source.rawValue) }).line
     }
 
     /// The quote saved by the previous run; no history bar, as it was recorded then.

@@ -117,6 +117,13 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         board.restore(history)
     }
 
+    /// A venue's candles for minutes the history lacks (the backfill); a minute seen here is
+    /// never overwritten. Returns how many minutes they filled. Watchers see the new change
+    /// figures with their next line; the next request sees them at once.
+    public func filled(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from venue: SourceName) -> Int {
+        board.fill(batch, within: minutes, from: venue)
+    }
+
     /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
     @discardableResult
     public func savingFailed(_ problem: String?) -> Bool {

@@ -5,7 +5,8 @@ import PriceCore
 ///
 /// Saves append the bars from the last minute on disk on (that minute again, as it may have
 /// changed since); the file is rewritten whole at the first save after start, after a failed
-/// save, and once about a day of lines has been appended, which also drops pruned bars.
+/// save, after a backfill, and once about a day of lines has been appended, which also drops
+/// pruned bars.
 public actor HistorySaver {
     /// Appended lines before the file is rewritten whole: about a day's.
     public static let linesBeforeRewrite = 1440
@@ -18,6 +19,9 @@ public actor HistorySaver {
     /// The newest minute in the file; nil when the next save rewrites the file whole.
     private var lastMinuteOnDisk: Int64?
     private var appendedLines = 0
+    /// The filled spans in the file: minutes filled before its newest (a backfill) need the
+    /// file rewritten whole.
+    private var filledOnDisk: [FilledSpan] = []
 
     public init(store: any HistoryStore, work: any BlockingWork, logger: Logger) {
         self.store = store
@@ -49,11 +53,18 @@ public actor HistorySaver {
         }
     }
 
+    /// Whether every span filled now is in the file already (pruning only shortens them).
+    private static func file(_ onDisk: [FilledSpan], covers filled: [FilledSpan]) -> Bool {
+        filled.allSatisfy { span in
+            onDisk.contains { $0.source == span.source && $0.minutes.lowerBound <= span.minutes.lowerBound && span.minutes.upperBound <= $0.minutes.upperBound }
+        }
+    }
+
     public func save<C>(from board: PriceBoard<C>) async {
         guard let (history, version) = board.history(changedSince: savedVersion) else { return }
         let store = self.store
         let newBars: ArraySlice<MinuteBar>? = lastMinuteOnDisk.flatMap { last in
-            guard appendedLines < Self.linesBeforeRewrite, let from = history.bars.lastIndex(where: { $0.minute <= last }),
+            guard Self.file(filledOnDisk, covers: history.filled), appendedLines < Self.linesBeforeRewrite, let from = history.bars.lastIndex(where: { $0.minute <= last }),
                   history.bars[from].minute == last else { return nil }
             return history.bars[from...]
         }
@@ -66,6 +77,7 @@ public actor HistorySaver {
             }
             appendedLines = appended.map { appendedLines + $0 } ?? 0
             lastMinuteOnDisk = history.bars.last?.minute
+            filledOnDisk = history.filled
             savedVersion = version
             outage.succeeded("saving \(store.path) works again")
         } catch {

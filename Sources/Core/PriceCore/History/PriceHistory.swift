@@ -8,14 +8,19 @@ public struct PriceHistory: Sendable, Equatable {
     public static let retainedMinutes: Int64 = ChangeWindow.week.minutes + ChangeWindow.week.referenceTolerance + 1
 
     public private(set) var bars: [MinuteBar] = []
+    /// The minutes filled from venues' candles, in minute order; a handful of spans, not a
+    /// mark per bar, so a filled week costs no more memory than a seen one.
+    public private(set) var filled: [FilledSpan] = []
 
     public init() {}
 
-    /// Keeps the bars in minute order, the last of any duplicates, and only the retained span.
-    public init(bars: some Sequence<MinuteBar>) {
+    /// Keeps the bars in minute order, the last of any duplicates, and only the retained span;
+    /// `filled` is kept where it covers bars.
+    public init(bars: some Sequence<MinuteBar>, filled: [FilledSpan] = []) {
         var byMinute: [Int64: MinuteBar] = [:]
         for bar in bars { byMinute[bar.minute] = bar }
         self.bars = byMinute.values.sorted { $0.minute < $1.minute }
+        self.filled = FilledSpan.merged(filled)
         if let last = self.bars.last { prune(before: last.minute - Self.retainedMinutes) }
     }
 
@@ -37,21 +42,35 @@ public struct PriceHistory: Sendable, Equatable {
         return true
     }
 
-    /// Adds bars read from a venue's candles for the minutes in `minutes` that the history
-    /// lacks. A minute the daemon saw itself is never overwritten, and nothing older than the
-    /// retained span is kept. Returns the minutes filled, oldest first.
+    /// Adds bars read from `source`'s candles for the minutes in `minutes` that the history
+    /// lacks, and marks them filled from it. A minute the daemon saw itself is never
+    /// overwritten, and nothing older than the retained span is kept. Returns the minutes
+    /// filled, oldest first.
     @discardableResult
-    public mutating func fill(_ candles: [MinuteBar], within minutes: ClosedRange<Int64>) -> [Int64] {
+    public mutating func fill(_ candles: [MinuteBar], within minutes: ClosedRange<Int64>, from source: SourceName) -> [Int64] {
         let have = Set(bars[firstIndex(after: minutes.lowerBound - 1)..<firstIndex(after: minutes.upperBound)].map(\.minute))
         let newest = max(bars.last?.minute ?? minutes.upperBound, minutes.upperBound)
         let added = candles.filter { minutes.contains($0.minute) && !have.contains($0.minute) && $0.minute >= newest - Self.retainedMinutes }
         guard !added.isEmpty else { return [] }
-        bars = PriceHistory(bars: bars + added).bars
-        return added.map(\.minute).sorted()
+        let minutesAdded = added.map(\.minute).sorted()
+        self = PriceHistory(bars: bars + added, filled: filled + FilledSpan.runs(of: minutesAdded, from: source))
+        return minutesAdded
+    }
+
+    /// The filled spans that meet the minutes from `first` to `last`, cut to them.
+    public func filled(from first: Int64, through last: Int64) -> [FilledSpan] {
+        filled.compactMap { span in
+            let lower = max(span.minutes.lowerBound, first), upper = min(span.minutes.upperBound, last)
+            return lower <= upper ? FilledSpan(minutes: lower...upper, source: span.source) : nil
+        }
     }
 
     private mutating func prune(before minute: Int64) {
         bars.removeFirst(firstIndex(after: minute - 1))
+        guard filled.first.map({ $0.minutes.lowerBound < minute }) == true else { return }
+        filled = filled.compactMap { span in
+            span.minutes.upperBound < minute ? nil : FilledSpan(minutes: max(span.minutes.lowerBound, minute)...span.minutes.upperBound, source: span.source)
+        }
     }
 
     /// The index of the first bar whose minute is greater than `minute`.

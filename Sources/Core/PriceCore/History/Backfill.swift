@@ -1,0 +1,106 @@
+/// Fills the minutes of the last week the history lacks from venues' one-minute candles. The
+/// first venue in the chain that answers does it all; the next is asked only for what the one
+/// before could not give (it failed, it rests, or its candles do not reach back that far).
+/// Every request is admitted by the ledger and the host-wide pace like a poll, and counted with
+/// the polls: a first start, a restart loop or several instances stay within each venue's limits.
+public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
+    /// What one venue did for the history.
+    public struct VenueReport: Sendable, Equatable {
+        public let source: SourceName
+        public var requests = 0
+        public var filled = 0
+        /// Candles that could not be used (malformed, inconsistent).
+        public var skipped = 0
+        /// Why it stopped before its last request, if it did.
+        public var failure: FetchFailure?
+        /// Why it was passed over without a request (it rests, its pace is taken), if it was.
+        public var passedOver: String?
+
+        public init(source: SourceName) { self.source = source }
+    }
+
+    public let sources: [any CandleSource]
+    public let clock: C
+    public let wallClock: any WallClock
+    public let ledger: SourceLedger<C.Instant>
+    public var hostPace: (any HostPace)?
+    /// A venue that may not be asked within this long (a rest it asked for, another instance's
+    /// pace) is passed over for the next.
+    public var longestWait: Duration = .seconds(60)
+
+    public init(sources: [any CandleSource], clock: C, wallClock: any WallClock, ledger: SourceLedger<C.Instant>) {
+        self.sources = sources
+        self.clock = clock
+        self.wallClock = wallClock
+        self.ledger = ledger
+    }
+
+    /// Asks the venues in turn. `history` is the history as it stands (the daemon keeps recording
+    /// while this runs), `fill` adds a venue's bars for the minutes asked and returns how many
+    /// it filled, and `finished` hears each venue's report as it is done with it.
+    public func run(history: () -> PriceHistory, fill: (CandleBatch, ClosedRange<Int64>, SourceName) -> Int,
+                    finished: (VenueReport) -> Void) async {
+        for source in sources {
+            let now = wallClock.now()
+            let all = BackfillPlan(history: history(), now: now, perRequest: source.perRequest).requests
+            if all.isEmpty || Task.isCancelled { return }
+            let reach = source.reachesBack.map { MinuteBar.minute(of: now) - $0 }
+            let requests = all.compactMap { request -> ClosedRange<Int64>? in
+                guard let reach else { return request }
+                return request.upperBound < reach ? nil : max(request.lowerBound, reach)...request.upperBound
+            }
+            var report = VenueReport(source: source.name)
+            for request in requests {
+                if let refusal = await admission(of: source) {
+                    report.passedOver = refusal
+                    break
+                }
+                report.requests += 1
+                let limit = source.attemptLimit
+                let outcome = await TimeLimit.run(limit, on: clock, failure: .timeout(after: limit)) { try await source.candles(request) }
+                guard let outcome else { return }
+                switch outcome {
+                case .success(let batch):
+                    report.filled += fill(batch, request, source.name)
+                    report.skipped += batch.skipped
+                case .failure(let failure):
+                    ledger.requestFailed(source.name, failure, at: clock.now)
+                    report.failure = failure
+                }
+                if report.failure != nil { break }
+            }
+            if report.requests > 0 || report.passedOver != nil { finished(report) }
+            // Done unless this venue failed, was passed over, or could not reach back far enough.
+            if report.failure == nil, report.passedOver == nil, requests.count == all.count, requests == all { return }
+        }
+    }
+
+    /// Waits until the ledger and the host-wide pace let `source` be asked, and counts the call;
+    /// nil once admitted, otherwise why it is passed over.
+    private func admission(of source: any CandleSource) async -> String? {
+        let deadline = clock.now.advanced(by: longestWait)
+        // While it waits, the venue's next call is kept for it (see `SourceLedger.hold`).
+        defer { ledger.release(source.name) }
+        while !Task.isCancelled {
+            let now = clock.now
+            var heldByHost = false
+            switch ledger.admit(source.name, at: now, holding: true, alsoAllowed: { limits in
+                guard let hostPace, !hostPace.claim(source.name, pace: limits.hostPace, at: wallClock.now()) else { return true }
+                heldByHost = true
+                return false
+            }) {
+            case nil:
+                return nil
+            case .coolingDown?:
+                return "it rests until it may be asked again"
+            default:
+                // Another instance's call takes the host-wide pace: try again after it.
+                let next = heldByHost ? now.advanced(by: source.limits.hostPace) : ledger.nextAllowed(source.name, at: now)
+                guard next <= deadline else { return "its limits allow no request within \(longestWait)" }
+                ledger.hold(source.name)
+                do { try await clock.sleep(until: max(next, now.advanced(by: .milliseconds(1))), tolerance: nil) } catch { return "stopped" }
+            }
+        }
+        return "stopped"
+    }
+}

@@ -1,0 +1,172 @@
+import FoundationEssentials
+import PriceCore
+import Synchronization
+import TestClocks
+import Testing
+
+/// A venue's candles as a test scripts them: every minute asked at `price`, or a failure; each
+/// request is recorded with the clock's instant.
+final class ScriptedCandles: CandleSource {
+    let name: SourceName
+    let limits: SourceLimits
+    let perRequest: Int
+    let reachesBack: Int64?
+    /// Never reached: the test moves the clock only to the backfill's waits.
+    let attemptLimit = Duration.seconds(86_400)
+    private let clock: ManualClock
+    private let answer: @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch
+    private let asked = Mutex<[(minutes: ClosedRange<Int64>, at: ManualClock.Instant)]>([])
+
+    init(_ name: SourceName, perRequest: Int, reachesBack: Int64? = nil, pace: Duration = .seconds(1), clock: ManualClock,
+         answer: @escaping @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch = ScriptedCandles.every("100")) {
+        self.name = name
+        self.limits = SourceLimits(minimumInterval: pace)
+        self.perRequest = perRequest
+        self.reachesBack = reachesBack
+        self.clock = clock
+        self.answer = answer
+    }
+
+    static func every(_ price: String, unusable: Int = 0) -> @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch {
+        { minutes in
+            let value = Decimal(string: price)!
+            return CandleBatch(reading: minutes.map { MinuteBar(minute: $0, open: value, high: value, low: value, close: value) }
+                + Array(repeating: nil, count: unusable))
+        }
+    }
+
+    var requests: [(minutes: ClosedRange<Int64>, at: ManualClock.Instant)] { asked.withLock { $0 } }
+
+    func candles(_ minutes: ClosedRange<Int64>) async throws -> CandleBatch {
+        asked.withLock { $0.append((minutes, clock.now)) }
+        return try answer(minutes)
+    }
+}
+
+@Suite("Backfill: a week from venues' candles, within their limits", .timeLimit(.minutes(1)))
+struct BackfillTests {
+    let clock = ManualClock()
+    /// 2026-11-01T00:00:00Z, a whole minute.
+    let wallClock = ManualWallClock(Timestamp(millisecondsSinceEpoch: 1_793_491_200_000))
+    var nowMinute: Int64 { MinuteBar.minute(of: wallClock.now()) }
+
+    final class Outcome: Sendable {
+        let history = Mutex(PriceHistory())
+        let reports = Mutex<[Backfill<ManualClock>.VenueReport]>([])
+    }
+
+    /// Runs the backfill, moving the clock to each wait it sleeps on (the wall clock with it),
+    /// until it is done.
+    func run(_ sources: [ScriptedCandles], ledger: SourceLedger<ManualClock.Instant>, history: PriceHistory = PriceHistory(),
+             hostPace: (any HostPace)? = nil) async -> Outcome {
+        ledger.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
+        let outcome = Outcome()
+        outcome.history.withLock { $0 = history }
+        var backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, ledger: ledger)
+        backfill.hostPace = hostPace
+        let task = Task {
+            await backfill.run(history: { outcome.history.withLock { $0 } },
+                               fill: { batch, minutes, source in outcome.history.withLock { $0.fill(batch.bars, within: minutes, from: source).count } },
+                               finished: { report in outcome.reports.withLock { $0.append(report) } })
+        }
+        let clock = self.clock
+        let driver = Task {
+            while !Task.isCancelled {
+                // The only sleeper with a near deadline is the backfill waiting for a venue's pace.
+                if let next = clock.nextDeadline, clock.now.duration(to: next) <= .seconds(3600) {
+                    clock.advance(to: next)
+                }
+                await Task.yield()
+            }
+        }
+        await task.value
+        driver.cancel()
+        return outcome
+    }
+
+    func gaps(_ requests: [(minutes: ClosedRange<Int64>, at: ManualClock.Instant)]) -> [Duration] {
+        zip(requests, requests.dropFirst()).map { $0.at.duration(to: $1.at) }
+    }
+
+    @Test func theFirstVenueFillsTheWeekInElevenRequestsAtItsPaceAfterThePollItJustAnswered() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock), coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
+        let ledger = SourceLedger<ManualClock.Instant>()
+        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
+        let start = clock.now
+        #expect(ledger.admit("binance", at: start) == nil, "a poll just asked binance")
+        let outcome = await run([binance, coinbase], ledger: ledger)
+        let requests = binance.requests
+        #expect(requests.count == 11 && coinbase.requests.isEmpty, "binance \(requests.count), coinbase \(coinbase.requests.count)")
+        #expect(requests.first.map { start.duration(to: $0.at) } == .seconds(1), "the first request waits for the poll's pace: \(requests.map(\.at))")
+        #expect(gaps(requests).allSatisfy { $0 >= .seconds(1) }, "never faster than binance's limit: \(gaps(requests))")
+        let history = outcome.history.withLock { $0 }
+        #expect(history.bars.count == 10_080 && history.bars.last?.minute == nowMinute - 1, "\(history.bars.count) bars")
+        #expect(history.filled == [FilledSpan(minutes: (nowMinute - 10_080)...(nowMinute - 1), source: "binance")], "\(history.filled)")
+        #expect(outcome.reports.withLock { $0.map(\.filled) } == [10_080])
+    }
+
+    @Test func whileTheBackfillWaitsForAVenueTheFetchCyclesAreRefusedIt() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
+        let ledger = SourceLedger<ManualClock.Instant>()
+        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
+        _ = ledger.admit("binance", at: clock.now)
+        var backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
+        backfill.longestWait = .seconds(60)
+        let task = Task { await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
+        await clock.untilSleepers(1)
+        let cycle = ledger.admit("binance", at: clock.now.advanced(by: .seconds(2)))
+        #expect(cycle == .paced("binance"), "a cycle would take the call the backfill waits for: \(String(describing: cycle))")
+        task.cancel()
+        await task.value
+        #expect(ledger.admit("binance", at: clock.now.advanced(by: .seconds(2))) == nil, "released when the backfill stops")
+    }
+
+    @Test func aVenueThatRefusesRestsAndTheNextFillsTheRest() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock) { _ throws(FetchFailure) in throw .geoRestricted }
+        let coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
+        let ledger = SourceLedger<ManualClock.Instant>()
+        let outcome = await run([binance, coinbase], ledger: ledger)
+        #expect(binance.requests.count == 1 && coinbase.requests.count == 29, "binance \(binance.requests.count), coinbase \(coinbase.requests.count)")
+        #expect(gaps(coinbase.requests).allSatisfy { $0 >= .seconds(1) }, "\(gaps(coinbase.requests))")
+        let binanceState = ledger.statuses(at: clock.now).first { $0.name == "binance" }?.state
+        #expect(binanceState == .coolingDown, "a 451 rests binance for its prices too: \(String(describing: binanceState))")
+        #expect(ledger.restraints(at: clock.now, wallTime: wallClock.now())["binance"]?.restingUntil != nil, "and the rest is kept for a restart")
+        let reports = outcome.reports.withLock { $0 }
+        #expect(reports.map(\.source) == ["binance", "coinbase"] && reports[0].failure == .geoRestricted && reports[1].filled == 10_080, "\(reports)")
+        #expect(outcome.history.withLock { $0.filled.map(\.source) } == ["coinbase"])
+    }
+
+    @Test func aVenueThatReachesTwelveHoursFillsThemAndTheNextVenueTheRestOfTheWeek() async {
+        let kraken = ScriptedCandles("kraken", perRequest: 720, reachesBack: 720, pace: .seconds(2), clock: clock)
+        let bitstamp = ScriptedCandles("bitstamp", perRequest: 1000, clock: clock)
+        let outcome = await run([kraken, bitstamp], ledger: SourceLedger())
+        #expect(kraken.requests.map(\.minutes) == [(nowMinute - 720)...(nowMinute - 1)], "\(kraken.requests.map(\.minutes))")
+        #expect(bitstamp.requests.count == 10 && bitstamp.requests.allSatisfy { $0.minutes.upperBound < nowMinute - 720 },
+                "only what kraken cannot reach: \(bitstamp.requests.map(\.minutes))")
+        let history = outcome.history.withLock { $0 }
+        #expect(history.bars.count == 10_080, "\(history.bars.count)")
+        #expect(history.filled == [FilledSpan(minutes: (nowMinute - 10_080)...(nowMinute - 721), source: "bitstamp"),
+                                   FilledSpan(minutes: (nowMinute - 720)...(nowMinute - 1), source: "kraken")], "\(history.filled)")
+    }
+
+    @Test func onlyTheGapsAreAskedAndUnusableCandlesAreCountedOnce() async {
+        let seen = (1...9_000).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) }
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock, answer: ScriptedCandles.every("100", unusable: 4))
+        let coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
+        let outcome = await run([binance, coinbase], ledger: SourceLedger(), history: PriceHistory(bars: seen))
+        #expect(binance.requests.map(\.minutes) == [(nowMinute - 10_000)...(nowMinute - 9_001), (nowMinute - 10_080)...(nowMinute - 10_001)],
+                "the 1,080 minutes before the 9,000 seen, newest first: \(binance.requests.map(\.minutes))")
+        #expect(coinbase.requests.isEmpty, "a venue that answered is not second-guessed")
+        let reports = outcome.reports.withLock { $0 }
+        #expect(reports.map(\.skipped) == [8] && reports.map(\.filled) == [1_080], "one report for the venue, its requests summed: \(reports)")
+        let closes = outcome.history.withLock { history in Set(history.bars.map(\.close)) }
+        #expect(closes == [7, 100], "seen minutes keep their own price: \(closes)")
+    }
+
+    @Test func aFullWeekAsksNoVenue() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
+        let full = PriceHistory(bars: (1...10_080).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) })
+        let outcome = await run([binance], ledger: SourceLedger(), history: full)
+        #expect(binance.requests.isEmpty && outcome.reports.withLock { $0.isEmpty })
+    }
+}
