@@ -33,6 +33,9 @@ struct BackfillPlanTests {
         #expect(plan.requests.allSatisfy { request in !seen.contains { request.contains($0.minute) } || request.count == 1000 },
                 "a request spans seen minutes only when it runs on past them: \(plan.requests)")
         #expect(BackfillPlan.missing(in: history, now: Self.now) == 10_080 - 120)
+        let tenMissing = PriceHistory(bars: (1...10_080).filter { !(30..<40).contains($0) }.map { bar(Self.nowMinute - Int64($0), "114000") })
+        #expect(BackfillPlan(history: tenMissing, now: Self.now, perRequest: 1000).requests == [(Self.nowMinute - 39)...(Self.nowMinute - 30)],
+                "ten minutes missing are ten minutes asked")
         let full = PriceHistory(bars: (1...10_080).map { bar(Self.nowMinute - Int64($0), "114000") })
         #expect(BackfillPlan(history: full, now: Self.now, perRequest: 1000).requests.isEmpty)
     }

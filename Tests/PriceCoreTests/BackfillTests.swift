@@ -105,20 +105,25 @@ struct BackfillTests {
         #expect(outcome.reports.withLock { $0.map(\.filled) } == [10_080])
     }
 
-    @Test func whileTheBackfillWaitsForAVenueTheFetchCyclesAreRefusedIt() async {
+    @Test func whileTheBackfillWaitsForAVenuesPaceTheFetchCyclesAreRefusedTheCall() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
         let ledger = SourceLedger<ManualClock.Instant>()
         ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
-        _ = ledger.admit("binance", at: clock.now)
-        var backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
-        backfill.longestWait = .seconds(60)
+        let start = clock.now
+        _ = ledger.admit("binance", at: start)
+        let backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
         let task = Task { await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
-        await clock.untilSleepers(1)
-        let cycle = ledger.admit("binance", at: clock.now.advanced(by: .seconds(2)))
-        #expect(cycle == .paced("binance"), "a cycle would take the call the backfill waits for: \(String(describing: cycle))")
+        func waitsFor(_ seconds: Int64) async -> Bool {
+            await yieldUntil { clock.nextDeadline == start.advanced(by: .seconds(seconds)) }
+        }
+        #expect(await waitsFor(1), "the backfill waits for binance's pace")
+        // A cycle on the same tick would otherwise win every call, and the backfill none.
+        #expect(ledger.admit("binance", at: start.advanced(by: .seconds(1))) == .paced("binance"), "a cycle is refused the call it waits for")
+        clock.advance(to: start.advanced(by: .seconds(1)))
+        #expect(await waitsFor(2) && binance.requests.map(\.at) == [start.advanced(by: .seconds(1))], "\(binance.requests.map(\.at))")
         task.cancel()
         await task.value
-        #expect(ledger.admit("binance", at: clock.now.advanced(by: .seconds(2))) == nil, "released when the backfill stops")
+        #expect(ledger.admit("binance", at: start.advanced(by: .seconds(10))) == nil, "nothing is held once the backfill stops")
     }
 
     @Test func aVenueThatRefusesRestsAndTheNextFillsTheRest() async {

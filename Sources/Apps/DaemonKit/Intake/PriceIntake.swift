@@ -21,7 +21,13 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     public let hostClock: HostClockWatch<C>
     /// Checks each venue's price before it may replace the served one; nil: every price is taken.
     public let confirmation: PriceConfirmation?
-    private let firstQuoteLogged = Mutex(false)
+    /// Set by the first live quote; read on every one, so one lock and nothing else after it.
+    private let firstLiveQuoteSeen = Mutex(false)
+    /// A quote restored from the last run: the first live quote after it is not logged as first.
+    private let quoteRestored = Mutex(false)
+    /// Fires at the first live quote, polled or streamed (not a restored one): the backfill
+    /// waits for it, so the chain's first venue gives the first quote and is known to answer.
+    public let firstLiveQuote = OneTimeSignal()
 
     public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister,
                 streamGate: StreamGate<C.Instant> = .closed, hostClock: HostClockWatch<C>? = nil,
@@ -107,7 +113,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// after it is not logged as a first quote.
     public func restored(quote: Quote, ageKnown: Bool) {
         _ = board.restore(quote, ageKnown: ageKnown)
-        firstQuoteLogged.withLock { $0 = true }
+        quoteRestored.withLock { $0 = true }
     }
 
     /// The history the previous run saved, taken before anyone is served. Returns how many
@@ -168,7 +174,9 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     private func accepted(_ quote: Quote) {
         confirmation?.served(quote)
         persister.offer(quote)
-        guard firstQuoteLogged.withLock({ logged in defer { logged = true }; return !logged }) else { return }
+        guard firstLiveQuoteSeen.withLock({ seen in defer { seen = true }; return !seen }) else { return }
+        firstLiveQuote.fire()
+        guard !quoteRestored.withLock({ $0 }) else { return }
         logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
                     metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)", "message_id": "\(MessageID.firstQuote)"])
     }

@@ -3,7 +3,7 @@ import PriceCore
 import ServiceLifecycle
 
 /// Fills the minutes of the last week the restored history lacks (a first start, or the time
-/// the daemon was down) from venues' one-minute candles, once, right after the start; then
+/// the daemon was down) from venues' one-minute candles, once, after the first live quote; then
 /// waits for the shutdown, as a service that returned would end the daemon. Each venue it asks
 /// gets one log line saying what came of it.
 public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
@@ -24,6 +24,10 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
         let missing = BackfillPlan.missing(in: board.history, now: board.wallClock.now())
         if missing > 0, !backfill.sources.isEmpty {
             await cancelWhenGracefulShutdown {
+                // The first quote comes from the chain's first venue, as without a backfill; and
+                // a venue that answers no price would answer no candles either.
+                await intake.firstLiveQuote.wait()
+                guard !Task.isCancelled else { return }
                 await backfill.run(history: { board.history }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
                     Self.log(report, logger: logger)
                 }

@@ -76,10 +76,11 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Waits until the ledger and the host-wide pace let `source` be asked, and counts the call;
-    /// nil once admitted, otherwise why it is passed over.
+    /// nil once admitted, otherwise why it is passed over. While it waits, the venue's next call
+    /// is kept for it: a polling daemon's cycles take their quotes from the next venue in the
+    /// chain meanwhile (seconds: a week from binance is 11 calls); a streaming one's do not ask.
     private func admission(of source: any CandleSource) async -> String? {
         let deadline = clock.now.advanced(by: longestWait)
-        // While it waits, the venue's next call is kept for it (see `SourceLedger.hold`).
         defer { ledger.release(source.name) }
         while !Task.isCancelled {
             let now = clock.now

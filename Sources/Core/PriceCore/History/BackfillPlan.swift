@@ -1,7 +1,9 @@
 /// Which minutes of the last week to ask a venue's candles for: the minutes the history lacks,
 /// cut into requests of at most a venue's candles per request, newest first, so that an
 /// interrupted backfill (a limit reached, a venue failing) has filled what matters most, the
-/// hour and the day. A request may span minutes the history has; those are never overwritten.
+/// hour and the day. A request may span minutes the history has, between two gaps it fills at
+/// once; those are never overwritten. It never starts or ends on one: ten minutes missing are
+/// ten minutes asked.
 public struct BackfillPlan: Sendable, Equatable {
     /// The minutes each request asks for, newest request first.
     public let requests: [ClosedRange<Int64>]
@@ -18,7 +20,8 @@ public struct BackfillPlan: Sendable, Equatable {
                 minute -= 1
                 continue
             }
-            let start = max(oldest, minute - size + 1)
+            var start = max(oldest, minute - size + 1)
+            while seen.contains(start) { start += 1 }
             requests.append(start...minute)
             minute = start - 1
         }

@@ -1,0 +1,93 @@
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// A first start fills the week from the fake's recorded-shape candles, within each venue's
+/// limits, and a restart asks only for the minutes it was down.
+@Suite("Backfill from venue candles, end to end")
+struct BackfillEndToEndTests {
+    static let candlePaths = ["/api/v3/klines", "/api/v3/brokerage/market/products/", "/0/public/OHLC", "/api/v2/ohlc/"]
+
+    func candleRequests(_ exchange: FakeExchange, _ market: Market) -> [RecordedRequest] {
+        exchange.requests(market).filter { request in Self.candlePaths.contains { request.uri.hasPrefix($0) } && !request.uri.hasSuffix("/ticker") }
+    }
+
+    /// The shortest time between two requests the fake received from the daemon for `market`,
+    /// prices and candles together: the venue's own limit applies to all of them.
+    func closestRequests(_ exchange: FakeExchange, _ market: Market) -> Duration? {
+        let times = exchange.requests(market).map(\.receivedAt).sorted()
+        return zip(times, times.dropFirst()).map { $0.duration(to: $1) }.min()
+    }
+
+    func filled(_ daemon: DaemonProcess) async throws -> (sources: [String], status: JSONValue) {
+        let chart = try JSONValue(parsing: try await daemon.ctl("chart", "--range", "7d", "--json").stdout)
+        let sources = chart["filled"]?.arrayElements?.compactMap { $0["source"]?.stringValue } ?? []
+        return (sources, try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout))
+    }
+
+    @Test func aFirstStartHasAWeekFromBinanceAtItsPaceAndARestartAsksOnlyForTheDowntime() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setEveryVenue(price: "114459.8")
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_BACKFILL": "on"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a week of bars and a 7d change", context: { daemon.log }) {
+            let (sources, status) = try await filled(daemon)
+            return sources == ["binance"] && status["change_7d"]?.stringValue == "0.00"
+        }
+        let klines = candleRequests(exchange, .binance)
+        #expect(klines.count == 11, "a week is 11 requests of 1,000 minutes: \(klines.map(\.uri))")
+        let closest = try #require(closestRequests(exchange, .binance))
+        #expect(closest >= .milliseconds(900), "binance's pace (1 s, prices and candles together) kept: \(closest)")
+        for market in [Market.coinbase, .kraken, .bitstamp] {
+            #expect(candleRequests(exchange, market).isEmpty, "binance answered: \(market) is not asked for candles")
+        }
+        let chart = try await daemon.ctl("chart", "--range", "7d", "--width", "40")
+        #expect(chart.status == 0 && chart.stdout.contains("\n  filled from binance candles: "), "\(chart.stdout)")
+        #expect(daemon.log.contains("filled 10080 minutes of the last week's price history from binance candles (11 requests)"), "\(daemon.log)")
+
+        daemon.stop()
+        let saved = try String(contentsOfFile: daemon.stateDirectory + "/history.txt", encoding: .utf8).split(separator: "\n")
+        #expect(saved.count > 10_080 && saved[1].hasPrefix("filled ") && saved[1].hasSuffix(" binance"), "\(saved.prefix(3))")
+
+        // As if it had been down for ten minutes half an hour ago: the restart asks for those alone.
+        let now = Int64(Date().timeIntervalSince1970) / 60
+        let down = Set((now - 30..<now - 20).map(String.init))
+        let kept = saved.filter { line in !down.contains(String(line.prefix { $0 != " " })) }
+        #expect(kept.count == saved.count - 10)
+        try (kept.joined(separator: "\n") + "\n").write(toFile: daemon.stateDirectory + "/history.txt", atomically: true, encoding: .utf8)
+        let restarted = try DaemonProcess(exchangeURL: exchange.baseURL, directory: daemon.directory, settings: ["BTCPRICED_BACKFILL": "on"])
+        defer { restarted.stop() }
+        try await restarted.start()
+        try await until("the restart's request", context: { restarted.log }) { candleRequests(exchange, .binance).count >= 12 }
+        for uri in candleRequests(exchange, .binance).dropFirst(11).map(\.uri) {
+            let query = Dictionary(uniqueKeysWithValues: (uri.split(separator: "?").last ?? "").split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), String(parts.count > 1 ? parts[1] : ""))
+            })
+            let asked = (Int64(query["endTime"] ?? "") ?? 0) - (Int64(query["startTime"] ?? "") ?? 0)
+            #expect(asked < 10 * 60_000, "only the minutes the daemon lacks (ten, or the minute it restarted in): \(uri)")
+        }
+        await exchange.shutdown()
+    }
+
+    @Test func binanceRefusingThisLocationRestsAndCoinbaseFillsTheWeekAtItsPace() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setEveryVenue(price: "114459.8")
+        exchange.set(.binance, .status(451))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_BACKFILL": "on"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await until("a week from coinbase", timeout: .seconds(120), context: { daemon.log }) {
+            let (sources, status) = try await filled(daemon)
+            return sources == ["coinbase"] && status["change_7d"]?.stringValue == "0.00"
+        }
+        #expect(candleRequests(exchange, .binance).count <= 1, "a 451 rests binance for candles as for prices: \(candleRequests(exchange, .binance).map(\.uri))")
+        #expect(candleRequests(exchange, .coinbase).count == 29, "350 candles a request: \(candleRequests(exchange, .coinbase).count)")
+        let closest = try #require(closestRequests(exchange, .coinbase))
+        #expect(closest >= .milliseconds(900), "coinbase's pace kept while it fills and the cycles fall back to it: \(closest)")
+        #expect(daemon.log.contains("filled 10080 minutes of the last week's price history from coinbase candles (29 requests)"), "\(daemon.log)")
+        await exchange.shutdown()
+    }
+}
