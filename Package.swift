@@ -169,7 +169,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "TorCircuits", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
-                "EventLoopScheduling", "HTTPAPI",
+                "EventLoopScheduling", "HTTPAPI", "CLinux",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

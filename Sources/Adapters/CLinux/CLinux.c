@@ -13,3 +13,7 @@ long btcpriced_peer_uid(int socket) {
     if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
     return (long)credentials.uid;
 }
+
+#include <malloc.h>
+
+int btcpriced_malloc_trim(void) { return malloc_trim(0); }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 import DaemonKit
 import DaemonConfig
 import EventLoopScheduling
@@ -107,6 +108,7 @@ struct DaemonRuntime {
             ports.streamBacklog = stream == nil ? nil : streamReads
             ports.hostPace = hostPace
             if settings.backfill { ports.candleSources = { $0.candleSources(clients: httpClients, circuits: circuits, userAgent: userAgent) } }
+            ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
             ports.executor = EventLoopExecutor(loop)
             ports.onReady = { _ in
                 logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")

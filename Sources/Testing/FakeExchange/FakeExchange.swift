@@ -328,6 +328,17 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             write(CannedResponse(status: 200, body: "{\"ok\":true}"), context: context)
             return
         }
+        if target == "log" {
+            // Every request so far, one a line: milliseconds since the first, the venue, the path.
+            let requests = Market.allCases.flatMap { exchange.requests($0) }.sorted { $0.receivedAt < $1.receivedAt }
+            let start = requests.first?.receivedAt
+            let lines = requests.map { request in
+                let since = (start ?? request.receivedAt).duration(to: request.receivedAt).components
+                return "\(since.seconds * 1000 + since.attoseconds / 1_000_000_000_000_000) \(request.market.rawValue) \(request.uri)\n"
+            }
+            write(CannedResponse(status: 200, body: lines.joined()), context: context)
+            return
+        }
         if target == "stats" {
             let counts = Market.allCases.map { "\"\($0.rawValue)\":\(exchange.requestCount($0))" }.joined(separator: ",")
             write(CannedResponse(status: 200, body: "{\(counts)}"), context: context)

@@ -15,6 +15,10 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     /// The candles a plan may fill the history's gaps from, in chain order; nil: no backfill
     /// (BTCPRICED_BACKFILL=off).
     public var candleSources: (@Sendable (Plan) -> [any CandleSource])?
+    /// Gives the heap's free memory back to the system (glibc's `malloc_trim`): called once the
+    /// backfill is done, whose candle answers (a week is about 1.6 MB of JSON) would otherwise
+    /// stay in the daemon's resident memory for good.
+    public var returnFreedMemory: @Sendable () -> Void = {}
     public var quoteStore: any QuoteStore
     public var historyStore: any HistoryStore
     public var restraintStore: any RestraintStore

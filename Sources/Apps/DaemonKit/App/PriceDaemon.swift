@@ -97,7 +97,9 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
                                     ledger: ports.directory.ledger)
             backfill.hostPace = ports.hostPace
-            services.append(BackfillService(backfill: backfill, intake: intake, restraints: restraints, logger: ports.logger))
+            var service = BackfillService(backfill: backfill, intake: intake, restraints: restraints, logger: ports.logger)
+            service.finished = ports.returnFreedMemory
+            services.append(service)
         }
         // Timers that may end up to a publish interval late share their wakeups with the reads
         // (with no interval, a tolerance of zero: every timer ends when due).

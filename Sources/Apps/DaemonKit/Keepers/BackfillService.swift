@@ -11,6 +11,8 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     let intake: PriceIntake<C>
     let restraints: RestraintKeeper
     let logger: Logger
+    /// Called once the backfill is done, whatever came of it.
+    public var finished: @Sendable () -> Void = {}
 
     public init(backfill: Backfill<C>, intake: PriceIntake<C>, restraints: RestraintKeeper, logger: Logger) {
         self.backfill = backfill
@@ -33,6 +35,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 }
             }
             await restraints.offer(from: backfill.ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            finished()
         }
         try? await gracefulShutdown()
     }
