@@ -50,9 +50,14 @@ final class ChildProcess: @unchecked Sendable {
         state.withLock {
             guard pid > 0, status == nil else { return false }
             var raw: Int32 = 0
-            guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
-            status = raw
-            return false
+            switch waitpid(pid, &raw, WNOHANG) {
+            case pid:
+                status = raw
+                return false
+            // Reaped by `waitUntilExit` on another thread, which records its status.
+            case -1 where errno == ECHILD: return false
+            default: return true
+            }
         }
     }
 
@@ -62,9 +67,15 @@ final class ChildProcess: @unchecked Sendable {
         if isRunning { kill(processIdentifier, number) }
     }
 
-    /// Blocks until the child has ended (call it off the cooperative pool, see `offPool`).
+    /// Blocks in waitpid until the child has ended (call it off the cooperative pool, see `offPool`).
     func waitUntilExit() {
-        while isRunning { usleep(2000) }
+        let child = state.withLock { status == nil ? pid : 0 }
+        guard child > 0 else { return }
+        var raw: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(child, &raw, 0) } while result == -1 && errno == EINTR
+        // Otherwise (ECHILD) `isRunning` reaped it first and recorded its status under the lock.
+        if result == child { state.withLock { status = raw } }
     }
 
     private var raw: Int32 { state.withLock { status ?? 0 } }

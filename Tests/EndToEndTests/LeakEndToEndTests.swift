@@ -15,12 +15,10 @@ struct LeakEndToEndTests {
     static let canRun: Bool = {
         guard getuid() == 0, [ip, unshare, getent, ProxyEndToEndTests.microsocks].allSatisfy({ FileManager.default.isExecutableFile(atPath: $0) })
         else { return false }
-        let probe = Process()
+        let probe = ChildProcess()
         probe.executableURL = URL(fileURLWithPath: "/bin/sh")
         let name = "btlprobe\(getpid())"
         probe.arguments = ["-c", "\(ip) netns add \(name) && \(ip) netns del \(name)"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
         guard (try? probe.run()) != nil else { return false }
         probe.waitUntilExit()
         return probe.terminationStatus == 0

@@ -13,7 +13,7 @@ struct ProxyEndToEndTests {
 
     /// A proxy process for the length of a test.
     final class ProxyProcess: @unchecked Sendable {
-        let process = Process()
+        let process = ChildProcess()
         let port: Int
         let directory: String
 
@@ -23,8 +23,6 @@ struct ProxyEndToEndTests {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = arguments(directory)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
             try process.run()
         }
 
