@@ -168,6 +168,34 @@ struct BackfillTests {
         #expect(closes == [7, 100], "seen minutes keep their own price: \(closes)")
     }
 
+    /// Another instance on the host (another currency) holds the venue's host-wide pace.
+    final class BusyHost: HostPace {
+        let refusals = Mutex(2)
+        let claims = Mutex<[Timestamp]>([])
+        func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool {
+            let refused = refusals.withLock { left in
+                guard left > 0 else { return false }
+                left -= 1
+                return true
+            }
+            if !refused { claims.withLock { $0.append(wallTime) } }
+            return !refused
+        }
+    }
+
+    @Test func aCallAnotherInstanceJustMadeIsWaitedForAtTheHostWidePace() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
+        let host = BusyHost()
+        let start = clock.now
+        _ = await run([binance], ledger: SourceLedger(), history: PriceHistory(bars: (2...10_080).map {
+            MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7)
+        }), hostPace: host)
+        #expect(binance.requests.count == 1, "one minute missing, one request: \(binance.requests.map(\.minutes))")
+        #expect(host.claims.withLock { $0.count } == 1, "every request was claimed from the host-wide pace first")
+        #expect(binance.requests.first.map { start.duration(to: $0.at) } == binance.limits.hostPace * 2,
+                "refused twice, it waited the host pace each time: \(binance.requests.map(\.at))")
+    }
+
     @Test func aFullWeekAsksNoVenue() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
         let full = PriceHistory(bars: (1...10_080).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) })
