@@ -19,6 +19,7 @@ struct SampleStatus: StatusProvider {
     func priceReply() -> String { "114459.80\n" }
     func sourcesReport() -> String { "{}\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: []).line }
+    func dailyReply(_ query: DailyQuery) -> String { DailyReply(currency: "USD", days: []).line }
     func metricsReply() -> String { "" }
 }
 

@@ -159,6 +159,7 @@ struct ConnectionBudgetTests {
         func priceReply() -> String { "85866.185\n" }
         func sourcesReport() -> String { "{\"mode\":\"fallback\"}\n" }
         func historyReply(_ query: HistoryQuery) -> String { "history \(query)\n" }
+        func dailyReply(_ query: DailyQuery) -> String { "daily \(query)\n" }
         func metricsReply() -> String { "# metrics\n" }
     }
 

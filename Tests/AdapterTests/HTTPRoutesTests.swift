@@ -25,6 +25,11 @@ struct HTTPRoutesTests {
                 .init(time: "2026-11-21T16:00:00Z", close: "114459.5"), .init(time: "2026-11-21T16:30:00Z", close: "95000"),
             ].prefix(query.points).map { $0 }).line
         }
+        func dailyReply(_ query: DailyQuery) -> String {
+            DailyReply(currency: "USD", days: [.init(date: "2026-11-20", open: "100000", high: "115000", low: "99000", close: "114459.5"),
+                                               .init(date: "2026-11-21", open: "114459.5", high: "116000", low: "113000", close: "115000")]
+                .filter { $0.date >= (query.since ?? "") }).line
+        }
         func metricsReply() -> String { "btcpriced_up 1\n" }
     }
 
@@ -72,6 +77,19 @@ struct HTTPRoutesTests {
             #expect(reply.range.rawValue == range && reply.points.count == points, "\(uri): \(answer.body)")
         } else {
             #expect(body["error"]?.stringValue == "bad-request", "\(uri): \(answer.body)")
+        }
+    }
+
+    @Test func dailyBarsAreTheSocketsHistoryDailyFromADate() throws {
+        let all = routes().answer(method: .GET, uri: "/api/v1/history?range=daily")
+        let days = try DailyReply(json: json(all)).days
+        #expect(all.status == .ok && days.count == 2, "\(all.body)")
+        let since = routes().answer(method: .GET, uri: "/api/v1/history?range=daily&since=2026-11-21")
+        #expect(try DailyReply(json: json(since)).days.map(\.date) == ["2026-11-21"], "\(since.body)")
+        for uri in ["/api/v1/history?range=daily&since=2026-1-21", "/api/v1/history?range=daily&since=2026-11-21%20x", "/api/v1/history?range=7d&since=2026-11-21"] {
+            let bad = routes().answer(method: .GET, uri: uri)
+            let error = try json(bad)["error"]?.stringValue
+            #expect(bad.status == .badRequest && error == "bad-request", "\(uri): \(bad.body)")
         }
     }
 

@@ -47,6 +47,22 @@ struct HistoryStoreTests {
                 "\(text.prefix(160))")
     }
 
+    @Test func tenYearsOfDaysRoundTripInAFewHundredKilobytes() throws {
+        let dir = TemporaryDirectory()
+        let store = FileDailyStore(directory: dir.path, currency: "EUR")
+        #expect(try store.load() == StoredDaily.none)
+        let days = DailyHistory(bars: (0..<3653).map { index in
+            DailyBar(day: 16_000 + Int64(index), open: Decimal(100_000 + index), high: Decimal(string: "115200.55")!, low: Decimal(string: "90010.5")!,
+                     close: Decimal(string: "114459.8")!)
+        })
+        try store.save(days)
+        #expect(try store.load() == .daily(days))
+        let size = try FileManager.default.attributesOfItem(atPath: store.path)[.size] as! Int
+        #expect(size < 700_000, "ten years are \(size) bytes")
+        #expect(try String(contentsOfFile: store.path, encoding: .utf8).hasPrefix("btcpriced-daily 1 EUR\n2013-10-22 100000 115200.55 90010.5 114459.8\n"))
+        #expect(try FileDailyStore(directory: dir.path, currency: "USD").load() == .otherCurrency("EUR", movedTo: store.path + ".EUR"))
+    }
+
     @Test func aHistoryInAnotherCurrencyIsMovedAsideNotServed() throws {
         let dir = TemporaryDirectory()
         var history = PriceHistory()
@@ -81,12 +97,23 @@ struct HistoryStoreTests {
         ("btcpriced-history 1\nfilled 29395680 29395670 binance\n", "line 2 is not \"filled FIRST LAST VENUE\""),
         ("btcpriced-history 1\nfilled 29395680 29395690 Bin\u{1b}nce\n", "line 2 is not \"filled"),
         ("btcpriced-history 1\nfilled 29395680 binance\n", "line 2 is not \"filled"),
+        ("btcpriced-daily 1\n", "does not start with"), ("btcpriced-daily 1 USD\n2026-11-28 1 2 1\n", "line 2 is not"),
+        ("btcpriced-daily 1 USD\n2026-13-28 1 2 1 2\n", "line 2 is not"), ("btcpriced-daily 1 USD\n2026-11-28 5 4 3 6\n", "do not fit"),
+        ("btcpriced-daily 1 USD\n2026-11-28 1 1 1 1\n2026-11-27 1 1 1 1\n", "does not follow"),
+        ("btcpriced-daily 1 USD\n2026-11-28 1 1 1 1", "cut short"),
     ])
     func quarantine(contents: String, reason: String) throws {
         let dir = TemporaryDirectory()
-        let store = FileHistoryStore(directory: dir.path)
+        // daily.txt's cases are told by their header.
+        let daily = contents.hasPrefix("btcpriced-daily")
+        let store: (path: String, quarantinePath: String) = daily
+            ? (FileDailyStore(directory: dir.path).path, FileDailyStore(directory: dir.path).quarantinePath)
+            : (FileHistoryStore(directory: dir.path).path, FileHistoryStore(directory: dir.path).quarantinePath)
         try contents.write(toFile: store.path, atomically: false, encoding: .utf8)
-        guard case .quarantined(let said, let movedTo) = try store.load() else {
+        var loaded: (reason: String, movedTo: String)?
+        if daily, case .quarantined(let said, let movedTo) = try FileDailyStore(directory: dir.path).load() { loaded = (said, movedTo) }
+        if !daily, case .quarantined(let said, let movedTo) = try FileHistoryStore(directory: dir.path).load() { loaded = (said, movedTo) }
+        guard let (said, movedTo) = loaded else {
             Issue.record("\(contents.debugDescription) was accepted")
             return
         }

@@ -16,6 +16,9 @@ final class FixedStatus: StatusProvider {
     func priceReply() -> String { line.withLock { $0.price } }
     func sourcesReport() -> String { #"{"mode":"fallback","sources":[]}"# + "\n" }
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: [.init(time: "2026-11-21T16:00:00Z", close: nil)]).line }
+    func dailyReply(_ query: DailyQuery) -> String {
+        DailyReply(currency: "USD", days: [.init(date: query.since ?? "2026-11-20", open: "1", high: "2", low: "1", close: "2")]).line
+    }
     func metricsReply() -> String { line.withLock { $0.metrics } }
 }
 

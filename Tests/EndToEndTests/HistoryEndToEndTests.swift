@@ -60,6 +60,43 @@ struct HistoryEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// Three whole days of minutes and a day from 2020 kept from an earlier run: the days are
+    /// made at start, served from a date on as CSV and faraday's rows, and written to daily.txt.
+    @Test func daysAreMadeFromTheMinutesKeptBesideOlderOnesAndServedAsCSV() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setEveryVenue(price: "100000")
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let now = Int64(Date().timeIntervalSince1970) / 60, today = now / 1440
+        var minutes = "btcpriced-history 1\n"
+        for minute in (today - 3) * 1440..<now { minutes += "\(minute) \(90_000 + (minute / 1440 - today + 3) * 1000 + minute % 1440)\n" }
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try minutes.write(toFile: daemon.stateDirectory + "/history.txt", atomically: true, encoding: .utf8)
+        try "btcpriced-daily 1 USD\n2020-01-01 7200 7250.5 7100 7210.25\n".write(toFile: daemon.stateDirectory + "/daily.txt", atomically: true, encoding: .utf8)
+        try await daemon.start()
+
+        func date(_ day: Int64) -> String { String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(day * 86_400))).prefix(10)) }
+        let csv = try await daemon.ctl("history", "--daily", "--csv")
+        #expect(csv.status == 0 && csv.stdout == """
+        date,open,high,low,close
+        2020-01-01,7200,7250.5,7100,7210.25
+        \(date(today - 3)),90000,91439,90000,91439
+        \(date(today - 2)),91000,92439,91000,92439
+        \(date(today - 1)),92000,93439,92000,93439
+
+        """, "the kept day, then each whole day of minutes; not today: \(csv.stdout)\n\(csv.stderr)")
+        let faraday = try await daemon.ctl("history", "--daily", "--since", date(today - 1), "--csv", "--faraday")
+        #expect(faraday.stdout == "\(today * 86_400),93439\n", "yesterday's close as it ended: \(faraday.stdout)")
+        let none = try await daemon.ctl("history", "--daily", "--since", date(today + 1))
+        #expect(none.status == 3 && none.stdout.isEmpty && none.stderr.contains("no daily prices since"), "\(none)")
+
+        daemon.stop()
+        let saved = try String(contentsOfFile: daemon.stateDirectory + "/daily.txt", encoding: .utf8)
+        #expect(saved.hasPrefix("btcpriced-daily 1 USD\n2020-01-01 7200 7250.5 7100 7210.25\n") && saved.hasSuffix("\(date(today - 1)) 92000 93439 92000 93439\n"),
+                "\(saved)")
+        await exchange.shutdown()
+    }
+
     /// A saw-tooth day with one minute at 95,000: the chart's figures come from every minute
     /// bar, so they are the same at every width, and the dip shows at every width.
     @Test func theChartsFiguresAreTheSameAtEveryWidthAndTheDipShows() async throws {

@@ -76,6 +76,32 @@ struct ClientKitTests {
         #expect(try parse(["--help"]).action == .help)
         #expect(try parse(["--timeout", "250ms", "price"]).timeoutMilliseconds == 250)
         #expect(try parse(["--timeout=2", "price"]).timeoutMilliseconds == 2000)
+        #expect(try parse(["history", "--daily"]).action == .daily(since: nil, csv: false, faraday: false, json: false))
+        #expect(try parse(["history", "--daily", "--since", "2025-01-01", "--csv", "--faraday"]).action == .daily(since: "2025-01-01", csv: true, faraday: true, json: false))
+        #expect(try parse(["history", "--daily", "--json"]).action == .daily(since: nil, csv: false, faraday: false, json: true))
+    }
+
+    @Test("history's usage errors", arguments: [["history"], ["history", "--daily", "--faraday"], ["history", "--daily", "--csv", "--json"],
+                                                ["history", "--daily", "--since", "2025-13-01"], ["history", "--daily", "--since"],
+                                                ["chart", "--daily"], ["price", "--csv"], ["history", "--daily", "--range", "7d"]])
+    func historyUsageErrors(arguments: [String]) {
+        #expect { try parse(arguments) } throws: { error in
+            !(error as? CtlUsageError)!.message.isEmpty
+        }
+    }
+
+    @Test func dailyBarsAsCSVForFaradayAndAsATable() {
+        let reply = DailyReply(currency: "USD", days: [.init(date: "2026-11-26", open: "113020", high: "115200.5", low: "112010", close: "114459.8"),
+                                                       .init(date: "2026-11-27", open: "114459.8", high: "116000", low: "114000", close: "115000")])
+        #expect(DailyFormat.csv(reply) == "date,open,high,low,close\n2026-11-26,113020,115200.5,112010,114459.8\n2026-11-27,114459.8,116000,114000,115000\n")
+        // 2026-11-27T00:00:00Z is 1795737600: the 26th's close is the price as that day ended.
+        #expect(DailyFormat.faraday(reply) == "1795737600,114459.8\n1795824000,115000\n")
+        #expect(DailyFormat.table(reply) == """
+        date               open         high          low        close
+        2026-11-26  $113,020.00  $115,200.50  $112,010.00  $114,459.80
+        2026-11-27  $114,459.80  $116,000.00  $114,000.00  $115,000.00
+
+        """, "\(DailyFormat.table(reply))")
     }
 
     @Test("usage errors", arguments: [[], ["frobnicate"], ["price", "--json"], ["status", "--watch"], ["prompt", "--format", "{nope}"],

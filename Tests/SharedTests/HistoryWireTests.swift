@@ -38,6 +38,25 @@ struct HistoryWireTests {
         #expect(throws: ErrorReply.self) { try HistoryReply(json: try JSONValue(parsing: #"{"range":"24h","points":[["t","1e5"]]}"#)) }
     }
 
+    @Test func theDailyRequestAndReply() throws {
+        #expect(Request.parse(Array("history daily".utf8)) == .success(.daily(DailyQuery())))
+        #expect(Request.parse(Array("history daily 2025-01-01".utf8)) == .success(.daily(DailyQuery(since: "2025-01-01"))))
+        #expect(Request.daily(DailyQuery(since: "2025-01-01")).line == "history daily 2025-01-01\n")
+        for bad in ["history daily 2025-13-01", "history daily 2025-1-1", "history daily 2025-01-01 x", "history daily yesterday"] {
+            guard case .failure(let error) = Request.parse(Array(bad.utf8)) else {
+                Issue.record("\(bad) parsed")
+                continue
+            }
+            #expect(error.code == "bad-request", "\(bad): \(error)")
+        }
+        let reply = DailyReply(currency: "EUR", days: [.init(date: "2026-11-27", open: "113020", high: "115200.5", low: "112010", close: "114459.8")])
+        #expect(reply.line == #"{"range":"daily","currency":"EUR","days":[["2026-11-27","113020","115200.5","112010","114459.8"]]}"# + "\n")
+        #expect(try DailyReply(json: try JSONValue(parsing: reply.line)) == reply)
+        #expect(throws: ErrorReply.self, "a day whose close is not a number") {
+            try DailyReply(json: try JSONValue(parsing: reply.line.replacing(#""114459.8""#, with: #""1e5""#)))
+        }
+    }
+
     @Test func filledMinutesRoundTripAndAnOlderDaemonsReplyHasNone() throws {
         let reply = HistoryReply(range: .week, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8")],
                                  filled: [.init(from: "2026-11-14T16:01:00Z", through: "2026-11-21T15:59:00Z", source: "binance")])

@@ -2,7 +2,7 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks polybar prompt chart wait convert alert metrics version help"
+    local commands="status price watch sources ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help"
     case $prev in
         --socket) _filedir; return ;;
         --currency) COMPREPLY=($(compgen -W "eur gbp jpy cad chf aud usd" -- "$cur")); return ;;
@@ -17,7 +17,7 @@ _btcctl() {
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
-        case $word in status|price|watch|sources|ping|waybar|i3blocks|polybar|prompt|chart|wait|convert|alert|metrics|version|help) command=$word ;; esac
+        case $word in status|price|watch|sources|ping|waybar|i3blocks|polybar|prompt|chart|history|wait|convert|alert|metrics|version|help) command=$word ;; esac
     done
     local options="--socket --currency --timeout --help --version"
     case $command in
@@ -29,6 +29,7 @@ _btcctl() {
         convert) options+=" --json"; [ "$cword" -ge 3 ] && options+=" btc sats usd eur" ;;
         alert) options+=" --above --below --band --exec --notify --thresholds" ;;
         chart) options+=" --range --width --json" ;;
+        history) options+=" --daily --since --csv --faraday --json" ;;
         wait) options+=" --above --below" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
     esac

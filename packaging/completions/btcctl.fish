@@ -1,5 +1,5 @@
 # fish completion for btcctl(1)
-set -l commands status price watch sources ping waybar i3blocks polybar prompt chart wait convert alert metrics version help
+set -l commands status price watch sources ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help
 complete -c btcctl -f
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'price, source, age and freshness'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a price -d 'the exact price alone'
@@ -13,6 +13,7 @@ complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a i3blocks -d
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a polybar -d 'coloured text for polybar'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a prompt -d 'short form for PS1 and tmux'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a chart -d 'sparkline of the last 1h, 24h or 7d'
+complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a history -d 'one bar per UTC day, up to ten years (--daily)'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a wait -d 'block until the price reaches a threshold'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a convert -d 'an amount in BTC, sats and the currency'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a alert -d 'act once per crossing of a threshold'
@@ -20,7 +21,7 @@ complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 
 complete -c btcctl -l socket -r -F -d 'daemon socket'
 complete -c btcctl -l currency -x -a 'eur gbp jpy cad chf aud usd' -d "the btcpriced@CODE instance's socket"
 complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this long'
-complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart convert" -d "print JSON"
+complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart history convert" -d "print JSON"
 complete -c btcctl -l wide -n "__fish_seen_subcommand_from sources" -d "every error whole"
 complete -c btcctl -l watch -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'stream updates'
 complete -c btcctl -l exit-status -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'exit 1 or 3 when down or stale'
@@ -32,6 +33,10 @@ complete -c btcctl -l below -x -n "__fish_seen_subcommand_from waybar i3blocks p
 complete -c btcctl -l symbol -x -a 'BTC XBT' -n "__fish_seen_subcommand_from waybar i3blocks polybar prompt" -d 'shown in place of ₿'
 complete -c btcctl -l range -x -a '1h 24h 7d' -n "__fish_seen_subcommand_from chart" -d 'chart range'
 complete -c btcctl -l width -x -n "__fish_seen_subcommand_from chart" -d 'chart cells'
+complete -c btcctl -l daily -n "__fish_seen_subcommand_from history" -d 'one bar per UTC day'
+complete -c btcctl -l since -x -n "__fish_seen_subcommand_from history" -d 'from this date (YYYY-MM-DD)'
+complete -c btcctl -l csv -n "__fish_seen_subcommand_from history" -d 'date,open,high,low,close'
+complete -c btcctl -l faraday -n "__fish_seen_subcommand_from history" -d "unix_ts,price rows for faraday (with --csv)"
 complete -c btcctl -l unit -x -a 'sats fiat' -n "__fish_seen_subcommand_from status price watch prompt waybar i3blocks polybar" -d 'sats per unit in place of the price'
 complete -c btcctl -l band -x -a '0.5% 1% 2%' -n "__fish_seen_subcommand_from alert" -d 'how far back before a threshold fires again'
 complete -c btcctl -l exec -x -a '(__fish_complete_command)' -n "__fish_seen_subcommand_from alert" -d 'command per crossing, no shell'

@@ -27,11 +27,7 @@ public struct FileHistoryStore: HistoryStore {
         case .notOurs(let reason): return .quarantined(reason: reason, movedTo: try file.quarantine())
         case .contents(let bytes):
             if let other = HistoryDocument.currency(of: bytes), other != currency {
-                let aside = path + "." + other
-                guard rename(path, aside) == 0 else {
-                    throw StoreError(operation: "move the \(other) history aside to", path: aside, errno: errno)
-                }
-                return .otherCurrency(other, movedTo: aside)
+                return .otherCurrency(other, movedTo: try file.moveAside(currency: other))
             }
             do {
                 return .history(try HistoryDocument.decode(bytes))

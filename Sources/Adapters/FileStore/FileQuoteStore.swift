@@ -32,7 +32,7 @@ public struct FileQuoteStore: QuoteStore {
     public func prepare() throws(StoreError) -> [String] {
         try FileSystem.makeDirectories(directory, mode: 0o755)
         var removed: [String] = []
-        for name in try FileSystem.entries(of: directory) where [Self.tempPrefix, FileRestraintStore.tempPrefix, FileHistoryStore.tempPrefix].contains(where: name.hasPrefix) {
+        for name in try FileSystem.entries(of: directory) where [Self.tempPrefix, FileRestraintStore.tempPrefix, FileHistoryStore.tempPrefix, FileDailyStore.tempPrefix].contains(where: name.hasPrefix) {
             if unlink(directory + "/" + name) == 0 { removed.append(name) }
         }
         return removed

@@ -36,6 +36,15 @@ struct StateFile {
         return quarantinePath
     }
 
+    /// Moves the file aside as kept in another currency (`history.txt.USD`); returns where it went.
+    func moveAside(currency: String) throws(StoreError) -> String {
+        let aside = path + "." + currency
+        guard rename(path, aside) == 0 else {
+            throw StoreError(operation: "move the \(currency) \(holding) aside to", path: aside, errno: errno)
+        }
+        return aside
+    }
+
     private static func size(_ bytes: Int) -> String {
         bytes % (1024 * 1024) == 0 ? "\(bytes / 1024 / 1024) MiB" : "\(bytes / 1024) KiB"
     }

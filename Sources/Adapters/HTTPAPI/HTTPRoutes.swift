@@ -119,17 +119,20 @@ public struct HTTPRoutes: Sendable {
                           headers: Self.noStore + [("X-Price-State", status.state.rawValue)])
     }
 
-    /// `?range=1h|24h|7d&points=N`, the socket's `history RANGE [POINTS]`.
+    /// `?range=1h|24h|7d&points=N`, the socket's `history RANGE [POINTS]`; `?range=daily&since=2025-01-01`,
+    /// its `history daily [SINCE]`.
     private func history(_ parameters: [String: String]) -> HTTPAnswer {
         var words = [parameters["range"] ?? HistoryRange.day.rawValue]
         if let points = parameters["points"] { words.append(points) }
+        if let since = parameters["since"] { words.append(since) }
         guard !words.contains(where: { $0.isEmpty || $0.contains(where: { !$0.isASCII || $0.isWhitespace }) }) else {
-            return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints)")
+            return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints), or range=daily and since=YYYY-MM-DD")
         }
         switch Request.parse(Array(("history " + words.joined(separator: " ")).utf8)) {
         case .success(.history(let query)): return .json(replies.historyReply(query), headers: Self.noStore)
+        case .success(.daily(let query)): return .json(replies.dailyReply(query), headers: Self.noStore)
         case .failure(let error): return .error(.badRequest, error)
-        case .success: return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints)")
+        case .success: return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints), or range=daily and since=YYYY-MM-DD")
         }
     }
 }

@@ -21,6 +21,7 @@ public enum RequestResponder {
         case .success(.price): .reply(status.priceReply())
         case .success(.sources): .reply(status.sourcesReport())
         case .success(.history(let query)): .reply(status.historyReply(query))
+        case .success(.daily(let query)): .reply(status.dailyReply(query))
         case .success(.metrics): .reply(status.metricsReply())
         }
     }

@@ -49,6 +49,8 @@ public protocol StatusProvider: Sendable {
     func sourcesReport() -> String
     /// The `history` reply.
     func historyReply(_ query: HistoryQuery) -> String
+    /// The `history daily [SINCE]` reply.
+    func dailyReply(_ query: DailyQuery) -> String
     /// The `metrics` reply: the Prometheus text exposition.
     func metricsReply() -> String
     /// A `watch` stream's first line: the status, as a watcher joins.

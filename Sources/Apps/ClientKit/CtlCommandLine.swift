@@ -44,6 +44,9 @@ public enum CtlAction: Equatable, Sendable {
     /// desktop notification goes out with `notify`; re-armed beyond the band (AlertRule).
     case alert(thresholds: PriceThresholds, band: AlertRule.Band, exec: ChildCommand?, notify: Bool)
     case convert(amount: String, unit: Conversion.Unit, json: Bool)
+    /// One bar per UTC day from `since` (`2025-01-01`) on: a table, CSV (`date,open,high,low,close`),
+    /// or with `faraday` the `unix_ts,price` rows faraday's custom fiat prices take.
+    case daily(since: String?, csv: Bool, faraday: Bool, json: Bool)
     case version
     case help
 }
@@ -142,8 +145,8 @@ public enum CtlCommandLine {
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
 
-    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, wait, convert, alert, version or help"
-    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "wait",
+    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, history, wait, convert, alert, version or help"
+    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "history", "wait",
                                "convert", "alert", "version", "help"]
 
     public static let usage = """
@@ -177,6 +180,9 @@ public enum CtlCommandLine {
       chart [--range R] [--width N] [--json]
                                   sparkline of 1h, 24h (default) or 7d with first, last, low,
                                   high and change; N cells (default: the terminal's width, or 40)
+      history --daily [--since DATE] [--csv [--faraday] | --json]
+                                  one bar per UTC day, up to ten years: a table, CSV
+                                  (date,open,high,low,close) or faraday's unix_ts,price
       wait --above P | --below P [--timeout D]
                                   block until a fresh price reaches P, print it and exit 0;
                                   exit 3 when D (up to 7d) runs out, 1 if the daemon is lost
@@ -247,6 +253,8 @@ public enum CtlCommandLine {
         var band: AlertRule.Band?
         var exec: ChildCommand?
         var notify = false
+        var daily = false, csv = false, faraday = false
+        var since: String?
         // The last option that took the next argument as its value, and that value: when no
         // command is left, it is likely the command (`btcctl --timeout status`).
         var valuedFlag = "", valuedText = ""
@@ -324,6 +332,12 @@ public enum CtlCommandLine {
                 guard let text = value() else { throw CtlUsageError(message: "--exec needs a command, e.g. --exec 'notify-send BTC'") }
                 exec = try ChildCommand(parsing: text)
             case "--notify": notify = true
+            case "--daily": daily = true
+            case "--csv": csv = true
+            case "--faraday": faraday = true
+            case "--since":
+                guard let text = value(), DailyQuery.isDate(text) else { throw CtlUsageError(message: "--since needs a date like 2025-01-01") }
+                since = text
             case "--thresholds":
                 guard let text = value() else { throw CtlUsageError(message: "--thresholds needs below-P, above-P or both joined by _, e.g. below-80000_above-120000") }
                 try PriceThresholds.merge(instance: text, into: &thresholds)
@@ -380,6 +394,10 @@ public enum CtlCommandLine {
             try check("--exec", exec != nil)
             try check("--notify", notify)
             try check("--thresholds", seen.contains("--thresholds"))
+            try check("--daily", daily)
+            try check("--since", since != nil)
+            try check("--csv", csv)
+            try check("--faraday", faraday)
             if format != nil && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --format: put {sats} in the template") }
             if json && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --json, which always carries sats_per_unit beside the price") }
             try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
@@ -412,6 +430,12 @@ public enum CtlCommandLine {
             try only(["--strict", "--format", "--above", "--below", "--symbol", "--unit"])
             action = .prompt(strict: strict, format: format, thresholds: thresholds, symbol: mark, unit: unit)
         case "chart": try only(["--json", "--range", "--width"]); action = .chart(range: range, width: width, json: json)
+        case "history":
+            try only(["--daily", "--since", "--csv", "--faraday", "--json"])
+            guard daily else { throw CtlUsageError(message: "history needs --daily (one bar per UTC day); the last hour, day or week is chart --range 1h|24h|7d --json") }
+            if faraday && !csv { throw CtlUsageError(message: "--faraday applies only with --csv") }
+            if json && csv { throw CtlUsageError(message: "--json and --csv are two forms of the same days; give one") }
+            action = .daily(since: since, csv: csv, faraday: faraday, json: json)
         case "alert":
             try only(["--above", "--below", "--thresholds", "--band", "--exec", "--notify"])
             guard thresholds != .none else { throw CtlUsageError(message: "alert needs --above P, --below P or both") }

@@ -9,7 +9,7 @@ import PriceCore
 import SocketServer
 
 /// Makes DaemonKit's ports from the adapters: the stores in `stateDirectory` (quote.json,
-/// sources.json and history.txt; prepared: a leftover temp file from an interrupted write is
+/// sources.json, history.txt and daily.txt; prepared: a leftover temp file from an interrupted write is
 /// removed), the socket server on `listener` and the metrics exposition. `sources` makes the
 /// venues a plan asks, again for each plan a reload brings. The caller sets the rest (streams,
 /// host pace, executor, hooks) and builds the daemon from them.
@@ -29,7 +29,7 @@ public enum DaemonAssembly {
         } catch {
             throw DaemonStartError("cannot use the state directory: \(error)")
         }
-        return DaemonPorts(
+        var ports = DaemonPorts(
             clock: clock, wallClock: wallClock, directory: directory, sources: sources, quoteStore: quoteStore,
             historyStore: FileHistoryStore(directory: stateDirectory, currency: plan.currency),
             restraintStore: FileRestraintStore(directory: stateDirectory),
@@ -40,6 +40,8 @@ public enum DaemonAssembly {
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) },
             notifier: notifier, watchdogInterval: watchdogInterval, logger: logger, serviceLogger: serviceLogger,
             persistInterval: persistInterval, work: work)
+        ports.dailyStore = FileDailyStore(directory: stateDirectory, currency: plan.currency)
+        return ports
     }
 }
 

@@ -128,3 +128,21 @@ public enum StoredHistory: Sendable, Equatable {
     /// Kept in another currency (the instance's BTCPRICED_CURRENCY changed); moved aside whole.
     case otherCurrency(String, movedTo: String)
 }
+
+/// Where the daily bars survive restarts (`daily.txt`).
+public protocol DailyStore: Sendable {
+    /// Where it keeps them, for messages.
+    var path: String { get }
+    func load() throws -> StoredDaily
+    /// Replaces what is kept with `daily`.
+    func save(_ daily: DailyHistory) throws
+}
+
+public enum StoredDaily: Sendable, Equatable {
+    case none
+    case daily(DailyHistory)
+    /// Unreadable; moved aside so the next save does not destroy the evidence.
+    case quarantined(reason: String, movedTo: String)
+    /// Kept in another currency; moved aside whole.
+    case otherCurrency(String, movedTo: String)
+}

@@ -11,6 +11,8 @@ public enum Request: Sendable, Hashable {
     case metrics
     /// `history RANGE [POINTS]`: closing prices over the range, evenly downsampled.
     case history(HistoryQuery)
+    /// `history daily [SINCE]`: one bar per UTC day, for up to ten years.
+    case daily(DailyQuery)
 
     /// The requests that take no argument.
     public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics]
@@ -28,6 +30,9 @@ public enum Request: Sendable, Hashable {
         }
         let words = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) }
         guard let word = words.first else { return .failure(.badRequest("empty request; try: \(Self.words)")) }
+        if word == "history", words.dropFirst().first == "daily" {
+            return DailyQuery.parse(arguments: words.dropFirst(2)).map(Request.daily)
+        }
         if word == "history" {
             return HistoryQuery.parse(arguments: words.dropFirst()).map(Request.history)
         }
@@ -47,13 +52,14 @@ public enum Request: Sendable, Hashable {
         case .version: "version"
         case .sources: "sources"
         case .metrics: "metrics"
-        case .history: "history"
+        case .history, .daily: "history"
         }
     }
 
     /// The request as sent by a client, terminator included.
     public var line: String {
         if case .history(let query) = self { return "history \(query.range.rawValue) \(query.points)\n" }
+        if case .daily(let query) = self { return "history daily" + (query.since.map { " " + $0 } ?? "") + "\n" }
         return word + "\n"
     }
 }
@@ -76,7 +82,7 @@ public struct HistoryQuery: Sendable, Hashable {
     }
 
     static func parse(arguments: ArraySlice<String>) -> Result<HistoryQuery, ErrorReply> {
-        let ranges = HistoryRange.allCases.map(\.rawValue).joined(separator: ", ")
+        let ranges = HistoryRange.allCases.map(\.rawValue).joined(separator: ", ") + ", daily"
         guard let rangeText = arguments.first else { return .failure(.badRequest("history needs a range: \(ranges)")) }
         guard let range = HistoryRange(rawValue: rangeText) else {
             return .failure(.badRequest("unknown history range \"\(rangeText.prefix(16))\"; use \(ranges)"))

@@ -21,6 +21,8 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     public var returnFreedMemory: @Sendable () -> Void = {}
     public var quoteStore: any QuoteStore
     public var historyStore: any HistoryStore
+    /// Where ten years of daily bars are kept; nil: none are.
+    public var dailyStore: (any DailyStore)?
     public var restraintStore: any RestraintStore
     /// Starts serving the socket with the daemon's replies.
     public var serve: @Sendable (DaemonReplies<C, Plan>) async throws -> any WatcherServer

@@ -47,6 +47,9 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
         return board.historyReply(query)
     }
 
+    /// Days do not depend on the latest trade: nothing to catch up.
+    public func dailyReply(_ query: DailyQuery) -> String { board.dailyReply(query) }
+
     public func sourcesReport() -> String {
         backlog?.catchUp()
         var report = directory.report(at: board.clock.now)

@@ -18,6 +18,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     private let persister: QuotePersister
     private let restraints: RestraintKeeper
     private let history: HistorySaver
+    private let daily: DailySaver?
     private let health: DaemonHealth<C>
     /// The streams' gate, closed while a price waits for a second venue: the fetch loop and
     /// the intake ask this one.
@@ -48,6 +49,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
         history = HistorySaver(store: ports.historyStore, work: ports.work, logger: logger)
         await history.restore(into: intake)
+        daily = ports.dailyStore.map { DailySaver(store: $0, work: ports.work, logger: logger) }
+        await daily?.restore(into: intake)
         restraints = RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger)
         await restraints.restore(into: directory.ledger, now: ports.clock.now, wallTime: ports.wallClock.now())
         if let streams = ports.streams {
@@ -90,7 +93,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         var services: [any Service] = [
             ClosingService { await server.shutdown() },
             PersistService(persister: persister, intake: intake),
-            HistoryService(board: board, saver: history, clock: ports.clock),
+            historyService(),
             fetchService(),
         ]
         if let candleSources = ports.candleSources {
@@ -126,6 +129,14 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         // Every service's task runs on the daemon's event loop: with the loop's timers as the
         // clock, a wakeup at idle is one thread's.
         try await withTaskExecutorPreference(ports.executor) { try await group.run() }
+    }
+
+    private func historyService() -> HistoryService<C> {
+        var service = HistoryService(board: board, saver: history, clock: ports.clock)
+        service.daily = daily
+        let intake = self.intake
+        service.completeDays = { intake.completeDays() }
+        return service
     }
 
     private func fetchService() -> FetchService<C, Plan> {

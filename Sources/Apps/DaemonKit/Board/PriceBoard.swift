@@ -63,6 +63,9 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         var history = PriceHistory()
         /// Counts changes to `history`, so the saver can tell whether there is anything to write.
         var historyVersion = 0
+        /// One bar per UTC day for ten years, made from the minute history as days end.
+        var daily = DailyHistory()
+        var dailyVersion = 0
         /// The day's high and low before this minute: a trade then costs no scan of the day.
         var completedDay: CompletedDay?
         var decimalTexts = DecimalTexts()
@@ -198,6 +201,39 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The history as it stands.
     public var history: PriceHistory { state.withLock { $0.history } }
+
+    /// The daily bars the previous run saved.
+    func restore(_ daily: DailyHistory) {
+        state.withLock { state in
+            state.daily = daily
+            state.dailyVersion += 1
+        }
+    }
+
+    /// Makes each day the minute history now covers whole; returns whether any day changed.
+    /// Called at start and with each save of the history, never on a trade's path.
+    func completeDays() -> Bool {
+        let now = wallClock.now()
+        return state.withLock { state in
+            guard state.daily.complete(from: state.history, now: now) else { return false }
+            state.dailyVersion += 1
+            return true
+        }
+    }
+
+    /// The daily bars, if they changed since `version`, and the version they have now.
+    public func daily(changedSince version: Int) -> (daily: DailyHistory, version: Int)? {
+        state.withLock { $0.dailyVersion == version ? nil : ($0.daily, $0.dailyVersion) }
+    }
+
+    public func dailyReply(_ query: DailyQuery) -> String {
+        let since = query.since.flatMap { DailyBar.day(of: $0) }
+        // Named as the minute history's reply names it: the latest quote's asset.
+        let (bars, currency) = state.withLock { (Array($0.daily.since(since)), $0.inputs.quote?.currency ?? self.currency) }
+        return DailyReply(currency: currency, days: bars.map {
+            DailyReply.Day(date: $0.date, open: $0.open.description, high: $0.high.description, low: $0.low.description, close: $0.close.description)
+        }).line
+    }
 
     /// The history, if it changed since `version`, and the version it has now.
     public func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {

@@ -130,6 +130,18 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         board.fill(batch, within: minutes, from: venue)
     }
 
+    /// The daily bars the previous run saved, taken before anyone is served; the days the
+    /// restored minute history covers whole are made at once.
+    public func restored(daily: DailyHistory) {
+        board.restore(daily)
+        _ = board.completeDays()
+    }
+
+    /// Makes the days the minute history now covers whole (a day ended, a backfill filled
+    /// some); returns whether any day changed.
+    @discardableResult
+    public func completeDays() -> Bool { board.completeDays() }
+
     /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
     @discardableResult
     public func savingFailed(_ problem: String?) -> Bool {

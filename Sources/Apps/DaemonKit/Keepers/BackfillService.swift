@@ -35,6 +35,8 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 }
             }
             await restraints.offer(from: backfill.ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            // The days the filled week covers whole are made now, not at the next save.
+            intake.completeDays()
             finished()
         }
         try? await gracefulShutdown()

@@ -1,7 +1,7 @@
 import ServiceLifecycle
 
 /// Saves the minute history at most once a `period`, only when it changed, and once more at
-/// shutdown. Listed before the services that feed the board, so it stops after them.
+/// shutdown; with it, makes the days that have ended and saves the daily bars when one changed. Listed before the services that feed the board, so it stops after them.
 ///
 /// Ten minutes: each save is an append and an fdatasync (~12 KB to the device with ext4's
 /// journal), about 1.7 MB a day, plus a whole-file rewrite (≤ 520 KB) about once a day; a crash
@@ -12,6 +12,10 @@ public struct HistoryService<C: Clock>: Service where C.Duration == Duration {
     let board: PriceBoard<C>
     let saver: HistorySaver
     let clock: C
+    /// Where the daily bars go, made from the minutes as days end; nil: none are kept.
+    public var daily: DailySaver?
+    /// Makes the days the minute history covers whole (the intake's door).
+    public var completeDays: @Sendable () -> Void = {}
     public var period = defaultPeriod
 
     public init(board: PriceBoard<C>, saver: HistorySaver, clock: C) {
@@ -21,13 +25,20 @@ public struct HistoryService<C: Clock>: Service where C.Duration == Duration {
     }
 
     public func run() async throws {
-        let board = self.board, saver = self.saver, clock = self.clock, period = self.period
+        let board = self.board, saver = self.saver, clock = self.clock, period = self.period, daily = self.daily
+        let completeDays = self.completeDays
+        let save: @Sendable () async -> Void = {
+            await saver.save(from: board)
+            guard let daily else { return }
+            completeDays()
+            await daily.save(from: board)
+        }
         await cancelWhenGracefulShutdown {
             while true {
                 do { try await clock.sleep(for: period) } catch { return }
-                await saver.save(from: board)
+                await save()
             }
         }
-        await saver.save(from: board)
+        await save()
     }
 }
