@@ -1,6 +1,7 @@
 import JSONText
 
-/// `history daily [SINCE]`: one bar per UTC day, oldest first, as exact decimal text:
+/// `history daily [SINCE]`: one bar per UTC day, oldest first, as exact decimal text (the
+/// daemon makes each from its own decimals and dates; a client checks them when it reads):
 /// `{"range":"daily","currency":"EUR","days":[["2026-11-27","113020","115200.5","112010","114459.8"],…]}`.
 public struct DailyReply: Sendable, Hashable {
     public struct Day: Sendable, Hashable {
@@ -21,12 +22,17 @@ public struct DailyReply: Sendable, Hashable {
         self.days = days
     }
 
+    /// Written straight into one string, without a JSON tree: ten years are 3,653 days, and
+    /// the tree would cost the daemon a couple of megabytes for each such request. Dates and
+    /// exact decimals need no escaping; the currency is escaped as any JSON string.
     public var line: String {
-        JSONValue.object(JSONObject(members: [
-            JSONMember(key: "range", value: .string("daily")),
-            JSONMember(key: "currency", value: .string(currency)),
-            JSONMember(key: "days", value: .array(days.map { .array([.string($0.date), .string($0.open), .string($0.high), .string($0.low), .string($0.close)]) })),
-        ])).encoded + "\n"
+        var text = #"{"range":"daily","currency":"# + JSONValue.string(currency).encoded + #","days":["#
+        text.reserveCapacity(text.utf8.count + days.count * 64 + 3)
+        for (index, day) in days.enumerated() {
+            if index > 0 { text += "," }
+            text += #"[""# + day.date + #"",""# + day.open + #"",""# + day.high + #"",""# + day.low + #"",""# + day.close + #""]"#
+        }
+        return text + "]}\n"
     }
 
     public init(json: JSONValue) throws(ErrorReply) {

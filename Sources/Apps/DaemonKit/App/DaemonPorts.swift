@@ -16,8 +16,9 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     /// (BTCPRICED_BACKFILL=off).
     public var candleSources: (@Sendable (Plan) -> [any CandleSource])?
     /// Gives the heap's free memory back to the system (glibc's `malloc_trim`): called once the
-    /// backfill is done, whose candle answers (a week is about 1.6 MB of JSON) would otherwise
-    /// stay in the daemon's resident memory for good.
+    /// saved files are read and once the backfill is done, whose reading (a week of minutes, ten
+    /// years of days, a week of candles as 1.6 MB of JSON) would otherwise stay in the daemon's
+    /// resident memory for good.
     public var returnFreedMemory: @Sendable () -> Void = {}
     public var quoteStore: any QuoteStore
     public var historyStore: any HistoryStore

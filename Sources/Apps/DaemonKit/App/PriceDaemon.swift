@@ -123,6 +123,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: ports.serviceLogger
         ))
+        // What reading the saved files took (a week of minutes, ten years of days) is freed now.
+        ports.returnFreedMemory()
         let status = board.statusSummary()
         ports.onReady(status)
         ports.notifier.ready(status: status.text)

@@ -229,8 +229,9 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     public func dailyReply(_ query: DailyQuery) -> String {
         let since = query.since.flatMap { DailyBar.day(of: $0) }
         // Named as the minute history's reply names it: the latest quote's asset.
-        let (bars, currency) = state.withLock { (Array($0.daily.since(since)), $0.inputs.quote?.currency ?? self.currency) }
-        return DailyReply(currency: currency, days: bars.map {
+        // The bars are shared, not copied, out of the lock.
+        let (daily, currency) = state.withLock { ($0.daily, $0.inputs.quote?.currency ?? self.currency) }
+        return DailyReply(currency: currency, days: daily.since(since).map {
             DailyReply.Day(date: $0.date, open: $0.open.description, high: $0.high.description, low: $0.low.description, close: $0.close.description)
         }).line
     }
