@@ -322,9 +322,12 @@ struct ReadPacerSocketTests {
         try await client.closeFuture.get()
         let (text, completed, asked) = record.state.withLock { $0 }
         #expect(text == (1...last).map { "\($0)\n" }.joined(), "every line, in order: \(text.debugDescription)")
-        // NIO alone needs a request per read (19 of 21 here); the pacer asks NIO only when the
-        // socket held nothing (its first read, here).
-        #expect(asked * 2 < completed, "\(completed) reads completed, \(asked) of them asked of NIO: most should be the pacer's own")
+        // NIO alone needs a request per read; the pacer asks NIO only when the socket held
+        // nothing at its tick (its first read, and any tick the server's next line was not back
+        // yet). On an idle host that is 1 or 2 of 21, but on a loaded CI host half the ticks once
+        // came before the server's answer (10 of 21): so the check is that the pacer took reads
+        // of its own, which NIO alone never does, not how many.
+        #expect(asked < completed, "\(completed) reads completed, \(asked) of them asked of NIO: the pacer's own reads are the rest")
     }
 
     /// The socket's front door answers on a thread of its own: a catch-up asked there reads what
