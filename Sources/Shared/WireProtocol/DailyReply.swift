@@ -43,8 +43,9 @@ public struct DailyReply: Sendable, Hashable {
         var days: [Day] = []
         days.reserveCapacity(elements.count)
         for element in elements {
-            guard case .array(let fields) = element, fields.count == 5, let texts = Optional(fields.compactMap(\.stringValue)), texts.count == 5,
-                  DailyQuery.isDate(texts[0]), texts.dropFirst().allSatisfy({ DecimalText.parts($0) != nil })
+            let texts = element.arrayElements?.compactMap(\.stringValue) ?? []
+            guard texts.count == 5, element.arrayElements?.count == 5, DailyQuery.isDate(texts[0]),
+                  texts.dropFirst().allSatisfy({ DecimalText.parts($0) != nil })
             else { throw .badRequest("daily history reply has a malformed day") }
             days.append(Day(date: texts[0], open: texts[1], high: texts[2], low: texts[3], close: texts[4]))
         }

@@ -71,7 +71,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
             }
             if report.requests > 0 || report.passedOver != nil { finished(report) }
             // Done unless this venue failed, was passed over, or could not reach back far enough.
-            if report.failure == nil, report.passedOver == nil, requests.count == all.count, requests == all { return }
+            if report.failure == nil, report.passedOver == nil, requests == all { return }
         }
     }
 
