@@ -47,12 +47,20 @@ struct CandleParserTests {
 
     @Test func eachRequestAsksForItsMinutesInTheVenuesTerms() throws {
         let minutes = Self.minute...(Self.minute + 999)
-        #expect(BinanceCandles.path(symbol: "BTCUSDT", minutes: minutes)
+        #expect(BinanceCandles.path(symbol: "BTCUSDT", interval: .minute, slots: minutes)
                 == "/api/v3/klines?symbol=BTCUSDT&interval=1m&startTime=1793400000000&endTime=1793459999999&limit=1000")
-        #expect(CoinbaseCandles.path(currency: "EUR", minutes: Self.minute...(Self.minute + 349))
+        #expect(CoinbaseCandles.path(currency: "EUR", interval: .minute, slots: Self.minute...(Self.minute + 349))
                 == "/api/v3/brokerage/market/products/BTC-EUR/candles?start=1793400000&end=\((Self.minute + 349) * 60 + 59)&granularity=ONE_MINUTE&limit=350")
-        #expect(KrakenCandles.path(currency: "USD", minutes: minutes) == "/0/public/OHLC?pair=XBTUSD&interval=1&since=1793399940")
-        #expect(BitstampCandles.path(currency: "GBP", minutes: minutes) == "/api/v2/ohlc/btcgbp/?step=60&limit=1000&start=1793400000")
+        #expect(KrakenCandles.path(currency: "USD", interval: .minute, slots: minutes) == "/0/public/OHLC?pair=XBTUSD&interval=1&since=1793399940")
+        #expect(BitstampCandles.path(currency: "GBP", interval: .minute, slots: minutes) == "/api/v2/ohlc/btcgbp/?step=60&limit=1000&start=1793400000")
+        // Days: 2017-08-17 (day 17395) on, in each venue's own interval name and units.
+        let days: ClosedRange<Int64> = 17395...18394
+        #expect(BinanceCandles.path(symbol: "BTCUSDT", interval: .day, slots: days)
+                == "/api/v3/klines?symbol=BTCUSDT&interval=1d&startTime=1502928000000&endTime=1589327999999&limit=1000")
+        #expect(CoinbaseCandles.path(currency: "USD", interval: .day, slots: 17395...17744)
+                == "/api/v3/brokerage/market/products/BTC-USD/candles?start=1502928000&end=1533167999&granularity=ONE_DAY&limit=350")
+        #expect(KrakenCandles.path(currency: "EUR", interval: .day, slots: days) == "/0/public/OHLC?pair=XBTEUR&interval=1440&since=1502841600")
+        #expect(BitstampCandles.path(currency: "USD", interval: .day, slots: days) == "/api/v2/ohlc/btcusd/?step=86400&limit=1000&start=1502928000")
         let venues = Venue.catalog.filter { $0.candles != nil }.map(\.name.rawValue)
         #expect(venues == ["binance", "coinbase", "kraken", "bitstamp"], "every venue in the default keyless chain has candles: \(venues)")
     }

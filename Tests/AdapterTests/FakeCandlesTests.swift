@@ -19,7 +19,7 @@ struct FakeCandlesTests {
         exchange.set(try #require(Market(rawValue: venue)), .price("114459.80000000"))
         let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
         let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
-        let path = endpoint.path(options, Self.minutes)
+        let path = endpoint.path(options, .minute, Self.minutes)
         let response = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
         let batch = try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: body)), options)
@@ -31,6 +31,37 @@ struct FakeCandlesTests {
             #expect(batch.bars.map(\.minute) == Array(Self.minutes), "\(path): \(batch.bars.first?.minute ?? 0)…\(batch.bars.last?.minute ?? 0)")
         }
         #expect(exchange.requestCount(try #require(Market(rawValue: venue))) == 1)
+        await exchange.shutdown()
+    }
+
+    /// The 1,000 days up to 2026-10-30.
+    static let days: ClosedRange<Int64> = 19_757...20_756
+
+    @Test(arguments: ["binance", "coinbase", "kraken", "bitstamp"])
+    func eachVenuesDailyCandlesStartAtMidnightUTC(venue: String) async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(try #require(Market(rawValue: venue)), .price("114459.80000000"))
+        let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
+        let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
+        let days = venue == "coinbase" ? Self.days.upperBound - 349...Self.days.upperBound : Self.days
+        let path = endpoint.path(options, .day, days)
+        let response = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
+        let batch = try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: try await response.body.collect(upTo: 1 << 20))), options)
+        let starts = batch.bars.map(\.minute)
+        #expect(batch.skipped == 0 && starts.allSatisfy { $0 % 1440 == 0 }, "\(path): every candle at a day's first minute")
+        if venue == "kraken" {
+            #expect(batch.bars.count == 720 && starts.last.map { $0 / 1440 > days.upperBound } == true, "\(path): its latest 720 days, up to today")
+        } else {
+            #expect(starts.map { $0 / 1440 } == Array(days), "\(path): \(starts.first ?? 0)…\(starts.last ?? 0)")
+        }
+        // Days from before 2017-08-17 are not there, as Binance's BTCUSDT klines start then.
+        let early = endpoint.path(options, .day, 17_200...17_549)
+        let before = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + early), timeout: .seconds(10))
+        let listed = try endpoint.parse(ExchangeResponse(status: Int(before.status.code), body: Array(buffer: try await before.body.collect(upTo: 1 << 20))), options)
+        if venue != "kraken" {
+            let firstStart = listed.bars.first.map(\.minute) ?? 0
+            #expect(firstStart == 17_395 * 1440, "\(early): from 2017-08-17, not before: \(firstStart)")
+        }
         await exchange.shutdown()
     }
 }

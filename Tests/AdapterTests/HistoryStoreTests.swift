@@ -63,6 +63,17 @@ struct HistoryStoreTests {
         #expect(try FileDailyStore(directory: dir.path, currency: "USD").load() == .otherCurrency("EUR", movedTo: store.path + ".EUR"))
     }
 
+    @Test func theFirstDayTheVenuesHadIsKeptSoItIsNotAskedAgain() throws {
+        let dir = TemporaryDirectory()
+        let store = FileDailyStore(directory: dir.path, currency: "USD")
+        let price = { (text: String) in Decimal(string: text)! }
+        var days = DailyHistory(bars: [DailyBar(day: 17_395, open: price("4261.48"), high: price("4485.39"), low: price("4200.74"), close: price("4285.08"))])
+        #expect(days.markBackfilled() && days.firstAvailableDay == 17_395)
+        try store.save(days)
+        #expect(try String(contentsOfFile: store.path, encoding: .utf8) == "btcpriced-daily 1 USD\nfrom 2017-08-17\n2017-08-17 4261.48 4485.39 4200.74 4285.08\n")
+        #expect(try store.load() == .daily(days))
+    }
+
     @Test func aHistoryInAnotherCurrencyIsMovedAsideNotServed() throws {
         let dir = TemporaryDirectory()
         var history = PriceHistory()
@@ -101,6 +112,8 @@ struct HistoryStoreTests {
         ("btcpriced-daily 1 USD\n2026-13-28 1 2 1 2\n", "line 2 is not"), ("btcpriced-daily 1 USD\n2026-11-28 5 4 3 6\n", "do not fit"),
         ("btcpriced-daily 1 USD\n2026-11-28 1 1 1 1\n2026-11-27 1 1 1 1\n", "does not follow"),
         ("btcpriced-daily 1 USD\n2026-11-28 1 1 1 1", "cut short"),
+        ("btcpriced-daily 1 USD\nfrom 2017-8-17\n", "line 2 is not \"from YYYY-MM-DD\""),
+        ("btcpriced-daily 1 USD\n2026-11-28 1 1 1 1\nfrom 2017-08-17\n", "line 3 is not"),
     ])
     func quarantine(contents: String, reason: String) throws {
         let dir = TemporaryDirectory()

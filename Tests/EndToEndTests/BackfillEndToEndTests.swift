@@ -3,14 +3,20 @@ import Foundation
 import JSONText
 import Testing
 
-/// A first start fills the week from the fake's recorded-shape candles, within each venue's
-/// limits, and a restart asks only for the minutes it was down.
+/// A first start fills the week from the fake's recorded-shape candles and ten years of days
+/// from its daily ones, within each venue's limits, and a restart asks only for the minutes it
+/// was down.
 @Suite("Backfill from venue candles, end to end")
 struct BackfillEndToEndTests {
     static let candlePaths = ["/api/v3/klines", "/api/v3/brokerage/market/products/", "/0/public/OHLC", "/api/v2/ohlc/"]
 
-    func candleRequests(_ exchange: FakeExchange, _ market: Market) -> [RecordedRequest] {
-        exchange.requests(market).filter { request in Self.candlePaths.contains { request.uri.hasPrefix($0) } && !request.uri.hasSuffix("/ticker") }
+    /// The venue's requests for one-minute candles (or, with `daily`, for daily ones).
+    func candleRequests(_ exchange: FakeExchange, _ market: Market, daily: Bool = false) -> [RecordedRequest] {
+        let dailyMarks = ["interval=1d", "interval=1440", "granularity=ONE_DAY", "step=86400"]
+        return exchange.requests(market).filter { request in
+            Self.candlePaths.contains { request.uri.hasPrefix($0) } && !request.uri.hasSuffix("/ticker")
+                && dailyMarks.contains { request.uri.contains($0) } == daily
+        }
     }
 
     /// The most requests for `market` the fake received within any one second, prices and
@@ -51,9 +57,26 @@ struct BackfillEndToEndTests {
         #expect(chart.status == 0 && chart.stdout.contains("\n  filled from binance candles: "), "\(chart.stdout)")
         #expect(daemon.log.contains("filled 10080 minutes of the last week's price history from binance candles (11 requests)"), "\(daemon.log)")
 
+        // Then every day from 2017-08-17 (the fake's first, as Binance's) to yesterday, from
+        // daily klines: ten years back are 4 requests of 1,000 days.
+        let today = Int64(Date().timeIntervalSince1970) / 86_400, expectedDays = Int(today - 17_395)
+        var days: [Substring] = []
+        try await until("ten years of days", context: { daemon.log }) {
+            days = try await daemon.ctl("history", "--daily", "--csv").stdout.split(separator: "\n").dropFirst().map { $0 }
+            return days.count >= expectedDays
+        }
+        #expect(days.count == expectedDays && days.first?.hasPrefix("2017-08-17,114459.8,") == true, "\(days.count) days: \(days.prefix(2))")
+        let dailyKlines = candleRequests(exchange, .binance, daily: true)
+        #expect(dailyKlines.count == 4, "ten years are 4 requests of 1,000 days: \(dailyKlines.map(\.uri))")
+        #expect(mostInOneSecond(exchange, .binance) <= 2, "binance's pace kept with the days too")
+        #expect(daemon.log.contains("days of the daily prices from binance daily candles (4 requests)"), "\(daemon.log)")
+
         daemon.stop()
         let saved = try String(contentsOfFile: daemon.stateDirectory + "/history.txt", encoding: .utf8).split(separator: "\n")
         #expect(saved.count > 10_080 && saved[1].hasPrefix("filled ") && saved[1].hasSuffix(" binance"), "\(saved.prefix(3))")
+        // The days before 2017-08-17 are not asked again at the next start.
+        let savedDays = try String(contentsOfFile: daemon.stateDirectory + "/daily.txt", encoding: .utf8).split(separator: "\n")
+        #expect(savedDays.count == expectedDays + 2 && savedDays[1] == "from 2017-08-17", "\(savedDays.prefix(3))")
 
         // As if it had been down for ten minutes half an hour ago: the restart asks for those alone.
         let now = Int64(Date().timeIntervalSince1970) / 60

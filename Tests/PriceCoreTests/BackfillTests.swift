@@ -37,9 +37,13 @@ final class ScriptedCandles: CandleSource {
 
     var requests: [(minutes: ClosedRange<Int64>, at: ManualClock.Instant)] { asked.withLock { $0 } }
 
-    func candles(_ minutes: ClosedRange<Int64>) async throws -> CandleBatch {
-        asked.withLock { $0.append((minutes, clock.now)) }
-        return try answer(minutes)
+    func candles(_ slots: ClosedRange<Int64>, every interval: CandleInterval) async throws -> CandleBatch {
+        asked.withLock { $0.append((slots, clock.now)) }
+        // A day's candle is a bar at the day's first minute.
+        let batch = try answer(slots)
+        return interval == .minute ? batch : CandleBatch(reading: batch.bars.map {
+            MinuteBar(minute: $0.minute * 1440, open: $0.open, high: $0.high, low: $0.low, close: $0.close)
+        })
     }
 }
 
@@ -65,7 +69,7 @@ struct BackfillTests {
         var backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, ledger: ledger)
         backfill.hostPace = hostPace
         let task = Task {
-            await backfill.run(history: { outcome.history.withLock { $0 } },
+            _ = await backfill.run(history: { outcome.history.withLock { $0 } },
                                fill: { batch, minutes, source in outcome.history.withLock { $0.fill(batch.bars, within: minutes, from: source).count } },
                                finished: { report in outcome.reports.withLock { $0.append(report) } })
         }
@@ -112,7 +116,7 @@ struct BackfillTests {
         let start = clock.now
         _ = ledger.admit("binance", at: start)
         let backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
-        let task = Task { await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
+        let task = Task { _ = await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
         func waitsFor(_ seconds: Int64) async -> Bool {
             await yieldUntil { clock.nextDeadline == start.advanced(by: .seconds(seconds)) }
         }
@@ -201,5 +205,77 @@ struct BackfillTests {
         let full = PriceHistory(bars: (1...10_080).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) })
         let outcome = await run([binance], ledger: SourceLedger(), history: full)
         #expect(binance.requests.isEmpty && outcome.reports.withLock { $0.isEmpty })
+    }
+
+    // MARK: Ten years of days
+
+    /// Runs the daily backfill as `run` does the minutes', on `daily` as it stands.
+    func runDays(_ sources: [ScriptedCandles], daily: DailyHistory = DailyHistory()) async -> (daily: DailyHistory, gaveAll: Bool, reports: [Backfill<ManualClock>.VenueReport]) {
+        let ledger = SourceLedger<ManualClock.Instant>()
+        ledger.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
+        let kept = Mutex(daily), reports = Mutex<[Backfill<ManualClock>.VenueReport]>([])
+        let backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, ledger: ledger), wallClock = self.wallClock
+        let task = Task {
+            await backfill.run(.day, plan: { now, perRequest in BackfillPlan(daily: kept.withLock { $0 }, now: now, perRequest: perRequest) },
+                               fill: { batch, days, _ in kept.withLock { $0.fill(batch.bars, within: days, now: wallClock.now()) } },
+                               finished: { report in reports.withLock { $0.append(report) } })
+        }
+        let clock = self.clock
+        let driver = Task {
+            while !Task.isCancelled {
+                if let next = clock.nextDeadline, clock.now.duration(to: next) <= .seconds(3600) { clock.advance(to: next) }
+                await Task.yield()
+            }
+        }
+        let gaveAll = await task.value
+        driver.cancel()
+        return (kept.withLock { $0 }, gaveAll, reports.withLock { $0 })
+    }
+
+    /// A venue's days from its listing (2017-08-17, day 17395) on.
+    static func listed(_ price: String) -> @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch {
+        { days throws(FetchFailure) in
+            days.upperBound < 17395 ? CandleBatch(reading: []) : try ScriptedCandles.every(price)(max(days.lowerBound, 17395)...days.upperBound)
+        }
+    }
+
+    @Test func tenYearsOfDaysComeInFourRequestsAndTheDaysBeforeTheListingAreNotAskedAgain() async throws {
+        let today = DailyBar.day(of: wallClock.now())
+        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock, answer: Self.listed("100"))
+        let first = await runDays([binance])
+        #expect(binance.requests.count == 4, "3,653 days in requests of 1,000: \(binance.requests.map(\.minutes))")
+        #expect(binance.requests.first?.minutes == (today - 1000)...(today - 1), "yesterday first, never today: \(binance.requests.map(\.minutes))")
+        #expect(gaps(binance.requests).allSatisfy { $0 >= .seconds(1) }, "\(gaps(binance.requests))")
+        #expect(first.daily.bars.count == Int(today - 17395) && first.daily.bars.first?.day == 17395 && first.daily.bars.last?.day == today - 1,
+                "\(first.daily.bars.count) days, \(String(describing: first.daily.bars.first?.date)) to \(String(describing: first.daily.bars.last?.date))")
+        #expect(first.gaveAll && first.reports.map(\.filled) == [Int(today - 17395)], "\(first.gaveAll) \(first.reports)")
+
+        var settled = first.daily
+        #expect(settled.markBackfilled() && settled.firstAvailableDay == 17395)
+        #expect(BackfillPlan(daily: settled, now: wallClock.now(), perRequest: 1000).requests.isEmpty, "nothing is left to ask")
+        // Two days later, the two days the daemon was down are all it asks.
+        wallClock.advance(milliseconds: 2 * 86_400_000)
+        let later = BackfillPlan(daily: settled, now: wallClock.now(), perRequest: 1000).requests
+        #expect(later == [(today)...(today + 1)], "\(later)")
+    }
+
+    @Test func aDayMadeFromTheMinutesSeenIsNeverOverwrittenByACandle() throws {
+        let today = DailyBar.day(of: wallClock.now()), seen = Decimal(string: "114000")!
+        var daily = DailyHistory(bars: [DailyBar(day: today - 1, open: seen, high: seen, low: seen, close: seen)])
+        let candles = try ScriptedCandles.every("1")((today - 3)...today).bars.map {
+            MinuteBar(minute: $0.minute * 1440, open: $0.open, high: $0.high, low: $0.low, close: $0.close)
+        } + [MinuteBar(minute: (today - 4) * 1440 + 1, open: 1, high: 1, low: 1, close: 1)]
+        #expect(daily.fill(candles, within: (today - 4)...today, now: wallClock.now()) == 2, "two days before yesterday; not today, not a bar off midnight")
+        #expect(daily.bar(on: today - 1)?.close == seen && daily.bar(on: today) == nil && daily.bar(on: today - 4) == nil, "\(daily.bars)")
+    }
+
+    @Test func krakenGivesItsSevenHundredTwentyDaysAndTheNextVenueTheRest() async {
+        let today = DailyBar.day(of: wallClock.now())
+        let kraken = ScriptedCandles("kraken", perRequest: 720, reachesBack: 720, clock: clock, answer: Self.listed("100"))
+        let bitstamp = ScriptedCandles("bitstamp", perRequest: 1000, clock: clock, answer: Self.listed("200"))
+        let outcome = await runDays([kraken, bitstamp])
+        #expect(kraken.requests.map(\.minutes) == [(today - 720)...(today - 1)], "\(kraken.requests.map(\.minutes))")
+        #expect(outcome.daily.bar(on: today - 720)?.close == 100 && outcome.daily.bar(on: today - 721)?.close == 200, "kraken's then bitstamp's")
+        #expect(outcome.daily.bars.count == Int(today - 17395) && outcome.gaveAll, "\(outcome.daily.bars.count) \(outcome.gaveAll)")
     }
 }

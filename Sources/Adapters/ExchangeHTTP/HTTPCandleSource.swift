@@ -3,7 +3,7 @@ import Exchanges
 import NIOHTTP1
 import PriceCore
 
-/// A venue's one-minute candles over HTTPS, asked with the client of the venue's route: the
+/// A venue's candles over HTTPS, asked with the client of the venue's route: the
 /// same proxy, Tor circuit, timeouts and headers as its prices.
 public struct HTTPCandleSource: CandleSource {
     /// A week of Binance's klines comes 1,000 (about 150 KB) a request.
@@ -26,8 +26,8 @@ public struct HTTPCandleSource: CandleSource {
 
     public var attemptLimit: Duration { timeouts.attempt + .seconds(1) }
 
-    public func candles(_ minutes: ClosedRange<Int64>) async throws -> CandleBatch {
-        let request = Result { try HTTPClient.Request(url: venue.requestURL(baseURL: baseURL, path: endpoint.path(options, minutes)), headers: headers) }
+    public func candles(_ slots: ClosedRange<Int64>, every interval: CandleInterval) async throws -> CandleBatch {
+        let request = Result { try HTTPClient.Request(url: venue.requestURL(baseURL: baseURL, path: endpoint.path(options, interval, slots)), headers: headers) }
         let response = try await HTTPPriceSource.get(request, client: client, timeouts: timeouts, proxy: proxy, bodyLimit: Self.bodyLimit)
         return try endpoint.parse(response, options)
     }

@@ -1,7 +1,8 @@
 import JSONText
 import PriceCore
 
-/// `GET /api/v3/klines?symbol=BTCUSDT&interval=1m&startTime=…&endTime=…&limit=1000` →
+/// `GET /api/v3/klines?symbol=BTCUSDT&interval=1m&startTime=…&endTime=…&limit=1000` (`interval=1d`
+/// for days) →
 /// `[[1624559520000,"34970.90000000","35047.03000000","34800.01000000","35047.03000000","0.41947200",1624559579999,…],…]`:
 /// open time in milliseconds, then open, high, low and close as strings; oldest first.
 /// Weight 2 a request, of the 6,000 a minute an IP may use.
@@ -9,9 +10,10 @@ public enum BinanceCandles {
     public static let perRequest = 1000
     public static let cost = "weight 2"
 
-    public static func path(symbol: String, minutes: ClosedRange<Int64>) -> String {
-        "/api/v3/klines?symbol=\(symbol)&interval=1m&startTime=\(minutes.lowerBound * 60_000)"
-            + "&endTime=\(minutes.upperBound * 60_000 + 59_999)&limit=\(min(perRequest, minutes.count))"
+    public static func path(symbol: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
+        let milliseconds = interval.seconds * 1000, name = interval == .day ? "1d" : "1m"
+        return "/api/v3/klines?symbol=\(symbol)&interval=\(name)&startTime=\(slots.lowerBound * milliseconds)"
+            + "&endTime=\(slots.upperBound * milliseconds + milliseconds - 1)&limit=\(min(perRequest, slots.count))"
     }
 
     public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> CandleBatch {

@@ -3,13 +3,14 @@ import PriceCore
 
 /// `GET /api/v2/ohlc/btcusd/?step=60&limit=1000&start=…` →
 /// `{"data":{"pair":"BTC/USD","ohlc":[{"timestamp":"1700000040","open":"…","high":"…","low":"…","close":"…","volume":"…"},…]}}`,
-/// oldest first; `start` is Unix seconds.
+/// oldest first; `start` is Unix seconds. `step=86400` for days.
 public enum BitstampCandles {
     public static let perRequest = 1000
     public static let cost = "1 request"
 
-    public static func path(currency: String, minutes: ClosedRange<Int64>) -> String {
-        "/api/v2/ohlc/\(BitstampAPI.symbol(currency: currency))/?step=60&limit=\(min(perRequest, minutes.count))&start=\(minutes.lowerBound * 60)"
+    public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
+        let seconds = interval.seconds
+        return "/api/v2/ohlc/\(BitstampAPI.symbol(currency: currency))/?step=\(seconds)&limit=\(min(perRequest, slots.count))&start=\(slots.lowerBound * seconds)"
     }
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {

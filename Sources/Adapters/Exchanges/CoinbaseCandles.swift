@@ -3,14 +3,15 @@ import PriceCore
 
 /// `GET /api/v3/brokerage/market/products/BTC-USD/candles?start=…&end=…&granularity=ONE_MINUTE&limit=350`
 /// → `{"candles":[{"start":"1639508040","low":"…","high":"…","open":"…","close":"…","volume":"…"},…]}`,
-/// newest first; `start` and `end` are Unix seconds. Public, 10 requests a second per IP.
+/// newest first; `start` and `end` are Unix seconds. `granularity=ONE_DAY` for days. Public, 10 requests a second per IP.
 public enum CoinbaseCandles {
     public static let perRequest = 350
     public static let cost = "1 request"
 
-    public static func path(currency: String, minutes: ClosedRange<Int64>) -> String {
-        "/api/v3/brokerage/market/products/\(CoinbaseAPI.symbol(currency: currency))/candles?start=\(minutes.lowerBound * 60)"
-            + "&end=\(minutes.upperBound * 60 + 59)&granularity=ONE_MINUTE&limit=\(min(perRequest, minutes.count))"
+    public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
+        let seconds = interval.seconds, granularity = interval == .day ? "ONE_DAY" : "ONE_MINUTE"
+        return "/api/v3/brokerage/market/products/\(CoinbaseAPI.symbol(currency: currency))/candles?start=\(slots.lowerBound * seconds)"
+            + "&end=\(slots.upperBound * seconds + seconds - 1)&granularity=\(granularity)&limit=\(min(perRequest, slots.count))"
     }
 
     public static func parse(_ response: ExchangeResponse) throws(FetchFailure) -> CandleBatch {

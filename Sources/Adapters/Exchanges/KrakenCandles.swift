@@ -4,14 +4,16 @@ import PriceCore
 /// `GET /0/public/OHLC?pair=XBTUSD&interval=1&since=…` →
 /// `{"error":[],"result":{"XXBTZUSD":[[1688671200,"30306.1","30306.2","30305.7","30305.7","30306.1","3.39243896",23],…],"last":1688671140}}`:
 /// time in seconds, then open, high, low and close as strings; oldest first. Kraken serves only
-/// its latest 720 candles of an interval, whatever `since` asks, so it reaches 12 hours back.
+/// its latest 720 candles of an interval, whatever `since` asks, so it reaches 12 hours back,
+/// and 720 days with `interval=1440`.
 public enum KrakenCandles {
     public static let perRequest = 720
     public static let reachesBack: Int64 = 720
     public static let cost = "1 request"
 
-    public static func path(currency: String, minutes: ClosedRange<Int64>) -> String {
-        "/0/public/OHLC?pair=XBT\(currency)&interval=1&since=\(minutes.lowerBound * 60 - 60)"
+    public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
+        let seconds = interval.seconds
+        return "/0/public/OHLC?pair=XBT\(currency)&interval=\(seconds / 60)&since=\(slots.lowerBound * seconds - seconds)"
     }
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> CandleBatch {

@@ -1,9 +1,11 @@
 import FoundationEssentials
 import PriceCore
 
-/// `daily.txt`: a header line naming the currency, then one line per UTC day, oldest first:
+/// `daily.txt`: a header line naming the currency, the first day the venues had when a backfill
+/// last asked them all (when one has), then one line per UTC day, oldest first:
 ///
 ///     btcpriced-daily 1 EUR
+///     from 2017-08-17
 ///     2026-11-27 113020 115200.5 112010 114459.8
 ///
 /// Plain text like `history.txt`: each line stands alone, and an operator can read it with
@@ -13,7 +15,8 @@ enum DailyDocument {
 
     static func encode(_ daily: DailyHistory, currency: String) -> String {
         var text = header + " " + currency + "\n"
-        text.reserveCapacity(daily.bars.count * 56 + 32)
+        text.reserveCapacity(daily.bars.count * 56 + 48)
+        if let first = daily.firstAvailableDay { text += "from \(DailyBar.date(of: first))\n" }
         for bar in daily.bars { text += "\(bar.date) \(bar.open) \(bar.high) \(bar.low) \(bar.close)\n" }
         return text
     }
@@ -31,12 +34,18 @@ enum DailyDocument {
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         guard lines.count > 1 else { throw QuoteDocumentError("it ends in the middle of its header (a torn write?)") }
         var bars: [DailyBar] = []
+        var firstAvailableDay: Int64?
         // The file is written whole and renamed into place, so a last line without its newline
         // is not a torn append: every line must be complete.
         guard lines.last?.isEmpty == true else { throw QuoteDocumentError("its last line is cut short") }
         for (index, line) in lines.dropFirst().dropLast().enumerated() {
             let number = index + 2
             let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            if number == 2, fields.first == "from" {
+                guard fields.count == 2, let day = DailyBar.day(of: fields[1]) else { throw QuoteDocumentError("line 2 is not \"from YYYY-MM-DD\"") }
+                firstAvailableDay = day
+                continue
+            }
             guard fields.count == 5, let day = DailyBar.day(of: fields[0]) else {
                 throw QuoteDocumentError("line \(number) is not \"YYYY-MM-DD OPEN HIGH LOW CLOSE\"")
             }
@@ -51,6 +60,6 @@ enum DailyDocument {
             }
             bars.append(bar)
         }
-        return DailyHistory(bars: bars)
+        return DailyHistory(bars: bars, firstAvailableDay: firstAvailableDay)
     }
 }

@@ -1,22 +1,21 @@
 import PriceCore
 
-/// A venue's one-minute candles (OHLC), asked on its REST base URL to fill the minutes of the
-/// last week the history lacks.
+/// A venue's candles (OHLC), asked on its REST base URL: one a minute to fill the minutes of the
+/// last week the history lacks, one a day for the ten years of daily closes.
 public struct CandleEndpoint: Sendable {
     public typealias Parser = @Sendable (ExchangeResponse, VenueOptions) throws(FetchFailure) -> CandleBatch
 
     /// The most candles one request returns.
     public let perRequest: Int
-    /// How far back, in minutes, the venue serves one-minute candles at all; nil when a week is
-    /// within reach.
+    /// How many candles of an interval back the venue serves at all; nil when as far as asked.
     public let reachesBack: Int64?
     /// What one request costs in the venue's own terms ("weight 2"), for btcpriced.conf(5).
     public let cost: String
-    /// The path and query for these minutes (at most `perRequest` of them).
-    public let path: @Sendable (VenueOptions, ClosedRange<Int64>) -> String
+    /// The path and query for these slots of an interval (at most `perRequest` of them).
+    public let path: @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String
     public let parse: Parser
 
-    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, path: @escaping @Sendable (VenueOptions, ClosedRange<Int64>) -> String,
+    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, path: @escaping @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String,
                 parse: @escaping Parser) {
         self.perRequest = perRequest
         self.reachesBack = reachesBack

@@ -41,7 +41,7 @@ extension Venue {
                 BinanceStream.parser(expectedSymbol: binanceSymbol(options))
             }),
         candles: CandleEndpoint(perRequest: BinanceCandles.perRequest, cost: BinanceCandles.cost,
-                                path: { BinanceCandles.path(symbol: binanceSymbol($0), minutes: $1) },
+                                path: { BinanceCandles.path(symbol: binanceSymbol($0), interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try BinanceCandles.parse(response) }),
         settings: [binanceSymbolSetting],
         advice: VenueAdvice(
@@ -65,7 +65,7 @@ extension Venue {
             greetings: { CoinbaseStream.subscriptions(currency: $0.currency) },
             parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }),
         candles: CandleEndpoint(perRequest: CoinbaseCandles.perRequest, cost: CoinbaseCandles.cost,
-                                path: { CoinbaseCandles.path(currency: $0.currency, minutes: $1) },
+                                path: { CoinbaseCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try CoinbaseCandles.parse(response) }))
 
     public static let kraken = Venue(
@@ -81,7 +81,7 @@ extension Venue {
             greetings: { [KrakenStream.subscription(currency: $0.currency)] },
             parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }),
         candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost,
-                                path: { KrakenCandles.path(currency: $0.currency, minutes: $1) },
+                                path: { KrakenCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try KrakenCandles.parse(response, currency: options.currency) }))
 
     public static let bitstamp = Venue(
@@ -93,7 +93,7 @@ extension Venue {
             limits: { _, _ in BitstampAPI.limits },
             parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
         candles: CandleEndpoint(perRequest: BitstampCandles.perRequest, cost: BitstampCandles.cost,
-                                path: { BitstampCandles.path(currency: $0.currency, minutes: $1) },
+                                path: { BitstampCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try BitstampCandles.parse(response, currency: options.currency) }))
 
     public static let cryptocompare = Venue(

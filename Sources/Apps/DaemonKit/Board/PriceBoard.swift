@@ -221,6 +221,26 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// Adds a venue's daily candles for days the daily bars lack; returns how many they filled.
+    func fillDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
+        let now = wallClock.now()
+        return state.withLock { state in
+            let filled = state.daily.fill(batch.bars, within: days, now: now)
+            if filled > 0 { state.dailyVersion += 1 }
+            return filled
+        }
+    }
+
+    /// Every venue asked for days gave what it had: the days before the oldest are not asked again.
+    func markDaysBackfilled() {
+        state.withLock { state in
+            if state.daily.markBackfilled() { state.dailyVersion += 1 }
+        }
+    }
+
+    /// The daily bars as they stand.
+    public var daily: DailyHistory { state.withLock { $0.daily } }
+
     /// The daily bars, if they changed since `version`, and the version they have now.
     public func daily(changedSince version: Int) -> (daily: DailyHistory, version: Int)? {
         state.withLock { $0.dailyVersion == version ? nil : ($0.daily, $0.dailyVersion) }

@@ -137,6 +137,16 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         _ = board.completeDays()
     }
 
+    /// A venue's daily candles for days the daily bars lack (the backfill); a day made from the
+    /// minutes seen here is never overwritten. Returns how many days they filled.
+    public func filledDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
+        board.fillDays(batch, within: days)
+    }
+
+    /// Every venue asked for days gave what it had: the days before the oldest kept (before the
+    /// market was listed) are not asked for again at the next start.
+    public func daysBackfilled() { board.markDaysBackfilled() }
+
     /// Makes the days the minute history now covers whole (a day ended, a backfill filled
     /// some); returns whether any day changed.
     @discardableResult

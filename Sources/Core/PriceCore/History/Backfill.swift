@@ -1,6 +1,7 @@
-/// Fills the minutes of the last week the history lacks from venues' one-minute candles. The
-/// first venue in the chain that answers does it all; the next is asked only for what the one
-/// before could not give (it failed, it rests, or its candles do not reach back that far).
+/// Fills the minutes of the last week the history lacks from venues' one-minute candles, and the
+/// days of the last ten years from their daily candles. The first venue in the chain that
+/// answers does it all; the next is asked only for what the one before could not give (it
+/// failed, it rests, or its candles do not reach back that far).
 /// Every request is admitted by the ledger and the host-wide pace like a poll, and counted with
 /// the polls: a first start, a restart loop or several instances stay within each venue's limits.
 public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
@@ -35,16 +36,26 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
         self.ledger = ledger
     }
 
-    /// Asks the venues in turn. `history` is the history as it stands (the daemon keeps recording
-    /// while this runs), `fill` adds a venue's bars for the minutes asked and returns how many
-    /// it filled, and `finished` hears each venue's report as it is done with it.
+    /// Fills the minutes of the last week. `history` is the history as it stands (the daemon
+    /// keeps recording while this runs), `fill` adds a venue's bars for the minutes asked and
+    /// returns how many it filled, and `finished` hears each venue's report as it is done with it.
+    /// Returns whether every venue asked gave what it had (none failed or was passed over).
+    @discardableResult
     public func run(history: () -> PriceHistory, fill: (CandleBatch, ClosedRange<Int64>, SourceName) -> Int,
-                    finished: (VenueReport) -> Void) async {
+                    finished: (VenueReport) -> Void) async -> Bool {
+        await run(.minute, plan: { BackfillPlan(history: history(), now: $0, perRequest: $1) }, fill: fill, finished: finished)
+    }
+
+    /// Asks the venues in turn for candles of `interval`: `plan` says which slots a venue that
+    /// takes this many a request is asked for now.
+    public func run(_ interval: CandleInterval, plan: (Timestamp, Int) -> BackfillPlan, fill: (CandleBatch, ClosedRange<Int64>, SourceName) -> Int,
+                    finished: (VenueReport) -> Void) async -> Bool {
         for source in sources {
             let now = wallClock.now()
-            let all = BackfillPlan(history: history(), now: now, perRequest: source.perRequest).requests
-            if all.isEmpty || Task.isCancelled { return }
-            let reach = source.reachesBack.map { MinuteBar.minute(of: now) - $0 }
+            let all = plan(now, source.perRequest).requests
+            if all.isEmpty { return true }
+            if Task.isCancelled { return false }
+            let reach = source.reachesBack.map { interval.slot(of: now) - $0 }
             let requests = all.compactMap { request -> ClosedRange<Int64>? in
                 guard let reach else { return request }
                 return request.upperBound < reach ? nil : max(request.lowerBound, reach)...request.upperBound
@@ -57,8 +68,8 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 report.requests += 1
                 let limit = source.attemptLimit
-                let outcome = await TimeLimit.run(limit, on: clock, failure: .timeout(after: limit)) { try await source.candles(request) }
-                guard let outcome else { return }
+                let outcome = await TimeLimit.run(limit, on: clock, failure: .timeout(after: limit)) { try await source.candles(request, every: interval) }
+                guard let outcome else { return false }
                 switch outcome {
                 case .success(let batch):
                     report.filled += fill(batch, request, source.name)
@@ -71,8 +82,9 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
             }
             if report.requests > 0 || report.passedOver != nil { finished(report) }
             // Done unless this venue failed, was passed over, or could not reach back far enough.
-            if report.failure == nil, report.passedOver == nil, requests == all { return }
+            if report.failure == nil, report.passedOver == nil, requests == all { return !Task.isCancelled }
         }
+        return false
     }
 
     /// Waits until the ledger and the host-wide pace let `source` be asked, and counts the call;

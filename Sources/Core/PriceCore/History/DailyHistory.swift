@@ -8,11 +8,15 @@ public struct DailyHistory: Sendable, Equatable {
     public static let retainedDays: Int64 = 3653
 
     public private(set) var bars: [DailyBar] = []
+    /// The first day the venues had when a backfill last asked them all (Binance lists BTCUSDT
+    /// from 2017-08-17): the days before it are not asked for again at every start.
+    public private(set) var firstAvailableDay: Int64?
 
     public init() {}
 
     /// In day order, the last of any duplicates, and only the retained span.
-    public init(bars: some Sequence<DailyBar>) {
+    public init(bars: some Sequence<DailyBar>, firstAvailableDay: Int64? = nil) {
+        self.firstAvailableDay = firstAvailableDay
         var byDay: [Int64: DailyBar] = [:]
         for bar in bars { byDay[bar.day] = bar }
         self.bars = byDay.values.sorted { $0.day < $1.day }
@@ -51,7 +55,31 @@ public struct DailyHistory: Sendable, Equatable {
         finish()
         let changed = made.filter { bar in self.bar(on: bar.day) != bar }
         guard !changed.isEmpty else { return false }
-        self = DailyHistory(bars: bars + changed)
+        self = DailyHistory(bars: bars + changed, firstAvailableDay: firstAvailableDay)
+        return true
+    }
+
+    /// Adds a venue's daily candles (each a bar at its day's first minute) for the days of
+    /// `days` before `now`'s that have no bar: a day made from the minutes the daemon saw is
+    /// never overwritten. Returns how many days they filled.
+    public mutating func fill(_ candles: [MinuteBar], within days: ClosedRange<Int64>, now: Timestamp) -> Int {
+        let today = DailyBar.day(of: now)
+        let added = candles.compactMap { candle -> DailyBar? in
+            let (day, minuteOfDay) = candle.minute.floorDivided(by: 1440)
+            guard minuteOfDay == 0, days.contains(day), day < today, bar(on: day) == nil else { return nil }
+            return DailyBar(day: day, open: candle.open, high: candle.high, low: candle.low, close: candle.close)
+        }
+        guard !added.isEmpty else { return 0 }
+        self = DailyHistory(bars: bars + added, firstAvailableDay: firstAvailableDay)
+        return added.count
+    }
+
+    /// Every venue asked has given what it had: the days before the oldest kept are not asked
+    /// for again. Returns whether that changed anything.
+    @discardableResult
+    public mutating func markBackfilled() -> Bool {
+        guard let oldest = bars.first?.day, firstAvailableDay != oldest else { return false }
+        firstAvailableDay = oldest
         return true
     }
 
