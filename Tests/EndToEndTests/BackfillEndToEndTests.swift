@@ -70,6 +70,11 @@ struct BackfillEndToEndTests {
         #expect(dailyKlines.count == 4, "ten years are 4 requests of 1,000 days: \(dailyKlines.map(\.uri))")
         #expect(mostInOneSecond(exchange, .binance) <= 2, "binance's pace kept with the days too")
         #expect(daemon.log.contains("days of the daily prices from binance daily candles (4 requests)"), "\(daemon.log)")
+        let year = try await daemon.ctl("chart", "--range", "1y", "--width", "52")
+        // The pair is the latest quote's: BTC/USD from coinbase while binance fills, BTC/USDT after.
+        #expect(year.status == 0 && year.stdout.hasPrefix(String(repeating: "▄", count: 52) + "  BTC/USD")
+                    && year.stdout.contains(" 1y daily  ") && year.stdout.contains("114,459.80  0.00%  low "),
+                "a flat year of filled days, 52 cells: \(year.stdout) \(year.stderr)")
 
         daemon.stop()
         let saved = try String(contentsOfFile: daemon.stateDirectory + "/history.txt", encoding: .utf8).split(separator: "\n")

@@ -92,6 +92,45 @@ struct HistoryClientTests {
         #expect(ChartFormat.line(reply(closes), fixedWidth: true, columns: nil)?.contains("\n") == false, "no fill, one line as before")
     }
 
+    /// A year of days, 2025-11-29 to 2026-11-28: a close rising a dollar a day from 100,000, one
+    /// day's low at 90,000 and one day's high at 120,000 inside it.
+    func year(days: Int = 365, from first: Int64 = 20_421) -> DailyReply {
+        DailyReply(currency: "USD", days: (0..<days).map { index in
+            let close = "\(100_000 + index)"
+            return .init(date: CivilDate.text(ofDay: first + Int64(index)), open: close, high: index == 200 ? "120000" : close,
+                         low: index == 100 ? "90000" : close, close: close)
+        })
+    }
+
+    @Test func aYearIsDrawnFromTheDailyBarsWithItsLowAndHighDaysAtAnyWidth() throws {
+        let since = CivilDate.text(ofDay: 20_421)
+        let wide = try #require(ChartFormat.year(year(), since: since, cells: nil, columns: nil))
+        let cells = wide.prefix { "▁▂▃▄▅▆▇█".contains($0) }
+        #expect(cells.count == 365, "a cell a day: \(cells.count)")
+        #expect(wide.hasSuffix("  BTC/USD 1y daily  $100,000.00 → $100,364.00  +0.36%  low $90,000.00  high $120,000.00"), "\(wide.suffix(90))")
+        for columns in [200, 120, 80, 40] {
+            let line = try #require(ChartFormat.year(year(), since: since, cells: nil, columns: columns))
+            let shown = line.prefix { "▁▂▃▄▅▆▇█".contains($0) }
+            #expect(line.count <= columns && shown.count >= 16, "\(columns) columns: \(line.count) characters, \(shown.count) cells: \(line)")
+            #expect(shown.contains("▁") && shown.contains("█"), "the year's low and high days survive narrowing: \(line)")
+        }
+        let fixed = try #require(ChartFormat.year(year(), since: since, cells: 52, columns: 30))
+        #expect(fixed.prefix { "▁▂▃▄▅▆▇█".contains($0) }.count == 52 && fixed.contains("→"), "--width is kept whatever the terminal: \(fixed)")
+        let young = try #require(ChartFormat.year(year(days: 30, from: 20_756), since: since, cells: nil, columns: nil))
+        #expect(young.contains("  BTC/USD 1y daily since 2026-10-30  "), "a shorter history says since when: \(young.suffix(90))")
+        #expect(ChartFormat.year(DailyReply(currency: "USD", days: []), since: since, cells: nil, columns: nil) == nil)
+    }
+
+    @Test func civilDatesAcrossLeapYearsAndTheEpoch() {
+        #expect(CivilDate.text(ofDay: 0) == "1970-01-01" && CivilDate.text(ofDay: 17_395) == "2017-08-17")
+        #expect(CivilDate.text(ofDay: 19_417) == "2023-03-01" && CivilDate.text(ofDay: 19_782) == "2024-02-29")
+        #expect(CivilDate.text(ofDay: 20_786) == "2026-11-29" && CivilDate.text(ofDay: -1) == "1969-12-31")
+        for day in stride(from: Int64(0), to: 25_000, by: 37) {
+            let minutes = ChartFormat.epochMinutes(CivilDate.text(ofDay: day) + "T00:00")
+            #expect(minutes == day * 1440, "day \(day) → \(CivilDate.text(ofDay: day)) → \(String(describing: minutes))")
+        }
+    }
+
     @Test func waybarCarriesDirectionAndThresholdClassesAndTheTooltipTheChanges() throws {
         let up = try JSONValue(parsing: BarFormat.waybar(status("114459.8", change24h: "1.27"), spark: "▁▂▃▄▅▆▇█",
                                                           thresholds: PriceThresholds(above: "114000")))
@@ -137,8 +176,9 @@ struct HistoryClientTests {
     }
 
     @Test func chartAndWaitParse() throws {
-        #expect(try parse(["chart"]) == .chart(range: .day, width: nil, json: false))
-        #expect(try parse(["chart", "--range", "7d", "--width=30", "--json"]) == .chart(range: .week, width: 30, json: true))
+        #expect(try parse(["chart"]) == .chart(range: .minutes(.day), width: nil, json: false))
+        #expect(try parse(["chart", "--range", "7d", "--width=30", "--json"]) == .chart(range: .minutes(.week), width: 30, json: true))
+        #expect(try parse(["chart", "--range", "1y"]) == .chart(range: .year, width: nil, json: false))
         #expect(try parse(["wait", "--below", "80000", "--timeout", "2h"]) == .wait(thresholds: PriceThresholds(below: "80000"), timeoutMilliseconds: 7_200_000))
         #expect(try parse(["wait", "--above", "150000.5"]) == .wait(thresholds: PriceThresholds(above: "150000.5"), timeoutMilliseconds: nil))
     }

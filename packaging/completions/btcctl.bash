@@ -8,7 +8,7 @@ _btcctl() {
         --currency) COMPREPLY=($(compgen -W "eur gbp jpy cad chf aud usd" -- "$cur")); return ;;
         --timeout) COMPREPLY=($(compgen -W "250ms 500ms 1s 2s 5s" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "'{price}' '{price_short}' '{price_grouped}' '₿{price_short}{stale}' '{arrow}{change_24h}%' '{spark}'" -- "$cur")); return ;;
-        --range) COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
+        --range) COMPREPLY=($(compgen -W "1h 24h 7d 1y" -- "$cur")); return ;;
         --unit) COMPREPLY=($(compgen -W "sats fiat" -- "$cur")); return ;;
         --band) COMPREPLY=($(compgen -W "0.5% 1% 2%" -- "$cur")); return ;;
         --exec) COMPREPLY=($(compgen -c -- "$cur")); return ;;

@@ -12,32 +12,77 @@ public enum ChartFormat {
     /// width, the whole line fits: the summary shortens, then the sparkline narrows.
     public static func line(_ reply: HistoryReply, fixedWidth: Bool, columns: Int?) -> String? {
         guard let figures = Figures(reply) else { return nil }
-        // Without a currency (an older daemon), every digit as before.
-        func shown(_ price: String) -> String { reply.currency.map { HumanFormat.money(price, currency: $0) } ?? HumanFormat.groupedPrice(price) }
-        let change = FixedDecimal(figures.first).flatMap { from in
-            FixedDecimal(figures.last).flatMap { FixedDecimal.basisPoints(from: from, to: $0) }
-        }.map { "  " + FixedDecimal.percentText(basisPoints: $0) } ?? ""
         // The daemon's own history, unlike status's venue figures early on: "recorded", and
         // since when if it is younger than the range.
         let since = figures.isPartial ? figures.since.flatMap(clock).map { " since \($0) UTC" } ?? "" : ""
+        let chart = compose(Layout(range: reply.range.rawValue, kind: reply.filled.isEmpty ? "recorded" : "recorded and filled", since: since,
+                                   currency: reply.currency, figures: figures),
+                            closes: reply.points.map(\.close), cells: nil, fixedWidth: fixedWidth, columns: columns) { keepingExtremes($0, of: reply) }
+        return fillNotes(reply.filled, columns: fixedWidth ? nil : columns).reduce(chart) { $0 + "\n" + $1 }
+    }
+
+    /// `btcctl chart --range 1y`: the daily bars from `since` on, a cell a day (or `cells` of
+    /// them, each the last day's close it covers); the figures come from every day, so the
+    /// year's low and high are its days' lows and highs, in the cells that hold them. Nil
+    /// without a day.
+    public static func year(_ reply: DailyReply, since: String, cells: Int?, columns: Int?) -> String? {
+        guard let first = reply.days.first, let last = reply.days.last else { return nil }
+        // The first day with the lowest low, and with the highest high.
+        func extreme(_ price: (DailyReply.Day) -> String, _ beats: (FixedDecimal, FixedDecimal) -> Bool) -> Int? {
+            var best: (index: Int, price: FixedDecimal)?
+            for (index, day) in reply.days.enumerated() {
+                guard let number = FixedDecimal(price(day)) else { continue }
+                if best.map({ beats(number, $0.price) }) ?? true { best = (index, number) }
+            }
+            return best?.index
+        }
+        guard let lowIndex = extreme(\.low, <), let highIndex = extreme(\.high, >) else { return nil }
+        let figures = Figures(first: first.open, last: last.close, low: reply.days[lowIndex].low, high: reply.days[highIndex].high,
+                              since: first.date, isPartial: first.date > since)
+        let layout = Layout(range: "1y", kind: "daily", since: figures.isPartial ? " since \(TerminalText.printable(String(first.date.prefix(10))))" : "",
+                            currency: reply.currency, figures: figures)
+        return compose(layout, closes: reply.days.map { Optional($0.close) }, cells: cells, fixedWidth: cells != nil, columns: columns) { cells in
+            var cells = cells
+            for (index, price) in [(lowIndex, figures.low), (highIndex, figures.high)] where !cells.isEmpty {
+                cells[min(cells.count - 1, index * cells.count / reply.days.count)] = price
+            }
+            return cells
+        }
+    }
+
+    /// What the summary says, whichever history it sums up.
+    struct Layout {
+        let range: String, kind: String, since: String
+        let currency: String?
+        let figures: Figures
+    }
+
+    /// The sparkline and its summary on one line: with `columns` (a terminal) and no fixed
+    /// width, the summary shortens, then the sparkline narrows; `cells` resamples it first.
+    static func compose(_ layout: Layout, closes: [String?], cells: Int?, fixedWidth: Bool, columns: Int?,
+                        keepingExtremes: ([String?]) -> [String?]) -> String {
+        let figures = layout.figures
+        // Without a currency (an older daemon), every digit as before.
+        func shown(_ price: String) -> String { layout.currency.map { HumanFormat.money(price, currency: $0) } ?? HumanFormat.groupedPrice(price) }
+        let change = FixedDecimal(figures.first).flatMap { from in
+            FixedDecimal(figures.last).flatMap { FixedDecimal.basisPoints(from: from, to: $0) }
+        }.map { "  " + FixedDecimal.percentText(basisPoints: $0) } ?? ""
         // The pair names the quote asset, as status does: `$` only on real dollars, never on USDT.
-        let pair = reply.currency.map { "BTC/\(TerminalText.printable(String($0.prefix(8)))) " } ?? ""
-        let range = reply.range.rawValue, extremes = "  low \(shown(figures.low))  high \(shown(figures.high))"
-        let recorded = reply.filled.isEmpty ? "recorded" : "recorded and filled"
+        let pair = layout.currency.map { "BTC/\(TerminalText.printable(String($0.prefix(8)))) " } ?? ""
+        let range = layout.range, extremes = "  low \(shown(figures.low))  high \(shown(figures.high))", kind = layout.kind
         let summaries = [
-            "  \(pair)\(range) \(recorded)\(since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
-            "  \(pair)\(range) \(recorded)  \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range) \(kind)\(layout.since)  \(shown(figures.first)) → \(shown(figures.last))\(change)\(extremes)",
+            "  \(pair)\(range) \(kind)  \(shown(figures.last))\(change)\(extremes)",
             "  \(pair)\(range)  \(shown(figures.last))\(change)",
             "  \(range)\(change)",
         ]
-        var closes = reply.points.map(\.close)
+        var shownCloses = cells.map { Sparkline.resample(closes, to: $0) } ?? closes
         var text = summaries[0]
         if !fixedWidth, let columns {
             text = summaries.first { columns - $0.count >= minimumCells } ?? summaries[summaries.count - 1]
-            closes = Sparkline.resample(closes, to: max(1, columns - text.count))
+            shownCloses = Sparkline.resample(closes, to: max(1, columns - text.count))
         }
-        let chart = Sparkline.render(keepingExtremes(closes, of: reply)) + text
-        return fillNotes(reply.filled, columns: fixedWidth ? nil : columns).reduce(chart) { $0 + "\n" + $1 }
+        return Sparkline.render(keepingExtremes(shownCloses)) + text
     }
 
     /// One line per venue whose candles filled minutes of the range: `  filled from binance
@@ -85,7 +130,7 @@ public enum ChartFormat {
 
     /// Minutes since the Unix epoch of `2026-11-21T16:24:00Z` (days from the civil date, after
     /// Howard Hinnant's algorithm); nil for anything else.
-    static func epochMinutes(_ time: String) -> Int64? {
+    public static func epochMinutes(_ time: String) -> Int64? {
         let utf8 = Array(time.utf8)
         guard utf8.count >= 16 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
@@ -119,6 +164,10 @@ public enum ChartFormat {
         /// Whether the history starts later than the range: by the first bar held, so the same
         /// at every width (with a summary); by the first point otherwise.
         let isPartial: Bool
+
+        init(first: String, last: String, low: String, high: String, since: String?, isPartial: Bool) {
+            (self.first, self.last, self.low, self.high, self.since, self.isPartial) = (first, last, low, high, since, isPartial)
+        }
 
         init?(_ reply: HistoryReply) {
             if let summary = reply.summary {

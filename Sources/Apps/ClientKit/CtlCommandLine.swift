@@ -36,7 +36,7 @@ public enum CtlAction: Equatable, Sendable {
     case prompt(strict: Bool, format: String?, thresholds: PriceThresholds = .none, symbol: String = BarFormat.bitcoinSign,
                 unit: PriceUnit = .fiat)
     /// A sparkline of the range; `width` cells, or the terminal's width (40 off a terminal).
-    case chart(range: HistoryRange, width: Int?, json: Bool)
+    case chart(range: ChartRange, width: Int?, json: Bool)
     /// Blocks until a fresh price crosses a threshold, like `chronyc waitsync`; `timeout` in ms.
     case wait(thresholds: PriceThresholds, timeoutMilliseconds: Int?)
     /// What `amount` of `unit` is worth in BTC, sats and the daemon's currency.
@@ -178,8 +178,9 @@ public enum CtlCommandLine {
                                   short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
                                   exits 0 when the daemon is down, unless --strict
       chart [--range R] [--width N] [--json]
-                                  sparkline of 1h, 24h (default) or 7d with first, last, low,
-                                  high and change; N cells (default: the terminal's width, or 40)
+                                  sparkline of 1h, 24h (default), 7d or 1y (daily bars) with
+                                  first, last, low, high and change; N cells (default: the
+                                  terminal's width, or 40)
       history --daily [--since DATE] [--csv [--faraday] | --json]
                                   one bar per UTC day, up to ten years: a table, CSV
                                   (date,open,high,low,close) or faraday's unix_ts,price
@@ -245,7 +246,7 @@ public enum CtlCommandLine {
         var minimumInterval: Int?
         var timeoutText: String?
         var thresholds = PriceThresholds.none
-        var range = HistoryRange.day
+        var range = ChartRange.minutes(.day)
         var width: Int?
         var unit = PriceUnit.fiat
         // Words after the command: `convert`'s amount and unit.
@@ -308,8 +309,8 @@ public enum CtlCommandLine {
                 let price = try PriceThresholds.validated(text, flag: argument)
                 if argument == "--above" { thresholds.above = price } else { thresholds.below = price }
             case "--range":
-                guard let text = value(), let chosen = HistoryRange(rawValue: text) else {
-                    throw CtlUsageError(message: "--range needs 1h, 24h or 7d")
+                guard let text = value(), let chosen = ChartRange(text) else {
+                    throw CtlUsageError(message: "--range needs \(ChartRange.names)")
                 }
                 range = chosen
             case "--width":

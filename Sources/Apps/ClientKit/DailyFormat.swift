@@ -5,6 +5,9 @@ import WireProtocol
 /// spreadsheets, or as the `unix_ts,price` rows faraday takes for custom fiat prices.
 public enum DailyFormat {
     public static let csvHeader = "date,open,high,low,close"
+    /// Where the days come from, for the "none yet" error.
+    static let whyNone = " (the daemon fills ten years of days from venue candles after its first quote unless BTCPRICED_BACKFILL=off, "
+        + "and keeps each UTC day once it has ended)"
 
     /// The prices are the daemon's exact decimal text, checked when the reply was read.
     public static func csv(_ reply: DailyReply) -> String {
@@ -39,11 +42,7 @@ public enum DailyFormat {
 extension CtlMain {
     static func daily(_ invocation: CtlInvocation, since: String?, csv: Bool, faraday: Bool, json: Bool) throws(ClientError) -> Int32 {
         let line = try query(.daily(DailyQuery(since: since)), invocation)
-        let parsed = try replyJSON(line, newerRequest: true)
-        let reply: DailyReply
-        do throws(ErrorReply) { reply = try DailyReply(json: parsed) } catch {
-            throw ClientError(message: "protocol error: \(error.message)")
-        }
+        let reply = try decodeDaily(line)
         if json {
             Output.line(line)
         } else if csv {
@@ -52,9 +51,16 @@ extension CtlMain {
             Output.write(DailyFormat.table(reply))
         }
         guard !reply.days.isEmpty else {
-            Output.error("btcctl: no daily prices\(since.map { " since \($0)" } ?? "") yet (each UTC day is kept once it has ended and the minute history covers it)")
+            Output.error("btcctl: no daily prices\(since.map { " since \($0)" } ?? "") yet" + DailyFormat.whyNone)
             return CtlExit.staleOrNoData
         }
         return CtlExit.ok
+    }
+
+    static func decodeDaily(_ line: String) throws(ClientError) -> DailyReply {
+        let parsed = try replyJSON(line, newerRequest: true)
+        do throws(ErrorReply) { return try DailyReply(json: parsed) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
     }
 }

@@ -7,7 +7,8 @@ import WireProtocol
 /// The commands that need more than the status: `chart`, `wait`, and the sparkline that
 /// templates and the Waybar tooltip show. None of this runs for `price` or a plain `prompt`.
 extension CtlMain {
-    static func chart(_ invocation: CtlInvocation, range: HistoryRange, width: Int?, json: Bool) throws(ClientError) -> Int32 {
+    static func chart(_ invocation: CtlInvocation, range: ChartRange, width: Int?, json: Bool) throws(ClientError) -> Int32 {
+        guard case .minutes(let range) = range else { return try yearChart(invocation, width: width, json: json) }
         let columns = Terminal.columns()
         let points = width ?? min(columns ?? 40, HistoryQuery.maximumPoints)
         let line = try query(.history(HistoryQuery(range: range, points: points)), invocation)
@@ -22,6 +23,24 @@ extension CtlMain {
             return CtlExit.staleOrNoData
         }
         Output.line(chart)
+        return CtlExit.ok
+    }
+
+    /// The daily bars of the last 365 days (366 with today's, which is not ended), a cell a day
+    /// or `width` cells.
+    static func yearChart(_ invocation: CtlInvocation, width: Int?, json: Bool) throws(ClientError) -> Int32 {
+        let since = CivilDate.text(ofDay: CivilDate.today() - 365)
+        let line = try query(.daily(DailyQuery(since: since)), invocation)
+        let reply = try decodeDaily(line)
+        if json {
+            Output.line(line)
+        } else if let chart = ChartFormat.year(reply, since: since, cells: width, columns: width == nil ? Terminal.columns() : nil) {
+            Output.line(chart)
+        }
+        guard !reply.days.isEmpty else {
+            Output.error("btcctl: no daily prices since \(since) yet" + DailyFormat.whyNone)
+            return CtlExit.staleOrNoData
+        }
         return CtlExit.ok
     }
 
