@@ -32,12 +32,13 @@ let package = Package(
     targets: [
         // Core: domain types, ports and use cases. No IO; clocks are injected.
         // JSONText for its decimal-literal scanner: one grammar for every price text.
-        .target(name: "PriceCore", dependencies: ["JSONText"], path: "Sources/Core/PriceCore"),
+        .target(name: "PriceCore", dependencies: ["JSONText", "CivilTime"], path: "Sources/Core/PriceCore"),
 
         // Shared, Foundation-free building blocks.
         .target(name: "JSONText", path: "Sources/Shared/JSONText"),
         .target(name: "WireProtocol", dependencies: ["JSONText"], path: "Sources/Shared/WireProtocol"),
         .target(name: "PosixFiles", path: "Sources/Shared/PosixFiles"),
+        .target(name: "CivilTime", path: "Sources/Shared/CivilTime"),
 
         // Adapters: each one implements a port of the core against the outside world.
         // The venue catalog and each venue's pure parsers: no IO, so the config can use the
@@ -182,7 +183,7 @@ let package = Package(
             path: "Sources/Apps/Daemon"
         ),
         .executableTarget(name: "btcpriced", dependencies: ["Daemon"], path: "Sources/Apps/btcpriced"),
-        .target(name: "ClientKit", dependencies: ["WireProtocol", "JSONText"], path: "Sources/Apps/ClientKit"),
+        .target(name: "ClientKit", dependencies: ["WireProtocol", "JSONText", "CivilTime"], path: "Sources/Apps/ClientKit"),
         .executableTarget(
             name: "btcctl",
             dependencies: ["ClientKit"],
@@ -232,7 +233,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PriceCoreTests", dependencies: ["PriceCore", "TestClocks"]),
-        .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit"]),
+        .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit", "CivilTime"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
             "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits",

@@ -1,3 +1,4 @@
+import CivilTime
 import ClientKit
 import JSONText
 import Testing

@@ -1,3 +1,4 @@
+import CivilTime
 import WireProtocol
 
 /// `btcctl chart`: `▁▂▄▆█▇▅  BTC/USD 24h recorded  $114,459.80 → $115,000.00  +0.47%  low $113,900.00  high $115,200.00`.
@@ -128,8 +129,7 @@ public enum ChartFormat {
         cells[cell] = price
     }
 
-    /// Minutes since the Unix epoch of `2026-11-21T16:24:00Z` (days from the civil date, after
-    /// Howard Hinnant's algorithm); nil for anything else.
+    /// Minutes since the Unix epoch of `2026-11-21T16:24:00Z`; nil for anything else.
     public static func epochMinutes(_ time: String) -> Int64? {
         let utf8 = Array(time.utf8)
         guard utf8.count >= 16 else { return nil }
@@ -144,11 +144,7 @@ public enum ChartFormat {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), (1...12).contains(month) else { return nil }
-        let shifted = month <= 2 ? year - 1 : year
-        let era = shifted / 400, yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-        return (days * 24 + hour) * 60 + minute
+        return (CivilDate.daysSinceEpoch(year: year, month: month, day: day) * 24 + hour) * 60 + minute
     }
 
     /// `16:24` from `2026-11-21T16:24:00Z`.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CivilTime
 import JSONText
 import WireProtocol
 
@@ -29,7 +30,7 @@ extension CtlMain {
     /// The daily bars of the last 365 days (366 with today's, which is not ended), a cell a day
     /// or `width` cells.
     static func yearChart(_ invocation: CtlInvocation, width: Int?, json: Bool) throws(ClientError) -> Int32 {
-        let since = CivilDate.text(ofDay: CivilDate.today() - 365)
+        let since = CivilDate.text(ofDay: Today.day() - 365)
         let line = try query(.daily(DailyQuery(since: since)), invocation)
         let reply = try decodeDaily(line)
         if json {
