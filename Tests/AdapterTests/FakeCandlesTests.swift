@@ -13,16 +13,28 @@ struct FakeCandlesTests {
     /// 100 minutes from 2026-10-31T10:40Z: in the past, so every one of them has happened.
     static let minutes: ClosedRange<Int64> = 29_890_000...29_890_099
 
-    @Test(arguments: ["binance", "coinbase", "kraken", "bitstamp"])
-    func eachVenuesCandlesAreServedAsItsParserReadsThem(venue: String) async throws {
+    static let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
+
+    /// The venue's candles of these slots, asked of the fake on the catalog's path and read by
+    /// the venue's parser; and the path, for the messages.
+    static func candles(_ venue: String, _ interval: CandleInterval, _ slots: ClosedRange<Int64>, from exchange: FakeExchange) async throws -> (CandleBatch, String) {
+        let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
+        let path = endpoint.path(options, interval, slots)
+        let response = try await client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: body)), options), path)
+    }
+
+    static func fake(pricing venue: String) async throws -> FakeExchange {
         let exchange = try await FakeExchange.start()
         exchange.set(try #require(Market(rawValue: venue)), .price("114459.80000000"))
-        let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
-        let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
-        let path = endpoint.path(options, .minute, Self.minutes)
-        let response = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let batch = try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: body)), options)
+        return exchange
+    }
+
+    @Test(arguments: ["binance", "coinbase", "kraken", "bitstamp"])
+    func eachVenuesCandlesAreServedAsItsParserReadsThem(venue: String) async throws {
+        let exchange = try await Self.fake(pricing: venue)
+        let (batch, path) = try await Self.candles(venue, .minute, Self.minutes, from: exchange)
         #expect(batch.skipped == 0 && batch.bars.allSatisfy { $0.close == 114459.8 && $0.low == 114459.8 }, "\(path): \(batch.skipped) skipped")
         if venue == "kraken" {
             // Kraken serves its latest 720, whatever `since` asks: 12 hours up to now.
@@ -39,14 +51,9 @@ struct FakeCandlesTests {
 
     @Test(arguments: ["binance", "coinbase", "kraken", "bitstamp"])
     func eachVenuesDailyCandlesStartAtMidnightUTC(venue: String) async throws {
-        let exchange = try await FakeExchange.start()
-        exchange.set(try #require(Market(rawValue: venue)), .price("114459.80000000"))
-        let endpoint = try #require(Venue.named(SourceName(venue))?.candles)
-        let options = VenueOptions(values: [Venue.binanceSymbolSetting.key: "BTCUSDT"])
+        let exchange = try await Self.fake(pricing: venue)
         let days = venue == "coinbase" ? Self.days.upperBound - 349...Self.days.upperBound : Self.days
-        let path = endpoint.path(options, .day, days)
-        let response = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + path), timeout: .seconds(10))
-        let batch = try endpoint.parse(ExchangeResponse(status: Int(response.status.code), body: Array(buffer: try await response.body.collect(upTo: 1 << 20))), options)
+        let (batch, path) = try await Self.candles(venue, .day, days, from: exchange)
         let starts = batch.bars.map(\.minute)
         #expect(batch.skipped == 0 && starts.allSatisfy { $0 % 1440 == 0 }, "\(path): every candle at a day's first minute")
         if venue == "kraken" {
@@ -55,9 +62,7 @@ struct FakeCandlesTests {
             #expect(starts.map { $0 / 1440 } == Array(days), "\(path): \(starts.first ?? 0)…\(starts.last ?? 0)")
         }
         // Days from before 2017-08-17 are not there, as Binance's BTCUSDT klines start then.
-        let early = endpoint.path(options, .day, 17_200...17_549)
-        let before = try await Self.client.execute(HTTPClientRequest(url: exchange.baseURL + early), timeout: .seconds(10))
-        let listed = try endpoint.parse(ExchangeResponse(status: Int(before.status.code), body: Array(buffer: try await before.body.collect(upTo: 1 << 20))), options)
+        let (listed, early) = try await Self.candles(venue, .day, 17_200...17_549, from: exchange)
         if venue != "kraken" {
             let firstStart = listed.bars.first.map(\.minute) ?? 0
             #expect(firstStart == 17_395 * 1440, "\(early): from 2017-08-17, not before: \(firstStart)")
