@@ -24,7 +24,7 @@ struct HistoryStoreTests {
         #expect(try store.load() == .none)
         let history = week()
         try store.save(history)
-        #expect(try store.load() == .history(history))
+        #expect(try store.load() == .kept(history))
         let size = try FileManager.default.attributesOfItem(atPath: store.path)[.size] as! Int
         #expect(size < 560_000, "a busy week is \(size) bytes")
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
@@ -41,7 +41,7 @@ struct HistoryStoreTests {
         history.fill(Array(candles[..<60]), within: (first - 120)...(first - 61), from: "kraken")
         history.fill(Array(candles[60...]), within: (first - 60)...(first - 1), from: "binance")
         try store.save(history)
-        #expect(try store.load() == .history(history))
+        #expect(try store.load() == .kept(history))
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
         #expect(text.hasPrefix("btcpriced-history 1\nfilled \(first - 120) \(first - 61) kraken\nfilled \(first - 60) \(first - 1) binance\n\(first - 120) 2 3 1 2\n"),
                 "\(text.prefix(160))")
@@ -56,7 +56,7 @@ struct HistoryStoreTests {
                      close: Decimal(string: "114459.8")!)
         })
         try store.save(days)
-        #expect(try store.load() == .daily(days))
+        #expect(try store.load() == .kept(days))
         let size = try FileManager.default.attributesOfItem(atPath: store.path)[.size] as! Int
         #expect(size < 700_000, "ten years are \(size) bytes")
         #expect(try String(contentsOfFile: store.path, encoding: .utf8).hasPrefix("btcpriced-daily 1 EUR\n2013-10-22 100000 115200.55 90010.5 114459.8\n"))
@@ -71,7 +71,7 @@ struct HistoryStoreTests {
         #expect(days.markBackfilled() && days.firstAvailableDay == 17_395)
         try store.save(days)
         #expect(try String(contentsOfFile: store.path, encoding: .utf8) == "btcpriced-daily 1 USD\nfrom 2017-08-17\n2017-08-17 4261.48 4485.39 4200.74 4285.08\n")
-        #expect(try store.load() == .daily(days))
+        #expect(try store.load() == .kept(days))
     }
 
     @Test func aHistoryInAnotherCurrencyIsMovedAsideNotServed() throws {
@@ -80,7 +80,7 @@ struct HistoryStoreTests {
         history.record(try Price(parsing: "89712.45").value, at: Timestamp(millisecondsSinceEpoch: 60_000 * 29_395_680))
         try FileHistoryStore(directory: dir.path, currency: "EUR").save(history)
         #expect(try String(contentsOfFile: dir.path + "/history.txt", encoding: .utf8) == "btcpriced-history 1 EUR\n29395680 89712.45\n")
-        #expect(try FileHistoryStore(directory: dir.path, currency: "EUR").load() == .history(history))
+        #expect(try FileHistoryStore(directory: dir.path, currency: "EUR").load() == .kept(history))
         let dollars = FileHistoryStore(directory: dir.path)
         #expect(try dollars.load() == .otherCurrency("EUR", movedTo: dollars.path + ".EUR"))
         #expect(try dollars.load() == .none, "moved aside, not loaded again")
@@ -144,14 +144,14 @@ struct HistoryStoreTests {
         let inode = try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int
         #expect(try store.append([bar(29_395_680, 3), bar(29_395_681, 4)][...]))
         #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int == inode, "appended in place")
-        #expect(try store.load() == .history(PriceHistory(bars: [bar(29_395_679, 1), bar(29_395_680, 3), bar(29_395_681, 4)])))
+        #expect(try store.load() == .kept(PriceHistory(bars: [bar(29_395_679, 1), bar(29_395_680, 3), bar(29_395_681, 4)])))
     }
 
     @Test func aLastLineCutShortByACrashIsDroppedAndTheRestKept() throws {
         let dir = TemporaryDirectory()
         let store = FileHistoryStore(directory: dir.path)
         try "btcpriced-history 1\n29395680 114459.8\n29395681 1144".write(toFile: store.path, atomically: false, encoding: .utf8)
-        guard case .history(let history) = try store.load() else {
+        guard case .kept(let history) = try store.load() else {
             Issue.record("a torn append condemned the whole file")
             return
         }

@@ -87,7 +87,7 @@ struct HistoryTests {
         }
         #expect(inodes == [first], "appended in place until a day of lines")
         #expect(try lines() > 1 + HistorySaver.linesBeforeRewrite / 2, "each save repeats the minute it last wrote")
-        guard case .history(let onDisk) = try store.load() else { Issue.record("unreadable after appends"); return }
+        guard case .kept(let onDisk) = try store.load() else { Issue.record("unreadable after appends"); return }
         #expect(onDisk == board.history(changedSince: -1)?.history, "the appended file reads back as the board's history")
         for _ in 0..<3 {
             step(intake, clock, wallClock, "99", minutes: 1)
@@ -106,7 +106,7 @@ struct HistoryTests {
         let store = FileHistoryStore(directory: directory)
         let work = TestWork()
         let saver = HistorySaver(store: store, work: work, logger: Logger(label: "test"))
-        func savedBars() -> Int? { if case .history(let history)? = try? store.load() { history.bars.count } else { nil } }
+        func savedBars() -> Int? { if case .kept(let history)? = try? store.load() { history.bars.count } else { nil } }
         try await testGracefulShutdown { trigger in
             let group = ServiceGroup(services: [HistoryService(board: board, saver: saver, clock: clock)], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in

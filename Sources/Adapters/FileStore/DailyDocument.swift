@@ -10,7 +10,7 @@ import PriceCore
 ///
 /// Plain text like `history.txt`: each line stands alone, and an operator can read it with
 /// `tail`. Ten years are about 600 KB.
-enum DailyDocument {
+enum DailyDocument: CurrencyDocument {
     static let header = "btcpriced-daily 1"
 
     static func encode(_ daily: DailyHistory, currency: String) -> String {

@@ -21,7 +21,7 @@ import PriceCore
 /// New bars are appended rather than the file rewritten (see FileHistoryStore.append), so a
 /// minute may appear again right after itself, the later line being the newer bar, and a last
 /// line cut short by a crash during an append is dropped rather than condemning the file.
-enum HistoryDocument {
+enum HistoryDocument: CurrencyDocument {
     static let header = "btcpriced-history 1"
 
     static func encode(_ history: PriceHistory, currency: String = "USD") -> String {

@@ -120,14 +120,18 @@ public protocol HistoryStore: Sendable {
     func append(_ bars: ArraySlice<MinuteBar>) throws -> Bool
 }
 
-public enum StoredHistory: Sendable, Equatable {
+/// What a state file kept in one currency (`history.txt`, `daily.txt`) held at start.
+public enum Stored<Value: Sendable & Equatable>: Sendable, Equatable {
     case none
-    case history(PriceHistory)
+    case kept(Value)
     /// Unreadable; moved aside so the next save does not destroy the evidence.
     case quarantined(reason: String, movedTo: String)
     /// Kept in another currency (the instance's BTCPRICED_CURRENCY changed); moved aside whole.
     case otherCurrency(String, movedTo: String)
 }
+
+public typealias StoredHistory = Stored<PriceHistory>
+public typealias StoredDaily = Stored<DailyHistory>
 
 /// Where the daily bars survive restarts (`daily.txt`).
 public protocol DailyStore: Sendable {
@@ -136,13 +140,4 @@ public protocol DailyStore: Sendable {
     func load() throws -> StoredDaily
     /// Replaces what is kept with `daily`.
     func save(_ daily: DailyHistory) throws
-}
-
-public enum StoredDaily: Sendable, Equatable {
-    case none
-    case daily(DailyHistory)
-    /// Unreadable; moved aside so the next save does not destroy the evidence.
-    case quarantined(reason: String, movedTo: String)
-    /// Kept in another currency; moved aside whole.
-    case otherCurrency(String, movedTo: String)
 }

@@ -23,7 +23,7 @@ public actor DailySaver {
             switch try store.load() {
             case .none:
                 intake.restored(daily: DailyHistory())
-            case .daily(let daily):
+            case .kept(let daily):
                 intake.restored(daily: daily)
                 logger.info("restored \(daily.bars.count) days of daily prices from \(store.path)")
             case .otherCurrency(let other, let movedTo):

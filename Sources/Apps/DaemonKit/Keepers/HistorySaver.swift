@@ -37,7 +37,7 @@ public actor HistorySaver {
             switch try store.load() {
             case .none:
                 logger.info("no price history in \(store.path) yet; changes appear as it fills")
-            case .history(let history):
+            case .kept(let history):
                 let dropped = intake.restored(history: history)
                 logger.info("restored \(history.bars.count - dropped) minutes of price history from \(store.path)")
                 if dropped > 0 {
