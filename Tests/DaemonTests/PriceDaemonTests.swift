@@ -83,6 +83,13 @@ final class DaemonRun: Sendable {
     }
 }
 
+/// What stopped, in order.
+final class StopOrder: Sendable {
+    private let stopped = Mutex<[String]>([])
+    var names: [String] { stopped.withLock { $0 } }
+    func append(_ name: String) { stopped.withLock { $0.append(name) } }
+}
+
 @Suite("The whole daemon in-process from injected parts", .timeLimit(.minutes(1)))
 struct PriceDaemonTests {
     /// The fetch loop, the freshness monitor, the history saver and the watchdog.
@@ -164,6 +171,32 @@ struct PriceDaemonTests {
             trigger.triggerGracefulShutdown()
             try await task.value
         }
+    }
+
+    /// The application runs the readers, the daemon's services and the signal handler as one
+    /// group and stops them in reverse: the signal handler first, the readers last, once the
+    /// daemon's writers have saved.
+    @Test func theApplicationStopsTheSignalsFirstAndTheReadersAfterTheDaemonSaved() async throws {
+        let run = try DaemonRun()
+        defer { try? FileManager.default.removeItem(atPath: run.directory) }
+        let daemon = try await run.daemon(sources: { _ in [StubSource(.binance, [.quote("114459.8")])] }, plan: DaemonRun.plan())
+        let stops = StopOrder(), historyFile = run.directory + "/history.txt"
+        var application = DaemonApplication(daemon: daemon, logger: Logger(label: "test"))
+        application.readers = [ClosingService {
+            let saved = FileManager.default.fileExists(atPath: historyFile)
+            stops.append("reader (history saved: \(saved))")
+        }]
+        application.signals = ClosingService { stops.append("signals") }
+        let running = application
+        try await testGracefulShutdown { trigger in
+            let task = Task { try await running.run() }
+            try await run.advance(by: .seconds(2), sleepers: Self.sleepers)
+            #expect(stops.names.isEmpty, "nothing stops while the group runs")
+            trigger.triggerGracefulShutdown()
+            try await task.value
+        }
+        #expect(run.ready.count == 1, "READY=1 once: \(run.ready)")
+        #expect(stops.names == ["signals", "reader (history saved: true)"], "\(stops.names)")
     }
 
     @Test func aReloadRestartsTheFetchLoopWithTheNewPlansSources() async throws {

@@ -120,37 +120,30 @@ struct DaemonRuntime {
             return await stop(ExitStatus.cannotCreate)
         }
 
-        // Stopped in reverse order: the HTTP listener and the metrics writers after the daemon
-        // that feeds them.
-        var services: [any Service] = []
+        var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         let replies = daemon.replies
         do {
             if let http = try await startHTTPListener(replies: replies, inherited: inherited.http, limits: limits, group: group) {
                 daemon.alsoServe(http.events)
-                services.append(ClosingService { await http.shutdown() })
+                application.readers.append(ClosingService { await http.shutdown() })
             }
         } catch {
             logger.critical("\(error)")
             return await stop(ExitStatus.config)
         }
         if let path = settings.metricsTextfile {
-            services.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
-                                                   write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop, grid: grid), logger: logger))
+            application.readers.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
+                                                              write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop, grid: grid), logger: logger))
         }
         let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon,
                                 logLevel: logLevel, logger: logger)
-        services.append(daemon)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
-        services.append(SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier,
-                                      logger: logger) { await reloader.reload() })
-        let serviceGroup = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
-            logger: serviceLogger
-        ))
+        application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier,
+                                            logger: logger) { await reloader.reload() }
 
         var status = ExitStatus.ok
         do {
-            try await serviceGroup.run()
+            try await application.run()
         } catch let error as DaemonStartError {
             logger.critical("\(error)")
             status = ExitStatus.cannotCreate

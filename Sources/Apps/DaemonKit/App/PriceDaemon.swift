@@ -79,18 +79,37 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         reloadContinuation.yield(plan)
     }
 
+    /// Alone, as in tests: its services as one ServiceGroup. `DaemonApplication` runs them
+    /// beside the listeners and signals instead, in one group with them.
     public func run() async throws {
-        defer { reloadContinuation.finish() }
+        let group = ServiceGroup(configuration: .init(
+            services: try await services().map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: ports.serviceLogger
+        ))
+        try await group.run()
+    }
+
+    /// Serves the socket, calls the on-ready hook and sends READY=1, and returns the services
+    /// that run the daemon, in start order (they stop in reverse): each on the daemon's
+    /// executor, so that with the event loop's timers as the clock a wakeup at idle is one
+    /// thread's.
+    public func services() async throws -> [any Service] {
         let server: any WatcherServer
-        defer { self.server.attach(nil) }
         do {
             server = try await ports.serve(replies)
         } catch {
+            reloadContinuation.finish()
             throw DaemonStartError("cannot serve the socket: \(error)")
         }
         self.server.attach(server)
-        // Stopped in reverse order: the writers (quote, history) after what feeds them.
+        let slot = self.server, reloadContinuation = self.reloadContinuation
+        // Stopped in reverse order: the writers (quote, history) after what feeds them, and
+        // last, the publisher's line to the server and the reloads.
         var services: [any Service] = [
+            ClosingService {
+                slot.attach(nil)
+                reloadContinuation.finish()
+            },
             ClosingService { await server.shutdown() },
             PersistService(persister: persister, intake: intake),
             historyService(),
@@ -119,18 +138,13 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             services.append(stream)
         }
         services.append(WatchdogService(health: health))
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
-            logger: ports.serviceLogger
-        ))
         // What reading the saved files took (a week of minutes, ten years of days) is freed now.
         ports.returnFreedMemory()
         let status = board.statusSummary()
         ports.onReady(status)
         ports.notifier.ready(status: status.text)
-        // Every service's task runs on the daemon's event loop: with the loop's timers as the
-        // clock, a wakeup at idle is one thread's.
-        try await withTaskExecutorPreference(ports.executor) { try await group.run() }
+        let executor = ports.executor
+        return services.map { ExecutorBoundService($0, executor: executor) }
     }
 
     private func historyService() -> HistoryService<C> {
