@@ -29,3 +29,16 @@ public enum DescriptorLimit {
         max(8, min(protocolCap, descriptorLimit - reserve))
     }
 }
+
+extension ServerLimits {
+    /// The limits for this process: the soft descriptor limit raised to the hard one, and the
+    /// connection cap derived from it. `descriptors` is the limit now in force; `isCapped`
+    /// says the cap is below protocol 1's 1024, which the operator should hear about.
+    public static func raisingDescriptorLimit(connectionsPerUser: Int, watchersPerUser: Int, watchStall: Duration)
+        -> (limits: ServerLimits, descriptors: Int, isCapped: Bool) {
+        let descriptors = DescriptorLimit.raiseSoftLimit()
+        let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors),
+                                  connectionsPerUser: connectionsPerUser, watchersPerUser: watchersPerUser, watchStall: watchStall)
+        return (limits, descriptors, limits.maximumConnections < ServerLimits().maximumConnections)
+    }
+}

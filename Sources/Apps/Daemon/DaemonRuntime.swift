@@ -85,10 +85,9 @@ struct DaemonRuntime {
             logger.critical("cannot serve the socket: \(error)")
             return await stop(ExitStatus.cannotCreate)
         }
-        let descriptors = DescriptorLimit.raiseSoftLimit()
-        let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors),
-                                  connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
-        if limits.maximumConnections < ServerLimits().maximumConnections {
+        let (limits, descriptors, isCapped) = ServerLimits.raisingDescriptorLimit(
+            connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
+        if isCapped {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }
         let streamReads = PacedReads(interval: settings.publishInterval)
