@@ -75,6 +75,8 @@ struct BackfillEndToEndTests {
         #expect(year.status == 0 && year.stdout.hasPrefix(String(repeating: "▄", count: 52) + "  BTC/USD")
                     && year.stdout.contains(" 1y daily  ") && year.stdout.contains("114,459.80  0.00%  low "),
                 "a flat year of filled days, 52 cells: \(year.stdout) \(year.stderr)")
+        let piped = try await daemon.ctl("chart", "--range", "1y")
+        #expect(piped.stdout.hasPrefix(String(repeating: "▄", count: 40) + "  "), "40 cells off a terminal, as the other ranges: \(piped.stdout)")
 
         daemon.stop()
         let saved = try String(contentsOfFile: daemon.stateDirectory + "/history.txt", encoding: .utf8).split(separator: "\n")

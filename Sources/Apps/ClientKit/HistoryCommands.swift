@@ -27,15 +27,16 @@ extension CtlMain {
         return CtlExit.ok
     }
 
-    /// The daily bars of the last 365 days (366 with today's, which is not ended), a cell a day
-    /// or `width` cells.
+    /// The daily bars of the last 365 days in `width` cells, or as many as the terminal's line
+    /// has room for, or 40 off a terminal, as the other ranges.
     static func yearChart(_ invocation: CtlInvocation, width: Int?, json: Bool) throws(ClientError) -> Int32 {
+        let columns = Terminal.columns()
         let since = CivilDate.text(ofDay: Today.day() - 365)
         let line = try query(.daily(DailyQuery(since: since)), invocation)
         let reply = try decodeDaily(line)
         if json {
             Output.line(line)
-        } else if let chart = ChartFormat.year(reply, since: since, cells: width, columns: width == nil ? Terminal.columns() : nil) {
+        } else if let chart = ChartFormat.year(reply, since: since, cells: width ?? (columns == nil ? 40 : nil), columns: width == nil ? columns : nil) {
             Output.line(chart)
         }
         guard !reply.days.isEmpty else {
