@@ -19,15 +19,16 @@ struct BackfillEndToEndTests {
         }
     }
 
-    /// The most requests for `market` the fake received within any one second, prices and
-    /// candles together (the venue's limits count them all). The daemon starts them at most one
-    /// a second (the unit tests hold that on an injected clock); on a loaded host one may be
-    /// sent late and arrive close to the next, so two in a second is the pace kept, and a burst
-    /// would show as many more. The published limits are far above it: Coinbase 10 a second,
-    /// Binance 6,000 weight a minute.
-    func mostInOneSecond(_ exchange: FakeExchange, _ market: Market) -> Int {
+    /// The most requests for `market` the fake received within any 5 s, prices and candles
+    /// together (the venue's limits count them all). The daemon starts them at most one a
+    /// second (the unit tests hold that on an injected clock), so a paced venue gets 5 or 6 in
+    /// any 5 s, and a burst (a week is 11 requests at once) shows as many more. The window is
+    /// wide because arrival is not sending: on a loaded CI host one request left more than a
+    /// second late and three arrived within one second. The published limits are far above
+    /// either: Coinbase 10 a second, Binance 6,000 weight a minute.
+    func mostInFiveSeconds(_ exchange: FakeExchange, _ market: Market) -> Int {
         let times = exchange.requests(market).map(\.receivedAt).sorted()
-        return times.indices.map { start in times[start...].prefix { times[start].duration(to: $0) < .seconds(1) }.count }.max() ?? 0
+        return times.indices.map { start in times[start...].prefix { times[start].duration(to: $0) < .seconds(5) }.count }.max() ?? 0
     }
 
     func filled(_ daemon: DaemonProcess) async throws -> (sources: [String], status: JSONValue) {
@@ -48,8 +49,8 @@ struct BackfillEndToEndTests {
         }
         let klines = candleRequests(exchange, .binance)
         #expect(klines.count == 11, "a week is 11 requests of 1,000 minutes: \(klines.map(\.uri))")
-        let most = mostInOneSecond(exchange, .binance)
-        #expect(most <= 2, "binance's pace (one a second, prices and candles together) kept: \(most) in one second")
+        let most = mostInFiveSeconds(exchange, .binance)
+        #expect(most <= 7, "binance's pace (one a second, prices and candles together) kept: \(most) in 5 s")
         for market in [Market.coinbase, .kraken, .bitstamp] {
             #expect(candleRequests(exchange, market).isEmpty, "binance answered: \(market) is not asked for candles")
         }
@@ -68,7 +69,7 @@ struct BackfillEndToEndTests {
         #expect(days.count == expectedDays && days.first?.hasPrefix("2017-08-17,114459.8,") == true, "\(days.count) days: \(days.prefix(2))")
         let dailyKlines = candleRequests(exchange, .binance, daily: true)
         #expect(dailyKlines.count == 4, "ten years are 4 requests of 1,000 days: \(dailyKlines.map(\.uri))")
-        #expect(mostInOneSecond(exchange, .binance) <= 2, "binance's pace kept with the days too")
+        #expect(mostInFiveSeconds(exchange, .binance) <= 7, "binance's pace kept with the days too: \(mostInFiveSeconds(exchange, .binance)) in 5 s")
         #expect(daemon.log.contains("days of the daily prices from binance daily candles (4 requests)"), "\(daemon.log)")
         let year = try await daemon.ctl("chart", "--range", "1y", "--width", "52")
         // The pair is the latest quote's: BTC/USD from coinbase while binance fills, BTC/USDT after.
@@ -119,8 +120,8 @@ struct BackfillEndToEndTests {
         }
         #expect(candleRequests(exchange, .binance).count <= 1, "a 451 rests binance for candles as for prices: \(candleRequests(exchange, .binance).map(\.uri))")
         #expect(candleRequests(exchange, .coinbase).count == 29, "350 candles a request: \(candleRequests(exchange, .coinbase).count)")
-        let most = mostInOneSecond(exchange, .coinbase)
-        #expect(most <= 2, "coinbase's pace kept while it fills and the cycles fall back to it: \(most) in one second")
+        let most = mostInFiveSeconds(exchange, .coinbase)
+        #expect(most <= 7, "coinbase's pace kept while it fills and the cycles fall back to it: \(most) in 5 s")
         #expect(daemon.log.contains("filled 10080 minutes of the last week's price history from coinbase candles (29 requests)"), "\(daemon.log)")
         await exchange.shutdown()
     }
