@@ -61,28 +61,38 @@ struct HealthServicesTests {
     }
 
     /// Nobody watches, so the stream is read once a second: a trade that waits in the kernel as
-    /// the quote's age reaches the limit is taken before the quote is called stale.
-    @Test func theMonitorTakesWhatTheStreamHoldsBeforeItJudgesTheQuote() async throws {
+    /// the quote's age reaches the limit is read within that second, and the monitor judges the
+    /// quote only after it, so it never calls stale what the stream held.
+    @Test func theMonitorJudgesTheQuoteOnlyOnceTheStreamHadItsRead() async throws {
         let (board, clock, _) = makeBoard(staleAfter: .seconds(10))
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "btcpriced") { _ in logs }
         let intake = makeIntake(board, logger: logger)
-        let held = HeldTrades(intake: intake)
         var monitor = FreshnessMonitor(intake: intake, logger: logger)
-        monitor.backlog = held
+        monitor.readLag = .seconds(1)
         intake.stream(quote("100"))
         let task = Task { try await monitor.run() }
         defer { task.cancel() }
         #expect(await clock.waitForSleepers(1))
 
-        clock.advance(by: .milliseconds(9_500))
-        held.arrives(quote("101"))
-        clock.advance(by: .milliseconds(501))
+        // The trade arrives at 9.5 s; the paced read takes it at 10.4 s, past the limit.
+        clock.advance(by: .milliseconds(10_400))
+        intake.stream(quote("101"))
+        clock.advance(by: .milliseconds(601))
         #expect(await clock.waitForSleepers(1))
-        #expect(held.catchUps >= 1 && board.quote?.price.description == "101", "caught up: \(held.catchUps), serving \(String(describing: board.quote?.price))")
         #expect(board.freshness().state == .fresh, "\(board.freshness().state)")
-        let warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
-        #expect(warnings.isEmpty, "\(warnings)")
+        var warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
+        #expect(warnings.isEmpty, "nothing stale while the stream held a trade: \(warnings)")
+
+        // Nothing more arrives: stale once the age passes the limit and the read had its second.
+        clock.advance(by: .seconds(10))
+        #expect(await clock.waitForSleepers(1))
+        warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
+        #expect(warnings.isEmpty, "not before the read had its second: \(warnings)")
+        clock.advance(by: .seconds(1))
+        #expect(await clock.waitForSleepers(1))
+        warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.message)" }
+        #expect(warnings == ["the quote is stale: older than 10s"], "\(warnings)")
     }
 
     @Test func theWatchdogIsFedWhileCyclesCompleteAndStarvedWhenTheyStop() async throws {

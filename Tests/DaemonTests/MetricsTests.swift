@@ -53,15 +53,36 @@ struct DaemonMetricsTests {
         #expect(replies.metricsReply().contains("btcpriced_stale 1\n"))
     }
 
-    @Test func streamConnectionsAndReconnectsAreCounted() {
+    /// A connection that goes live sets the gauge; one that stalls clears it; the next one
+    /// counts as a reconnect.
+    @Test(.timeLimit(.minutes(1))) func streamConnectionsAndReconnectsAreCounted() async throws {
         let exporter = PrometheusExporter()
-        let state = StreamState(venue: .binance, link: StreamLink(now: ManualClock().now), metrics: exporter.factory)
-        #expect(exporter.exposition().contains(#"btcpriced_stream_connected{source="binance"} 0.0"#))
-        state.opened()
-        #expect(exporter.exposition().contains(#"btcpriced_stream_connected{source="binance"} 1.0"#))
-        state.ended("stalled")
-        state.opened()
+        let (board, clock, _) = makeBoard()
+        func trade(_ price: String) throws -> [StreamEvent] {
+            [.trade(SourceQuote(price: try Price(parsing: price), symbol: "BTCUSDT", quoteAsset: "USDT"), nil)]
+        }
+        let stream = ScriptedPriceStream([.open([try trade("100.5")]), .open([try trade("101.5")])])
+        let streams = try #require(StreamSupervisor(venues: [StreamVenue(name: .binance, connection: stream)], clock: clock,
+                                                    jitter: FixedJitter(0), logger: Logger(label: "btcpriced"), metrics: exporter.factory))
+        let connected = #"btcpriced_stream_connected{source="binance"} "#, reconnects = #"btcpriced_stream_reconnects_total{source="binance"} 1"#
+        #expect(exporter.exposition().contains(connected + "0.0"))
+        let lines = Awaitable<[String]>([])
+        let intake = makeIntake(board, streamGate: streams.gate) { line in lines.update { $0.append(line) } }
+        // Returns once watchers were sent `price`: the connection is live and its trade went through.
+        func served(_ price: String) async -> Bool { await lines.until { $0.contains { $0.contains(#""price":"\#(price)""#) } } }
+        let service = streams.service(feeding: intake, ledger: SourceLedger(),
+                                      restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: Logger(label: "btcpriced")))
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        #expect(await served("100.5"))
+        #expect(await clock.waitForSleepers(1))
+        #expect(exporter.exposition().contains(connected + "1.0"), "\(exporter.exposition())")
+        clock.advance(by: .seconds(5))  // StreamPolicy().stallAfter
+        #expect(await clock.waitForSleepers(1))
+        #expect(exporter.exposition().contains(connected + "0.0"), "a stalled stream is down: \(exporter.exposition())")
+        clock.advance(by: .seconds(2))  // StreamPolicy().firstRetry, with no jitter
+        #expect(await served("101.5"))
         let text = exporter.exposition()
-        #expect(text.contains(#"btcpriced_stream_reconnects_total{source="binance"} 1"#) && text.contains(#"btcpriced_stream_connected{source="binance"} 1.0"#))
+        #expect(stream.connections == 2 && text.contains(reconnects) && text.contains(connected + "1.0"), "\(stream.connections) connections: \(text)")
     }
 }

@@ -3,16 +3,17 @@ import DaemonKit
 import DaemonKitTesting
 import PriceCore
 import Testing
+import WireProtocol
 
-/// A stream nobody watches is read less often than the publish interval: every reply first
-/// catches it up, so what it serves is what the connection held when asked.
+/// A stream nobody watches is read less often than the publish interval: every reply the root
+/// serves first catches it up, so what it serves is what the connection held when asked.
 @Suite("Replies catch the stream up before they answer")
 struct RepliesCatchUpTests {
     @Test func everyReplyServesWhatTheStreamHeldWhenAsked() throws {
         let (board, _, _) = makeBoard()
         let intake = makeIntake(board)
         let held = HeldTrades(intake: intake)
-        let replies = try makeReplies(board, backlog: held)
+        let replies = CaughtUpReplies(try makeReplies(board), catchUp: { held.catchUp() }, watcherJoins: { held.watcherJoins() })
         intake.stream(quote("114459.75"))
         held.arrives(quote("114459.81"))
         #expect(board.priceReply().contains("114459.75"), "the board alone has not read it: \(board.priceReply())")
@@ -31,5 +32,8 @@ struct RepliesCatchUpTests {
         }
         #expect(held.catchUps == answers.count, "one catch-up per reply: \(held.catchUps)")
         #expect(held.watchersJoined == 1, "the watch's first line says a watcher joins: \(held.watchersJoined)")
+        held.arrives(quote("114459.86"))
+        _ = replies.dailyReply(DailyQuery())
+        #expect(held.catchUps == answers.count, "days do not wait for the latest trade: \(held.catchUps) catch-ups")
     }
 }

@@ -11,8 +11,10 @@ import Synchronization
 /// last read is more than one publish interval old. So the served price is never more than one
 /// publish interval behind the wire, and a daemon nobody watches wakes once a second for its
 /// stream instead of four times.
-public final class PacedReads: StreamBacklog {
+public final class PacedReads: Sendable {
     public let unwatchedInterval: TimeAmount
+    /// The longest a message waits unread: the unwatched interval.
+    public let longestWait: Duration
     private let audience = Mutex<@Sendable () -> Bool>({ true })
     private let pacers = Mutex<[ObjectIdentifier: Registration]>([:])
 
@@ -26,15 +28,19 @@ public final class PacedReads: StreamBacklog {
     /// Nil for a zero interval: every message is then read as it comes, with nothing to pace.
     public init?(interval: Duration) {
         guard interval > .zero else { return nil }
-        unwatchedInterval = TimeAmount(ReadCadence.unwatched(publishInterval: interval))
+        longestWait = ReadCadence.unwatched(publishInterval: interval)
+        unwatchedInterval = TimeAmount(longestWait)
     }
 
+    /// Tells whether anyone watches; asked at each read.
     public func attach(audience: @escaping @Sendable () -> Bool) {
         self.audience.withLock { $0 = audience }
     }
 
     var isWatched: Bool { audience.withLock { $0 }() }
 
+    /// Reads what waits if it may be more than one publish interval old; returns once it is
+    /// read, or after `catchUpWait` when the loop is busy. Any thread.
     public func catchUp() { catchUp(waitingAtMost: Self.catchUpWait) }
 
     /// `catchUp()` with its wait given; false when a loop was still busy after it, so the
@@ -42,6 +48,8 @@ public final class PacedReads: StreamBacklog {
     @discardableResult
     public func catchUp(waitingAtMost wait: DispatchTimeInterval) -> Bool { visit(watcherJoins: false, wait: wait) }
 
+    /// A watcher is about to get its first line: catch up, and read at the publish interval
+    /// from now on, as long as someone watches.
     public func watcherJoins() { visit(watcherJoins: true, wait: Self.catchUpWait) }
 
     /// How long a reply from another thread waits for a stream's loop to take what the kernel

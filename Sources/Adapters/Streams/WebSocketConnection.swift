@@ -72,34 +72,47 @@ enum WebSocketConnection {
                           ending: ending, opened: opened, message: message, endOfRead: endOfRead)
         }
         let tunnel = proxy.flatMap { $0.isSOCKS ? nil : eventLoop.makePromise(of: Void.self) }
+        let opening = OpeningChannel()
         do {
-            channel = try await ClientBootstrap(group: eventLoop)
-                .connectTimeout(connectTimeout)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let proxy, let tunnel {
-                            try ProxyTunnel.addConnect(to: channel, target: target, proxy: proxy, promise: tunnel)
-                        } else {
-                            if proxy != nil {
-                                // Buffers what the handlers below write until the proxy has connected.
-                                try channel.pipeline.syncOperations.addHandler(SOCKSClientHandler(targetAddress: .domain(target.host, port: target.port)))
+            channel = try await withTaskCancellationHandler {
+                try await ClientBootstrap(group: eventLoop)
+                    .connectTimeout(connectTimeout)
+                    .channelInitializer { channel in
+                        guard opening.opens(channel) else { return channel.eventLoop.makeFailedFuture(CancellationError()) }
+                        return channel.eventLoop.makeCompletedFuture {
+                            if let proxy, let tunnel {
+                                try ProxyTunnel.addConnect(to: channel, target: target, proxy: proxy, promise: tunnel)
+                            } else {
+                                if proxy != nil {
+                                    // Buffers what the handlers below write until the proxy has connected.
+                                    try channel.pipeline.syncOperations.addHandler(SOCKSClientHandler(targetAddress: .domain(target.host, port: target.port)))
+                                }
+                                try setUp(channel)
                             }
-                            try setUp(channel)
                         }
                     }
-                }
-                .connect(host: proxy?.host ?? target.host, port: proxy?.port ?? target.port).get()
+                    .connect(host: proxy?.host ?? target.host, port: proxy?.port ?? target.port).get()
+            } onCancel: {
+                opening.cancel()
+            }
         } catch {
             tunnel?.fail(error)
+            if Task.isCancelled { return .givenUp }
             return .failed(proxy.map { "cannot connect to the proxy \($0): \(error)" } ?? "cannot connect to \(target.hostHeader): \(error)")
         }
         if let proxy, let tunnel {
             do {
-                try await tunnel.futureResult.get()
+                // Closing the channel fails the tunnel's promise at once.
+                try await withTaskCancellationHandler {
+                    try await tunnel.futureResult.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
                 try await ProxyTunnel.removeCodec(from: channel).get()
                 try await channel.eventLoop.submit { try setUp(channel) }.get()
             } catch {
                 channel.close(promise: nil)
+                if Task.isCancelled { return .givenUp }
                 return .failed("the proxy \(proxy) did not open a tunnel to \(target.hostHeader): \(error)")
             }
         }
@@ -221,5 +234,28 @@ private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
         guard !(error is NIOHTTPClientUpgradeError) else { return }
         ending.record(.failed("\(error)"))
         context.close(promise: nil)
+    }
+}
+
+/// The channel a connect is opening. NIO's connect future does not follow the task's
+/// cancellation: without this, a connection given up while its TCP connect hangs (a black-holed
+/// venue) would hold the supervisor's task group, and a stop, for the whole connect timeout.
+private final class OpeningChannel: Sendable {
+    private let state = Mutex<(channel: (any Channel)?, cancelled: Bool)>((nil, false))
+
+    /// From the channel initializer: false when the task was cancelled before the channel existed.
+    func opens(_ channel: any Channel) -> Bool {
+        state.withLock { state in
+            state.channel = channel
+            return !state.cancelled
+        }
+    }
+
+    func cancel() {
+        let channel = state.withLock { state in
+            state.cancelled = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
     }
 }

@@ -7,10 +7,11 @@ import MetricsExport
 import NIOCore
 import PriceCore
 import SocketServer
+import Streams
 
 /// Makes DaemonKit's ports from the adapters: the stores in `stateDirectory` (quote.json,
 /// sources.json, history.txt and daily.txt; prepared: a leftover temp file from an interrupted write is
-/// removed), the socket server on `listener` and the metrics exposition. `sources` makes the
+/// removed), the socket server on `listener`, its replies caught up by `reads`, and the metrics exposition. `sources` makes the
 /// venues a plan asks, again for each plan a reload brings. The caller sets the rest (streams,
 /// host pace, executor, hooks) and builds the daemon from them.
 public enum DaemonAssembly {
@@ -18,7 +19,8 @@ public enum DaemonAssembly {
         clock: C, wallClock: any WallClock, plan: SourcePlan, sources: @escaping @Sendable (SourcePlan) -> [any PriceSource],
         stateDirectory: String, listener: QuoteServer.Listener, serverLimits: ServerLimits = ServerLimits(), group: any EventLoopGroup,
         notifier: any HealthNotifier, watchdogInterval: Duration?, logger: Logger, serviceLogger: Logger, version: String,
-        persistInterval: Duration, metrics: PrometheusExporter = PrometheusExporter(), work: any BlockingWork = ThreadPoolWork()
+        persistInterval: Duration, metrics: PrometheusExporter = PrometheusExporter(), reads: PacedReads? = nil,
+        work: any BlockingWork = ThreadPoolWork()
     ) throws(DaemonStartError) -> DaemonPorts<C, SourcePlan> where C.Duration == Duration, C.Instant: Sendable {
         let directory = SourceDirectory<SourcePlan, C.Instant>(plan: plan)
         let quoteStore = FileQuoteStore(directory: stateDirectory, origins: { directory.current.origins },
@@ -34,7 +36,7 @@ public enum DaemonAssembly {
             historyStore: FileHistoryStore(directory: stateDirectory, currency: plan.currency),
             restraintStore: FileRestraintStore(directory: stateDirectory),
             serve: { replies in
-                QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: replies, version: version, limits: serverLimits,
+                QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(replies, reads: reads), version: version, limits: serverLimits,
                                                                 clock: clock, logger: logger, group: group))
             },
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) },

@@ -90,8 +90,9 @@ struct DaemonRuntime {
         if isCapped {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }
-        let streamReads = PacedReads(interval: settings.publishInterval)
-        let stream = streamLineup(eventLoop: loop, reads: streamReads, circuits: circuits)
+        let paced = PacedReads(interval: settings.publishInterval)
+        let streams = streamVenues(eventLoop: loop, reads: paced, circuits: circuits)
+        let reads = streams.isEmpty ? nil : paced
         let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
         let (settings, plan, logger) = (self.settings, self.plan, self.logger)
         let grid = WakeupGrid(period: settings.publishInterval)
@@ -101,16 +102,16 @@ struct DaemonRuntime {
                 clock: DaemonClock(sleepingOn: EventLoopClock(loop, grid: grid)), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, circuits: circuits, userAgent: userAgent) },
                 stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
                 watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
-                persistInterval: settings.persistInterval, metrics: metrics)
+                persistInterval: settings.persistInterval, metrics: metrics, reads: reads)
             ports.publishInterval = settings.publishInterval
-            ports.streams = stream
-            ports.streamBacklog = stream == nil ? nil : streamReads
+            ports.streams = streams
+            ports.streamReadLag = reads?.longestWait ?? .zero
             ports.hostPace = hostPace
             if settings.backfill { ports.candleSources = { $0.candleSources(clients: httpClients, circuits: circuits, userAgent: userAgent) } }
             ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
             ports.executor = EventLoopExecutor(loop)
             ports.onReady = { _ in
-                logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(stream.map { "; streaming from \($0.candidates.map(\.state.venue.rawValue).joined(separator: " or ")) while a stream is healthy" } ?? ""); state in \(settings.stateDirectory)")
+                logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(streams.isEmpty ? "" : "; streaming from \(streams.map(\.name.rawValue).joined(separator: " or ")) while a stream is healthy"); state in \(settings.stateDirectory)")
                 plan.logNotices(logger)
             }
             daemon = await PriceDaemon(ports)
@@ -120,7 +121,8 @@ struct DaemonRuntime {
         }
 
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
-        let replies = daemon.replies
+        reads?.attach(audience: { daemon.isWatched })
+        let replies = CaughtUpReplies.serving(daemon.replies, reads: reads)
         do {
             if let http = try await startHTTPListener(replies: replies, inherited: inherited.http, limits: limits, group: group) {
                 daemon.alsoServe(http.events)
@@ -157,7 +159,7 @@ struct DaemonRuntime {
 
     /// The HTTP listener: the socket systemd passed (btcpriced-http.socket), else the address
     /// BTCPRICED_HTTP_LISTEN (or its older name BTCPRICED_METRICS_LISTEN) names, else none.
-    private func startHTTPListener(replies: DaemonReplies<DaemonClock, SourcePlan>, inherited: Int32?, limits: ServerLimits,
+    private func startHTTPListener(replies: any StatusProvider, inherited: Int32?, limits: ServerLimits,
                                    group: any EventLoopGroup) async throws -> HTTPAPIServer? {
         let http = settings.http
         let listener: HTTPAPIServer.Listener
@@ -207,16 +209,16 @@ struct DaemonRuntime {
         return .path(settings.socketPath)
     }
 
-    /// The streams BTCPRICED_STREAM allows, in the chain's order; nil if no venue in the chain can stream.
+    /// The streams BTCPRICED_STREAM allows, in the chain's order; none if no venue in the chain can stream.
     /// Each stream is read on `eventLoop`, the one that serves the watchers.
-    private func streamLineup(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> StreamLineup<ContinuousClock.Instant>? {
-        StreamLineup(settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
+    private func streamVenues(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> [StreamVenue] {
+        settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue) else { return nil }
             let timeouts = settings.timeouts(for: url)
             guard let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
                                                reads: reads, proxy: settings.route(of: venue.name, url: url, circuits: circuits).proxy,
                                                connectTimeout: timeouts.connect ?? .seconds(10), eventLoop: eventLoop) else { return nil }
-            var policy = StreamLink<ContinuousClock.Instant>.Policy()
+            var policy = StreamPolicy()
             policy.priceSilenceAfter = plan.priceSilenceAfter
             if settings.proxies.route(for: url).proxy != nil {
                 // Through a proxy the upgrade gets the connection's budget and the answer's, and
@@ -224,8 +226,8 @@ struct DaemonRuntime {
                 policy.connectTimeout = timeouts.attempt
                 policy.stallAfter += timeouts.answer
             }
-            return .init(connection: connection, state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: .now)))
-        })
+            return StreamVenue(name: venue.name, connection: connection, policy: policy)
+        }
     }
 
 }

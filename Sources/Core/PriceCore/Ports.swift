@@ -78,20 +78,6 @@ public protocol PriceStream: Sendable {
                       received: @escaping @Sendable ([StreamEvent]) -> Void) async -> StreamLink<Instant>.Ending
 }
 
-/// What a paced stream has received and the daemon has not read yet. A stream nobody watches
-/// is read less often than the publish interval, so whoever reads the price asks for the rest
-/// first, and what it serves is never more than one publish interval behind the wire.
-public protocol StreamBacklog: Sendable {
-    /// Reads what waits if it may be more than one publish interval old; returns once it is
-    /// read. Any thread.
-    func catchUp()
-    /// A watcher is about to get its first line: catch up, and read at the publish interval
-    /// from now on, as long as someone watches.
-    func watcherJoins()
-    /// Tells whether anyone watches; asked at each read.
-    func attach(audience: @escaping @Sendable () -> Bool)
-}
-
 /// Where blocking file IO runs, off the threads that serve (a thread pool in production).
 public protocol BlockingWork: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T

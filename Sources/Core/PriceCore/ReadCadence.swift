@@ -1,7 +1,8 @@
 /// How often a paced stream is read while messages keep coming. Watchers get a line per publish
 /// interval, so while anyone watches the stream is read at that interval. With nobody watching,
 /// a read's price is seen only by the keepers (history, the saved quote, the stall and silence
-/// watch) until someone asks, and then the asker catches the stream up first (`StreamBacklog`):
+/// watch) until someone asks, and then the asker catches the stream up first (the Streams adapter's
+/// `PacedReads`, which the composition root puts before every reply):
 /// once a second serves the keepers, and a daemon nobody watches wakes once a second for its
 /// stream, not four times.
 public enum ReadCadence {

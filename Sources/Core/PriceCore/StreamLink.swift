@@ -1,31 +1,11 @@
-/// The life of one venue's stream connection as a pure state machine: when to connect, whether
-/// it is healthy (so REST polling can rest), when it has stalled, when to rotate it before the
-/// venue drops it, and how long to back off. The adapter reports what happened; this decides.
+/// The life of one venue's stream as a pure state machine: the supervisor tells it what
+/// happened (`handle(_:at:jitter:)`, `received(_:from:at:)`) and does what it answers: open
+/// or close a connection, rest, hand the quote over to REST. It decides when to connect,
+/// whether the stream is healthy (so REST polling can rest), when it has stalled, when to
+/// rotate before the venue drops it, and how long to back off. It knows the connections by
+/// number: the one in use and, during a rotation, the replacement opened beside it.
 public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
-    public struct Policy: Sendable, Hashable {
-        /// No message at all, heartbeats included, for this long: the stream has stalled.
-        public var stallAfter: Duration = .seconds(5)
-        /// No price for this long (heartbeats prove a live connection, not a moving price): the
-        /// stream stays connected but is no longer healthy, so REST refreshes the quote. The
-        /// daemon sets it from its freshness settings (`PriceSilence.limit`).
-        public var priceSilenceAfter: Duration = PriceSilence.longest
-        /// An attempt not live after this long (a black-holed address, an upgrade never answered) is given up.
-        public var connectTimeout: Duration = .seconds(10)
-        /// Backoff after a failed or short-lived connection: from `firstRetry`, doubling, capped.
-        public var firstRetry: Duration = .seconds(2)
-        public var longestRetry: Duration = .seconds(300)
-        /// A connection must have carried data this long before the backoff starts over, so a
-        /// stream that connects and drops again at once never reconnects faster than the backoff.
-        public var provenAfter: Duration = .seconds(60)
-        /// A refused upgrade (HTTP 451 or 403) is not tried again for this long.
-        public var refusalCooldown: Duration = .seconds(3600)
-        /// Reconnect this long after connecting, before a venue's own cut-off (24 h at some).
-        public var rotateAfter: Duration? = .seconds(23 * 3600 + 30 * 60)
-        /// A replacement that failed is tried again after this, while the old connection serves.
-        public var replacementRetry: Duration = .seconds(30)
-
-        public init() {}
-    }
+    public typealias Policy = StreamPolicy
 
     public enum Phase: Sendable, Hashable {
         /// Waiting to (re)connect; nothing in flight.
@@ -47,6 +27,53 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         case stalled(after: Duration)
     }
 
+    /// What happened, as the supervisor saw it.
+    public enum Event: Sendable, Hashable {
+        /// The supervisor is ready for a connection: open one if the rest is over.
+        case attempt
+        /// Connection `id`'s upgrade succeeded.
+        case opened(Int)
+        /// Connection `id` ended, for this reason.
+        case ended(Int, Ending)
+        /// Time passed: act on whatever is due (a stall, the connect timeout, a rotation, a
+        /// replacement that never carried a message).
+        case due
+        /// The venue refused the stream before a restart; not asked again until then.
+        case refusedBefore(until: Instant)
+        /// A reload changed the freshness settings the silence limit follows.
+        case priceSilenceAfter(Duration)
+    }
+
+    /// What the supervisor does next.
+    public enum Action: Sendable, Hashable {
+        /// Open connection `id`: an attempt, or a replacement beside the live connection.
+        case open(Int)
+        /// Close connection `id`: retired by its replacement, or a replacement given up.
+        case close(Int)
+        /// Nothing to open before then: the rest after a drop or a refusal.
+        case rest(until: Instant)
+        /// Connection `id` is now the live one in use (an upgrade, or a replacement taking over).
+        case live(Int)
+        /// The connection in use carries its first message.
+        case carrying
+        /// The stream is over for now, for this reason: close every connection, and REST
+        /// carries the quote until the next attempt (`phase` says when).
+        case handOver(Ending)
+    }
+
+    /// What one read's messages mean.
+    public struct Reception: Sendable, Equatable {
+        /// From the connection in use (or its replacement, which takes over): the messages
+        /// count. From any other (retired, given up, or a read after the stream ended), not.
+        public var counts = false
+        public var actions: [Action] = []
+
+        public init(counts: Bool = false, actions: [Action] = []) {
+            self.counts = counts
+            self.actions = actions
+        }
+    }
+
     public private(set) var policy: Policy
     public private(set) var phase: Phase
     /// Connections that ended before proving themselves, since the last one that did.
@@ -60,28 +87,116 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     private var nextReplacementAt: Instant?
     /// When a price last arrived, or the connection opened (it gets the silence limit to send one).
     public private(set) var lastPrice: Instant?
+    /// The connection in use (the attempt, or the live one), and the replacement beside it.
+    public private(set) var inUse: Int?
+    public private(set) var replacement: Int?
+    private var nextConnection = 0
+    /// Whether the connection in use has carried a message.
+    private var carrying = false
 
     public init(policy: Policy = Policy(), now: Instant) {
         self.policy = policy
         self.phase = .waiting(until: now)
     }
 
-    /// A reload changed the freshness settings the silence limit follows.
-    public mutating func use(priceSilenceAfter limit: Duration) {
-        policy.priceSilenceAfter = limit
-    }
-
-    /// Starts refused: the venue declined the stream before a restart, until `until`.
-    public mutating func refusedBefore(until: Instant) {
-        phase = .refused(until: until)
-    }
-
-    /// Whether a connection attempt should start now.
-    public func shouldConnect(at now: Instant) -> Bool {
-        switch phase {
-        case .waiting(let until), .refused(let until): until <= now
-        case .connecting, .live: false
+    /// Handles what happened at `now`. `jitter`, a value in 0...1, spreads the retry when the
+    /// stream hands over.
+    @discardableResult
+    public mutating func handle(_ event: Event, at now: Instant, jitter: Double) -> [Action] {
+        switch event {
+        case .attempt:
+            switch phase {
+            case .waiting(let until), .refused(let until):
+                guard until <= now else { return [.rest(until: until)] }
+                connecting(at: now)
+                let id = open()
+                inUse = id
+                return [.open(id)]
+            case .connecting, .live: return []
+            }
+        case .opened(let id):
+            guard id == inUse, case .connecting = phase else { return [] }
+            opened(at: now)
+            return [.live(id)]
+        case .ended(let id, let ending):
+            if id == replacement {
+                replacementFailed(at: now)
+                return []
+            }
+            guard id == inUse else { return [] }
+            if let replacement {
+                // The live connection ended (the venue's cut-off, or a notice) before its
+                // replacement was live: the replacement becomes the attempt in flight.
+                rotating(at: now)
+                inUse = replacement
+                self.replacement = nil
+                carrying = false
+                return []
+            }
+            return handOver(ending, at: now, jitter: jitter)
+        case .due:
+            return due(at: now, jitter: jitter)
+        case .refusedBefore(let until):
+            phase = .refused(until: until)
+            return []
+        case .priceSilenceAfter(let limit):
+            policy.priceSilenceAfter = limit
+            return []
         }
+    }
+
+    /// A read's messages from connection `id` arrived. A replacement's first message takes over
+    /// from the connection in use; a message on an attempt still connecting makes it live. The
+    /// phase is matched once per read, and nothing is allocated unless there is something to
+    /// do. Specialised for the daemon's instants (ContinuousClock's): the supervisor's per-read
+    /// path calls it across modules, and the generic body pays a metadata lookup at each use
+    /// of `Instant`.
+    @discardableResult
+    @_specialize(where Instant == ContinuousClock.Instant)
+    public mutating func received(_ events: [StreamEvent], from id: Int, at now: Instant) -> Reception {
+        var reception = Reception()
+        if id != inUse {
+            guard id == replacement, case .live = phase else { return reception }
+            // The replacement is live: it takes over, with its own age, and the old one goes.
+            let old = inUse
+            replaced(at: now)
+            inUse = id
+            replacement = nil
+            carrying = false
+            reception.actions.append(.live(id))
+            if let old { reception.actions.append(.close(old)) }
+        }
+        let since: Instant
+        switch phase {
+        case .live(let liveSince, _): since = liveSince
+        case .connecting:
+            // Once per connection, so going through opened(at:) costs the reads nothing.
+            reception.actions.append(.live(id))
+            opened(at: now)
+            since = now
+        case .waiting, .refused: return reception
+        }
+        reception.counts = true
+        phase = .live(since: since, lastMessage: now)
+        if !carrying {
+            carrying = true
+            reception.actions.append(.carrying)
+        }
+        // Matched by case, not compared: comparing whole events (prices included) for every
+        // read would cost more than the rest of this.
+        var hasPrice = false, closingSoon = false
+        for event in events {
+            switch event {
+            case .trade, .tickerClose: hasPrice = true
+            case .closingSoon: closingSoon = true
+            case .dayRange, .alive: break
+            }
+        }
+        if hasPrice { lastPrice = now }
+        if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
+        // A notice while a replacement is already in flight asks for nothing more.
+        if closingSoon, replacement == nil { reception.actions.append(replace(at: now)) }
+        return reception
     }
 
     /// Healthy: live, something arrived within the stall limit and a price within the silence
@@ -115,8 +230,7 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         return lastPrice.duration(to: now) >= policy.priceSilenceAfter
     }
 
-    /// Live but silent past the stall limit, or still connecting past the connect timeout:
-    /// the adapter should end the connection.
+    /// Live but silent past the stall limit, or still connecting past the connect timeout.
     public func hasStalled(at now: Instant) -> Bool {
         switch phase {
         case .live(_, let last): last.duration(to: now) >= policy.stallAfter
@@ -125,19 +239,9 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
-    /// Time to open a replacement connection: the rotation age is reached and no replacement is
-    /// in flight or resting after a failure. The old one stays until the new one is live (see
-    /// `replaced(at:)`), so no trade is missed and no REST call is spent on the switch.
-    public func rotationDue(at now: Instant) -> Bool {
-        guard case .live(let since, _) = phase, let rotateAfter = policy.rotateAfter, replacementSince == nil else { return false }
-        if let nextReplacementAt, now < nextReplacementAt { return false }
-        return since.duration(to: now) >= rotateAfter
-    }
-
-    /// A replacement opened beside the live connection has not carried a message within the
-    /// connect timeout: give it up and keep the old one.
-    public func replacementTimedOut(at now: Instant) -> Bool {
-        replacementSince.map { $0.duration(to: now) >= policy.connectTimeout } ?? false
+    public var isLive: Bool {
+        if case .live = phase { return true }
+        return false
     }
 
     /// The next instant something is due: a connection attempt, a stall check or a rotation.
@@ -153,33 +257,82 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         }
     }
 
-    public mutating func connecting(at now: Instant) {
-        rotationGraceUntil = nil
-        replacementSince = nil
-        phase = .connecting(since: now)
+    /// When the supervisor should next send `.due`. Live with no replacement in flight, the
+    /// deadlines only move later (a message pushes the stall back), so it waits for the next
+    /// one: at 10 trades a second it wakes once per stall limit, not every second. Otherwise
+    /// (connecting, replacing) a change it does not see may bring one closer, so it looks
+    /// every second.
+    public func nextCheck(at now: Instant) -> Instant {
+        let second = now.advanced(by: .seconds(1))
+        guard let deadline = nextDeadline() else { return second }
+        return isLive && replacementSince == nil ? deadline : min(deadline, second)
     }
 
-    /// A replacement connection is being opened beside the live one.
-    public mutating func replacing(at now: Instant) {
+    // MARK: - Transitions
+
+    private mutating func open() -> Int {
+        defer { nextConnection += 1 }
+        return nextConnection
+    }
+
+    private mutating func due(at now: Instant, jitter: Double) -> [Action] {
+        var actions: [Action] = []
+        if rotationDue(at: now) { actions.append(replace(at: now)) }
+        if replacementTimedOut(at: now), let given = replacement {
+            replacementFailed(at: now)
+            actions.append(.close(given))
+        }
+        if hasStalled(at: now) {
+            let ending: Ending = if case .connecting = phase {
+                .failed("no answer within \(policy.connectTimeout.humanReadable) of connecting")
+            } else {
+                .stalled(after: policy.stallAfter)
+            }
+            return handOver(ending, at: now, jitter: jitter)
+        }
+        return actions
+    }
+
+    /// Time to open a replacement connection: the rotation age is reached and no replacement is
+    /// in flight or resting after a failure. The old one stays until the new one is live, so no
+    /// trade is missed and no REST call is spent on the switch.
+    private func rotationDue(at now: Instant) -> Bool {
+        guard case .live(let since, _) = phase, let rotateAfter = policy.rotateAfter, replacementSince == nil else { return false }
+        if let nextReplacementAt, now < nextReplacementAt { return false }
+        return since.duration(to: now) >= rotateAfter
+    }
+
+    /// A replacement opened beside the live connection has not carried a message within the
+    /// connect timeout: give it up and keep the old one.
+    private func replacementTimedOut(at now: Instant) -> Bool {
+        replacementSince.map { $0.duration(to: now) >= policy.connectTimeout } ?? false
+    }
+
+    private mutating func replace(at now: Instant) -> Action {
         replacementSince = now
+        let id = open()
+        replacement = id
+        return .open(id)
+    }
+
+    private mutating func connecting(at now: Instant) {
+        rotationGraceUntil = nil
+        replacementSince = nil
+        carrying = false
+        phase = .connecting(since: now)
     }
 
     /// The replacement failed or timed out; the live connection carries on, and the next
     /// replacement waits `replacementRetry` (never a tight loop against the venue's connection limit).
-    public mutating func replacementFailed(at now: Instant) {
+    private mutating func replacementFailed(at now: Instant) {
+        replacement = nil
         replacementSince = nil
         nextReplacementAt = now.advanced(by: policy.replacementRetry)
     }
 
-    public var isLive: Bool {
-        if case .live = phase { return true }
-        return false
-    }
-
-    /// The live connection ended (the venue's cut-off, or a notice) before its replacement was
-    /// live: the replacement becomes the attempt in flight, and the stream counts as healthy
-    /// until the last message is as old as the stall limit.
-    public mutating func rotating(at now: Instant) {
+    /// The live connection ended before its replacement was live: the stream counts as
+    /// healthy until the last message is as old as the stall limit.
+    private mutating func rotating(at now: Instant) {
         guard case .live(_, let last) = phase else { return }
         rotationGraceUntil = last.advanced(by: policy.stallAfter)
         phase = .connecting(since: replacementSince ?? now)
@@ -187,61 +340,14 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
     }
 
     /// The upgrade succeeded.
-    public mutating func opened(at now: Instant) {
+    private mutating func opened(at now: Instant) {
         rotationGraceUntil = nil
         lastPrice = now
         phase = .live(since: now, lastMessage: now)
-    }
-
-    /// What one read's messages did to the link.
-    public struct Reception: Sendable, Equatable {
-        /// The link was not live before them: a promoted replacement's first message.
-        public var becameLive = false
-        /// One of them is a shutdown notice, which asks for a rotation now.
-        public var closingSoon = false
-
-        public init(becameLive: Bool = false, closingSoon: Bool = false) {
-            self.becameLive = becameLive
-            self.closingSoon = closingSoon
-        }
-    }
-
-    /// A read's messages arrived. A message on an attempt still connecting (a promoted
-    /// replacement) makes it live. The phase is matched once per read. Specialised for the
-    /// daemon's instants (ContinuousClock's): the stream service's per-read path calls it across
-    /// modules, and the generic body pays a metadata lookup at each use of `Instant`.
-    @discardableResult
-    @_specialize(where Instant == ContinuousClock.Instant)
-    public mutating func received(_ events: [StreamEvent], at now: Instant) -> Reception {
-        var reception = Reception()
-        let since: Instant
-        switch phase {
-        case .live(let liveSince, _): since = liveSince
-        case .connecting:
-            // Once per connection, so going through opened(at:) costs the reads nothing.
-            reception.becameLive = true
-            opened(at: now)
-            since = now
-        case .waiting, .refused: return reception
-        }
-        phase = .live(since: since, lastMessage: now)
-        // Matched by case, not compared: comparing whole events (prices included) for every
-        // read would cost more than the rest of this.
-        var hasPrice = false
-        for event in events {
-            switch event {
-            case .trade, .tickerClose: hasPrice = true
-            case .closingSoon: reception.closingSoon = true
-            case .dayRange, .alive: break
-            }
-        }
-        if hasPrice { lastPrice = now }
-        if since.duration(to: now) >= policy.provenAfter { consecutiveFailures = 0 }
-        return reception
     }
 
     /// A replacement connection is live: it takes over, with its own age.
-    public mutating func replaced(at now: Instant) {
+    private mutating func replaced(at now: Instant) {
         replacementSince = nil
         nextReplacementAt = nil
         rotationGraceUntil = nil
@@ -249,19 +355,23 @@ public struct StreamLink<Instant: InstantProtocol>: Sendable where Instant.Durat
         phase = .live(since: now, lastMessage: now)
     }
 
-    /// The connection (or the attempt) ended. `jitter` is a value in 0...1.
-    public mutating func ended(_ ending: Ending, at now: Instant, jitter: Double) {
+    /// The stream is over for now: every connection goes, and the next attempt waits the
+    /// backoff, or the refusal's cool-down.
+    private mutating func handOver(_ ending: Ending, at now: Instant, jitter: Double) -> [Action] {
         rotationGraceUntil = nil
         replacementSince = nil
         nextReplacementAt = nil
+        inUse = nil
+        replacement = nil
         if case .refused = ending {
             phase = .refused(until: now.advanced(by: policy.refusalCooldown))
-            return
+            return [.handOver(ending)]
         }
         let proven: Bool
         if case .live(let since, let last) = phase { proven = since.duration(to: last) >= policy.provenAfter } else { proven = false }
         consecutiveFailures = proven ? 0 : consecutiveFailures + 1
         phase = .waiting(until: now.advanced(by: retryDelay(jitter: jitter)))
+        return [.handOver(ending)]
     }
 
     /// Equal jitter over an exponential backoff: half fixed, half random. After a proven
@@ -284,22 +394,5 @@ extension StreamLink {
         }
         if let usable = links.firstIndex(where: { restingUntil($0) == nil }) { return usable }
         return links.indices.min { restingUntil(links[$0])! < restingUntil(links[$1])! }
-    }
-}
-
-/// How long a live stream may carry no price before REST refreshes the quote. The quote must be
-/// refreshed before it turns stale: a price read at L happened at most one read interval
-/// earlier (it may have waited in the kernel), REST is asked at the first fetch tick after
-/// L + limit (at most one interval later) and answers within the timeout. So the limit is
-/// STALE_AFTER minus the interval, the timeout, the read interval and a margin for late timers
-/// and the network, at most 5 s and at least 1 s: below that a stream could hardly ever rest
-/// polling, and no setting could keep a quote that young by polling alone.
-public enum PriceSilence {
-    public static let longest: Duration = .seconds(5)
-    public static let shortest: Duration = .seconds(1)
-    public static let margin: Duration = .milliseconds(500)
-
-    public static func limit(staleAfter: Duration, interval: Duration, timeout: Duration, readInterval: Duration) -> Duration {
-        min(longest, max(shortest, staleAfter - interval - timeout - readInterval - margin))
     }
 }

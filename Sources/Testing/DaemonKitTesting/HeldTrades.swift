@@ -4,7 +4,7 @@ import Synchronization
 
 /// A stream's backlog in place of the paced reads: trades the kernel holds, which reach the
 /// door only when a reader catches the stream up. Counts the watchers that joined.
-public final class HeldTrades<C: Clock>: StreamBacklog where C.Duration == Duration, C.Instant: Sendable {
+public final class HeldTrades<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     private let intake: PriceIntake<C>
     private let state = Mutex((held: [Quote](), catchUps: 0, watchersJoined: 0))
 
@@ -31,6 +31,4 @@ public final class HeldTrades<C: Clock>: StreamBacklog where C.Duration == Durat
         state.withLock { $0.watchersJoined += 1 }
         catchUp()
     }
-
-    public func attach(audience: @escaping @Sendable () -> Bool) {}
 }

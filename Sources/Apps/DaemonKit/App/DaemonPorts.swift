@@ -40,9 +40,12 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     public var persistInterval: Duration
     /// `watch` subscribers get at most one line per this interval.
     public var publishInterval: Duration = .zero
-    public var streams: StreamLineup<C.Instant>?
-    /// The streams' unread messages, which whoever reads the price catches up first.
-    public var streamBacklog: (any StreamBacklog)?
+    /// The venues BTCPRICED_STREAM allows, in the chain's order; none when no venue can stream.
+    public var streams: [StreamVenue] = []
+    /// The longest a streamed trade may wait unread (zero when every message is read as it
+    /// comes). The quote is called stale only this long after its age crosses the limit, by
+    /// which time the stream has read whatever it held.
+    public var streamReadLag: Duration = .zero
     /// The venues' pace shared with the other instances on this host, if any.
     public var hostPace: (any HostPace)?
     public var jitter: any JitterSource = SystemJitter()

@@ -3,8 +3,7 @@ import WireProtocol
 
 /// What the socket answers: the board's lines, the `sources` report (the configured chain and
 /// the ledger) and the metrics exposition, which the metrics adapter renders from the board.
-/// Each reply first catches the stream up, so it is never more than one publish interval
-/// behind the wire, even while nobody watches and the stream is read less often.
+/// They serve what the board holds; catching a paced stream up first is the adapters' business.
 public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration {
     /// Renders the metrics exposition with the families read off the board at each scrape:
     /// the quote (exact), the freshness state, the configured currency and the host clock's
@@ -14,44 +13,24 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
     public let board: PriceBoard<C>
     public let directory: SourceDirectory<Plan, C.Instant>
     private let exposition: Exposition
-    private let backlog: (any StreamBacklog)?
     private let hostClock: HostClockWatch<C>?
 
-    public init(board: PriceBoard<C>, directory: SourceDirectory<Plan, C.Instant>, backlog: (any StreamBacklog)? = nil,
-                hostClock: HostClockWatch<C>? = nil, exposition: @escaping Exposition) {
+    public init(board: PriceBoard<C>, directory: SourceDirectory<Plan, C.Instant>, hostClock: HostClockWatch<C>? = nil, exposition: @escaping Exposition) {
         self.board = board
         self.hostClock = hostClock
         self.directory = directory
-        self.backlog = backlog
         self.exposition = exposition
     }
 
-    public func statusReply() -> String {
-        backlog?.catchUp()
-        return board.statusReply()
-    }
+    public func statusReply() -> String { board.statusReply() }
 
-    /// A `watch` stream's first line; from now on the stream is read once per publish interval.
-    public func firstWatchLine() -> String {
-        backlog?.watcherJoins()
-        return board.statusReply()
-    }
+    public func priceReply() -> String { board.priceReply() }
 
-    public func priceReply() -> String {
-        backlog?.catchUp()
-        return board.priceReply()
-    }
+    public func historyReply(_ query: HistoryQuery) -> String { board.historyReply(query) }
 
-    public func historyReply(_ query: HistoryQuery) -> String {
-        backlog?.catchUp()
-        return board.historyReply(query)
-    }
-
-    /// Days do not depend on the latest trade: nothing to catch up.
     public func dailyReply(_ query: DailyQuery) -> String { board.dailyReply(query) }
 
     public func sourcesReport() -> String {
-        backlog?.catchUp()
         var report = directory.report(at: board.clock.now)
         // While trades stream, the streaming venue's last price is its newest trade, not its
         // last REST answer.
@@ -64,7 +43,6 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
     }
 
     public func metricsReply() -> String {
-        backlog?.catchUp()
-        return exposition(board.quote, board.freshness().state, board.currency, hostClock?.estimate)
+        exposition(board.quote, board.freshness().state, board.currency, hostClock?.estimate)
     }
 }

@@ -23,8 +23,13 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     /// The streams' gate, closed while a price waits for a second venue: the fetch loop and
     /// the intake ask this one.
     private let streamGate: StreamGate<C.Instant>
+    /// The stream, when a venue in the chain can stream.
+    public let streams: StreamSupervisor<C>?
     private let reloads: AsyncStream<Plan>
     private let reloadContinuation: AsyncStream<Plan>.Continuation
+
+    /// Whether anyone watches: a `watch` on the socket or an event stream over HTTP.
+    public var isWatched: Bool { server.watcherCount > 0 }
 
     /// Restores what the last run saved.
     public init(_ ports: DaemonPorts<C, Plan>) async {
@@ -33,17 +38,21 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let board = PriceBoard(currency: plan.currency, policy: plan.stalenessPolicy, clock: ports.clock, wallClock: ports.wallClock)
         self.board = board
         let hostClock = HostClockWatch(clock: ports.clock, wallClock: ports.wallClock, logger: logger)
-        replies = DaemonReplies(board: board, directory: directory, backlog: ports.streamBacklog, hostClock: hostClock, exposition: ports.exposition)
+        replies = DaemonReplies(board: board, directory: directory, hostClock: hostClock, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
         let watched: @Sendable () -> Bool = { server.watcherCount > 0 }
         let publisher = WatchPublisher(board: board, interval: ports.publishInterval, executor: ports.executor,
                                        audience: watched) { server.broadcast($0) }
-        ports.streamBacklog?.attach(audience: watched)
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
         let confirmation = PriceConfirmation(confirmMove: plan.confirmMove, logger: logger)
         let check = confirmation.check
-        streamGate = ports.streams.map { $0.gate.closed { check.awaitsConfirmation } } ?? .closed
+        // Timers that may end up to a publish interval late share their wakeups with the reads
+        // (with no interval, a tolerance of zero: every timer ends when due).
+        let streams = StreamSupervisor(venues: ports.streams, clock: ports.clock, jitter: ports.jitter, logger: logger,
+                                       timerTolerance: ports.publishInterval, executor: ports.executor)
+        self.streams = streams
+        streamGate = streams.map { $0.gate.closed { check.awaitsConfirmation } } ?? .closed
         intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
                              streamGate: streamGate, hostClock: hostClock, confirmation: confirmation, logger: logger)
         QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
@@ -53,7 +62,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         await daily?.restore(into: intake)
         restraints = RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger)
         await restraints.restore(into: directory.ledger, now: ports.clock.now, wallTime: ports.wallClock.now())
-        if let streams = ports.streams {
+        if let streams {
             directory.attach { streams.report(at: $0) }
             for (venue, until) in streams.resumeRefusals(from: directory.ledger, at: ports.clock.now) {
                 logger.notice("not asking \(venue) for its stream for another \(ports.clock.now.duration(to: until).humanReadable): it refused before the restart",
@@ -75,7 +84,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         ports.directory.current = plan
         intake.use(plan.stalenessPolicy)
         intake.confirmation?.check.use(confirmMove: plan.confirmMove)
-        ports.streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
+        streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
         reloadContinuation.yield(plan)
     }
 
@@ -123,19 +132,13 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             service.finished = ports.returnFreedMemory
             services.append(service)
         }
-        // Timers that may end up to a publish interval late share their wakeups with the reads
-        // (with no interval, a tolerance of zero: every timer ends when due).
-        let lateness = ports.publishInterval
+        // Timers that may end up to a publish interval late share their wakeups with the reads.
         var monitor = FreshnessMonitor(intake: intake, logger: ports.logger)
-        monitor.timerTolerance = lateness
-        monitor.backlog = ports.streamBacklog
+        monitor.timerTolerance = ports.publishInterval
+        monitor.readLag = ports.streamReadLag
         services.append(monitor)
-        if let streams = ports.streams {
-            var stream = StreamService(lineup: streams, intake: intake, ledger: ports.directory.ledger, restraints: restraints, clock: ports.clock,
-                                       jitter: ports.jitter, logger: ports.logger)
-            stream.timerTolerance = lateness
-            stream.executor = ports.executor
-            services.append(stream)
+        if let streams {
+            services.append(streams.service(feeding: intake, ledger: ports.directory.ledger, restraints: restraints))
         }
         services.append(WatchdogService(health: health))
         // What reading the saved files took (a week of minutes, ten years of days) is freed now.

@@ -4,14 +4,16 @@ import ServiceLifecycle
 
 /// Tells the door when time passes in a way that matters, without polling: it sleeps until the
 /// moment the current quote crosses `staleAfter`, and then, while there is no fresh quote, about
-/// once a second, so systemd's status shows the growing age.
+/// once a second, so systemd's status shows the growing age. It judges a quote only once the
+/// stream had its chance to read what it holds (`readLag` after the limit), so a trade waiting
+/// in the kernel as the age crosses the limit never makes a stale line.
 public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let intake: PriceIntake<C>
     let logger: Logger
     /// How late a change may be noticed: a clock that shares wakeups ends the sleep with others.
     public var timerTolerance: Duration?
-    /// The stream's unread messages, taken before the quote's age is judged.
-    public var backlog: (any StreamBacklog)?
+    /// The longest a streamed trade may wait unread.
+    public var readLag: Duration = .zero
 
     public init(intake: PriceIntake<C>, logger: Logger) {
         self.intake = intake
@@ -19,14 +21,13 @@ public struct FreshnessMonitor<C: Clock>: Service where C.Duration == Duration, 
     }
 
     public func run() async throws {
-        let intake = self.intake, board = intake.board, logger = self.logger, tolerance = timerTolerance, backlog = self.backlog
+        let intake = self.intake, board = intake.board, logger = self.logger, tolerance = timerTolerance, lag = readLag
         await cancelWhenGracefulShutdown {
             var lastState = board.freshness().state
             while !Task.isCancelled {
-                let wait = board.timeUntilStale()
                 // Capped, so a quote stamped far ahead (a wrong clock) cannot put the monitor to sleep for good.
-                do { try await board.clock.sleep(for: min(wait ?? .seconds(1), board.staleLimit), tolerance: tolerance) } catch { return }
-                backlog?.catchUp()
+                let wait = board.timeUntilStale().map { min($0, board.staleLimit) + lag } ?? .seconds(1)
+                do { try await board.clock.sleep(for: wait, tolerance: tolerance) } catch { return }
                 intake.timePassed()
                 let state = board.freshness().state
                 if state != lastState, state == .stale {

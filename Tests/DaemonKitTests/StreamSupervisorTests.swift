@@ -6,10 +6,10 @@ import Synchronization
 import Testing
 import TestClocks
 
-/// The stream lineup (connect, stall, hand over to REST, back off, reconnect, refuse) driven
-/// by a scripted stream on a ManualClock.
-@Suite("Stream lineup on a scripted stream and a manual clock", .timeLimit(.minutes(1)))
-struct StreamLineupTests {
+/// The stream supervisor (connect, stall, hand over to REST, back off, reconnect, rotate,
+/// refuse) driven by a scripted stream on a ManualClock.
+@Suite("Stream supervisor on a scripted stream and a manual clock", .timeLimit(.minutes(1)))
+struct StreamSupervisorTests {
     typealias Policy = StreamLink<ManualClock.Instant>.Policy
 
     static func trade(_ price: String, at milliseconds: Int64) -> [StreamEvent] {
@@ -18,7 +18,7 @@ struct StreamLineupTests {
     }
 
     struct Running {
-        let lineup: StreamLineup<ManualClock.Instant>
+        let streams: StreamSupervisor<ManualClock>
         let board: PriceBoard<ManualClock>
         let clock: ManualClock
         let wallClock: ManualWallClock
@@ -27,7 +27,7 @@ struct StreamLineupTests {
         let lines: Awaitable<[String]>
         let task: Task<Void, any Error>
 
-        var state: String { lineup.report(at: clock.now).state }
+        var state: String { streams.report(at: clock.now).state }
         var warnings: [String] { logs.messages(at: .warning) }
         var infos: [String] { logs.messages(at: .info) }
 
@@ -49,16 +49,14 @@ struct StreamLineupTests {
 
     func start(_ streams: [(SourceName, ScriptedPriceStream)], policy: Policy = Policy()) async throws -> Running {
         let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(60))
-        let lineup = try #require(StreamLineup(streams.map { name, stream in
-            .init(connection: stream, state: StreamState(venue: name, link: StreamLink(policy: policy, now: clock.now)))
-        }))
         let logs = LogRecorder(), lines = Awaitable<[String]>([])
         let logger = logs.logger
-        let intake = makeIntake(board, streamGate: lineup.gate, logger: logger) { line in lines.update { $0.append(line) } }
-        let service = StreamService(lineup: lineup, intake: intake, ledger: SourceLedger(),
-                                    restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: logger),
-                                    clock: clock, jitter: FixedJitter(0), logger: logger)
-        return Running(lineup: lineup, board: board, clock: clock, wallClock: wallClock, logs: logs, lines: lines, task: Task { try await service.run() })
+        let supervisor = try #require(StreamSupervisor(venues: streams.map { StreamVenue(name: $0, connection: $1, policy: policy) },
+                                                       clock: clock, jitter: FixedJitter(0), logger: logger))
+        let intake = makeIntake(board, streamGate: supervisor.gate, logger: logger) { line in lines.update { $0.append(line) } }
+        let service = supervisor.service(feeding: intake, ledger: SourceLedger(),
+                                         restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: logger))
+        return Running(streams: supervisor, board: board, clock: clock, wallClock: wallClock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 
     @Test func aStalledStreamHandsOverToRESTThenReconnectsAfterItsRest() async throws {
@@ -67,12 +65,12 @@ struct StreamLineupTests {
         let running = try await start([(.binance, stream)])
         defer { running.task.cancel() }
         await running.served("100.5")
-        #expect(running.state == "live" && running.lineup.gate.carriesQuotes(at: running.clock.now))
+        #expect(running.state == "live" && running.streams.gate.carriesQuotes(at: running.clock.now))
 
         await running.advance(seconds: 5)  // Policy().stallAfter: no message since
         await running.logs.until(.warning, "binance stream is down (no message for 5s); polling REST until it is back")
         #expect(running.state == "retrying")
-        #expect(!running.lineup.gate.carriesQuotes(at: running.clock.now), "REST polls while the stream rests")
+        #expect(!running.streams.gate.carriesQuotes(at: running.clock.now), "REST polls while the stream rests")
         #expect(running.warnings == ["binance stream is down (no message for 5s); polling REST until it is back"])
         #expect(stream.connections == 1, "no reconnect before the rest is over")
 
@@ -93,11 +91,11 @@ struct StreamLineupTests {
         defer { running.task.cancel() }
         await running.served("100.5")
         await running.advance(seconds: 59)
-        #expect(running.lineup.current.state.update { $0.replacementSince } == nil && stream.connections == 1, "not before the rotation age")
+        #expect(running.streams.link(of: .binance)?.replacementSince == nil && stream.connections == 1, "not before the rotation age")
         await running.advance(seconds: 1)
         await running.served("101.5")
         #expect(stream.connections == 2 && running.state == "live")
-        #expect(running.lineup.report(at: running.clock.now).connections == 2)
+        #expect(running.streams.report(at: running.clock.now).connections == 2)
         #expect(running.warnings.isEmpty, "a rotation is not an outage: \(running.warnings)")
     }
 
@@ -111,7 +109,7 @@ struct StreamLineupTests {
         let running = try await start([(.binance, binance), (.coinbase, coinbase)], policy: policy)
         defer { running.task.cancel() }
         await running.served("100.5")
-        #expect(running.lineup.current.state.venue == .coinbase)
+        #expect(running.streams.current == .coinbase)
         #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
         await running.advance(seconds: 3600)
         #expect(binance.connections == 1 && coinbase.connections == 1, "a healthy stream is not dropped to ask the refusing venue again")

@@ -11,14 +11,14 @@ import Systemd
 import Testing
 import TestClocks
 
-/// The stream service in-process, against the fake exchange's real WebSocket endpoints, with
-/// the link's time on a ManualClock: rotations and rests happen when the test moves the clock.
-@Suite("Stream service: overlapping rotation and refusal hand-over, on a manual clock", .timeLimit(.minutes(1)))
-struct StreamServiceTests {
+/// The stream supervisor in-process, against the fake exchange's real WebSocket endpoints, with
+/// the links' time on a ManualClock: rotations and rests happen when the test moves the clock.
+@Suite("Stream supervisor: overlapping rotation and refusal hand-over, on a manual clock", .timeLimit(.minutes(1)))
+struct StreamSupervisorExchangeTests {
     typealias Policy = StreamLink<ManualClock.Instant>.Policy
 
     struct Running {
-        let lineup: StreamLineup<ManualClock.Instant>
+        let streams: StreamSupervisor<ManualClock>
         let board: PriceBoard<ManualClock>
         let clock: ManualClock
         let logs: LogRecorder
@@ -34,7 +34,7 @@ struct StreamServiceTests {
             if let ownedDirectory { try? FileManager.default.removeItem(atPath: ownedDirectory) }
         }
 
-        func state(_ index: Int) -> StreamLink<ManualClock.Instant> { lineup.candidates[index].state.update { $0 } }
+        func state(_ index: Int) -> StreamLink<ManualClock.Instant> { streams.link(of: streams.venues[index])! }
         var warnings: [String] { logs.messages(at: .warning) }
         var infos: [String] { logs.messages(at: .info) }
 
@@ -58,21 +58,19 @@ struct StreamServiceTests {
         let ownedDirectory = stateDirectory == nil ? try Self.makeStateDirectory() : nil
         let stateDirectory = stateDirectory ?? ownedDirectory ?? ""
         let (board, clock, wallClock) = makeBoard()
-        let lineup = try #require(StreamLineup(venues.map { venue in
-            .init(connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
-                  state: StreamState(venue: venue.name, link: StreamLink(policy: policy, now: clock.now)))
-        }))
         let logs = LogRecorder(), lines = Awaitable<[String]>([])
         let logger = logs.logger
+        let streams = try #require(StreamSupervisor(venues: venues.map { venue in
+            StreamVenue(name: venue.name, connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
+                        policy: policy)
+        }, clock: clock, jitter: FixedJitter(0), logger: logger, executor: executor))
         let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: TestWork(), logger: logger)
         let ledger = SourceLedger<ManualClock.Instant>()
         await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
-        _ = lineup.resumeRefusals(from: ledger, at: clock.now)
-        let intake = makeIntake(board, streamGate: lineup.gate, logger: logger) { line in lines.update { $0.append(line) } }
-        var service = StreamService(lineup: lineup, intake: intake, ledger: ledger, restraints: restraints,
-                                    clock: clock, jitter: FixedJitter(0), logger: logger)
-        service.executor = executor
-        return Running(lineup: lineup, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() },
+        _ = streams.resumeRefusals(from: ledger, at: clock.now)
+        let intake = makeIntake(board, streamGate: streams.gate, logger: logger) { line in lines.update { $0.append(line) } }
+        let service = streams.service(feeding: intake, ledger: ledger, restraints: restraints)
+        return Running(streams: streams, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() },
                        ownedDirectory: ownedDirectory)
     }
 
@@ -85,7 +83,7 @@ struct StreamServiceTests {
         let running = try await start([.binance], on: exchange, policy: policy)
         defer { running.stop() }
         await running.streaming(from: "binance")
-        #expect(running.lineup.report(at: running.clock.now).state == "live")
+        #expect(running.streams.report(at: running.clock.now).state == "live")
         let opened = running.clock.now
         #expect(await running.clock.waitForSleepers(1))
         running.clock.advance(by: .seconds(59))
@@ -96,7 +94,7 @@ struct StreamServiceTests {
         #expect(exchange.mostOpenStreams(.binance) == 2, "the replacement was open before the old connection closed")
         #expect(running.state(0).phase == .live(since: opened.advanced(by: .seconds(60)), lastMessage: running.clock.now),
                 "the replacement carries the stream, with its own age")
-        #expect(running.lineup.report(at: running.clock.now).connections == 2)
+        #expect(running.streams.report(at: running.clock.now).connections == 2)
         // The board's wall clock is fixed in 2025 while the fake stamps trades with the real
         // time: that the host clock is behind the venue's is true here, and beside the point.
         let outages = running.warnings.filter { !$0.hasPrefix("the host clock is") }
@@ -120,7 +118,7 @@ struct StreamServiceTests {
         defer { running.stop() }
         let started = running.clock.now
         await running.streaming(from: "coinbase")
-        #expect(running.state(1).isLive && running.lineup.current.state.venue == .coinbase)
+        #expect(running.state(1).isLive && running.streams.current == .coinbase)
         #expect(running.state(0).phase == .refused(until: started.advanced(by: .seconds(3600))))
         #expect(running.warnings == ["binance refused the stream (declined upgrade, as from a restricted location); streaming from coinbase if it can, polling REST meanwhile, and not asking binance for its stream again for 60m"])
         #expect(await running.clock.waitForSleepers(1))
@@ -130,7 +128,7 @@ struct StreamServiceTests {
                 "a healthy stream is not dropped to try the first choice again")
         // Trades keep coming over the socket; the first after the hour (its watch line is the
         // event) makes the stream carry quotes again.
-        let (gate, clock) = (running.lineup.gate, running.clock)
+        let (gate, clock) = (running.streams.gate, running.clock)
         if !(await running.lines.until { _ in gate.carriesQuotes(at: clock.now) }) {
             Issue.record("the stream does not carry quotes after the hour: the log: \(running.logs.lines.value), state \(running.state(1).phase)")
         }
@@ -138,14 +136,15 @@ struct StreamServiceTests {
     }
 
     /// The connection's task and the watch on its link run where the daemon runs its services,
-    /// on its event loop: an unstructured task does not inherit the service's preference, and
-    /// each of the watch's wakeups would otherwise hop to the global executor and back.
+    /// on its event loop: each of the watch's wakeups would otherwise hop to the global
+    /// executor and back.
     @Test func theConnectionAndTheWatchOnItsLinkRunOnTheGivenExecutor() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setStream(.binance, .trades(prices: ["114459.80"], perSecond: 20))
         var policy = Policy()
         policy.stallAfter = .seconds(3600)
-        let executor = CountingExecutor()
+        // Queued, as the event loop runs its jobs: the supervisor's task group cancels its children.
+        let executor = CountingExecutor(runningOn: DispatchQueue(label: "the daemon's loop"))
         let running = try await start([.binance], on: exchange, policy: policy, executor: executor)
         defer { running.stop() }
         await running.streaming(from: "binance")
@@ -186,7 +185,7 @@ struct StreamServiceTests {
         #expect(second.state(0).phase == .refused(until: second.clock.now.advanced(by: .seconds(3600))))
         await second.streaming(from: "coinbase")
         #expect(exchange.streamRefusalCount(.binance) == 1, "the second run did not ask binance for its stream")
-        #expect(second.lineup.current.state.venue == .coinbase)
+        #expect(second.streams.current == .coinbase)
         await exchange.shutdown()
     }
 }

@@ -1,0 +1,36 @@
+import SocketServer
+import Streams
+import WireProtocol
+
+/// The replies as every reader gets them (the socket, HTTP, the metrics textfile): each first
+/// takes what a paced stream holds, so it is never more than one publish interval behind the
+/// wire, even while nobody watches and the stream is read once a second. The daemon's own
+/// replies know nothing of pacing; this is the one place that joins the two.
+public struct CaughtUpReplies: StatusProvider {
+    private let replies: any StatusProvider
+    private let catchUp: @Sendable () -> Void
+    private let watcherJoins: @Sendable () -> Void
+
+    /// `catchUp` returns once what waits is read, or after a short bounded wait when the
+    /// stream's loop is busy; `watcherJoins` also starts reading at the publish interval.
+    public init(_ replies: any StatusProvider, catchUp: @escaping @Sendable () -> Void, watcherJoins: @escaping @Sendable () -> Void) {
+        self.replies = replies
+        self.catchUp = catchUp
+        self.watcherJoins = watcherJoins
+    }
+
+    /// `replies` caught up by `reads`, or as they are when nothing is paced.
+    public static func serving(_ replies: any StatusProvider, reads: PacedReads?) -> any StatusProvider {
+        guard let reads else { return replies }
+        return CaughtUpReplies(replies, catchUp: { reads.catchUp() }, watcherJoins: { reads.watcherJoins() })
+    }
+
+    public func statusReply() -> String { catchUp(); return replies.statusReply() }
+    public func priceReply() -> String { catchUp(); return replies.priceReply() }
+    public func sourcesReport() -> String { catchUp(); return replies.sourcesReport() }
+    public func historyReply(_ query: HistoryQuery) -> String { catchUp(); return replies.historyReply(query) }
+    /// Days do not depend on the latest trade: nothing to catch up.
+    public func dailyReply(_ query: DailyQuery) -> String { replies.dailyReply(query) }
+    public func metricsReply() -> String { catchUp(); return replies.metricsReply() }
+    public func firstWatchLine() -> String { watcherJoins(); return replies.statusReply() }
+}
