@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Streams",
             dependencies: [
-                "PriceCore", "Exchanges", "EventLoopScheduling",
+                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

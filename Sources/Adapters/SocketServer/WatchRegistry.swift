@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import PosixFiles
 import Synchronization
 
 /// The `watch` connections: who they are, grouped by event loop for the fan-out, until the
@@ -35,9 +36,9 @@ final class WatchRegistry: Sendable {
             }
             // Our own descriptor for the socket, for `WatchStream.sendDirectly` (see there).
             let descriptor = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-                fcntl($0, F_DUPFD_CLOEXEC, 0)
+                DuplicatedDescriptor(of: $0)
             }
-            let stream = WatchStream(channel, descriptor: descriptor.flatMap { $0 >= 0 ? $0 : nil })
+            let stream = WatchStream(channel, descriptor: descriptor ?? nil)
             let count = watchers.withLock { watchers in
                 watchers.streams[ObjectIdentifier(channel)] = stream
                 watchers.byLoop = nil

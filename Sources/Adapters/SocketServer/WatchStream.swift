@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import PosixFiles
 
 /// One watcher's state, touched only on its channel's event loop.
 final class WatchStream: @unchecked Sendable {
@@ -24,18 +25,15 @@ final class WatchStream: @unchecked Sendable {
         SlowWatcherPolicy.Backlog(queuedBytes: queuedBytes, kernelUnread: kernelUnread, undrainedSince: undrainedSince)
     }
 
-    /// A duplicate of the channel's descriptor, ours to close when the watcher leaves: asking NIO
-    /// for its own on every write cost more than the write. Being ours, its number cannot be
-    /// reused for another client while we hold it; the socket itself lives until both are closed.
-    private var descriptor: CInt?
+    /// Our own descriptor for the socket, dropped when the watcher leaves.
+    private var descriptor: DuplicatedDescriptor?
 
-    init(_ channel: any Channel, descriptor: CInt?) {
+    init(_ channel: any Channel, descriptor: DuplicatedDescriptor?) {
         self.channel = channel
         self.descriptor = descriptor
     }
 
     func closeDescriptor() {
-        if let descriptor { close(descriptor) }
         descriptor = nil
     }
 
@@ -45,7 +43,7 @@ final class WatchStream: @unchecked Sendable {
     func sendDirectly(_ buffer: ByteBuffer) -> Int? {
         guard let descriptor else { return nil }
         let result = buffer.withUnsafeReadableBytes { bytes in
-            send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            send(descriptor.value, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }
         if result >= 0 { return result }
         switch errno {
@@ -63,7 +61,7 @@ final class WatchStream: @unchecked Sendable {
         guard let descriptor else { return 0 }
         var meminfo = KernelMemoryInfo()
         var length = socklen_t(MemoryLayout<KernelMemoryInfo>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_MEMINFO, &meminfo, &length) == 0 else { return 0 }
+        guard getsockopt(descriptor.value, SOL_SOCKET, SO_MEMINFO, &meminfo, &length) == 0 else { return 0 }
         return Int(meminfo.writeAllocation)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import EventLoopScheduling
 import NIOCore
+import PosixFiles
 
 /// Reads a stream at most once per `interval` while messages keep coming, so a busy market
 /// wakes the daemon once per publish, not once per trade. Placed first in the pipeline with
@@ -42,9 +43,9 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     private var nextRead: NIOScheduledCallback?
     /// Set while the handler is in a pipeline; the scheduled read goes through it.
     private var context: ChannelHandlerContext?
-    /// A duplicate of the channel's socket, ours to close; nil without one (an embedded channel
-    /// in tests), and then every read is NIO's.
-    private var descriptor: CInt?
+    /// Our own descriptor for the socket; nil without one (an embedded channel in tests), and
+    /// then every read is NIO's.
+    private var descriptor: DuplicatedDescriptor?
     /// What one read of our own takes: a quiet interval's messages fit the first buffer; when
     /// one fills, the rest are read in buffers as large as NIO's largest for a paced stream.
     public static let firstReadCapacity = 16_384
@@ -62,10 +63,9 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
 
     public func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        let duplicate = try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-            fcntl($0, F_DUPFD_CLOEXEC, 0)
-        }
-        descriptor = duplicate.flatMap { $0 >= 0 ? $0 : nil }
+        descriptor = try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+            DuplicatedDescriptor(of: $0)
+        } ?? nil
         reads?.register(self, on: context.eventLoop, mark: mark)
         context.read()
     }
@@ -86,7 +86,6 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
         mark.neverBehind()
         nextRead?.cancel()
         nextRead = nil
-        if let descriptor { close(descriptor) }
         descriptor = nil
     }
 
@@ -163,7 +162,7 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
         while ownReads < Self.maximumOwnReads, self.context != nil, context.channel.isActive, let descriptor {
             var buffer = context.channel.allocator.buffer(capacity: ownReads == 0 ? Self.firstReadCapacity : Self.drainReadCapacity)
             let received = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { bytes in
-                max(0, recv(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT)))
+                max(0, recv(descriptor.value, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT)))
             }
             guard received > 0 else { break }
             ownReads += 1
