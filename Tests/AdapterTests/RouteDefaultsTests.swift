@@ -30,6 +30,24 @@ struct RouteDefaultsTests {
         #expect(plan.flappingAdvice == nil, "60s is longer than 15s plus 10s: \(String(describing: plan.flappingAdvice))")
     }
 
+    /// Through Tor a stream's upgrade gets the whole attempt's budget, and a message may be late
+    /// by one answer before the stream counts as stalled; a direct stream keeps the defaults.
+    /// Each venue asked through Tor gets a circuit of its own.
+    @Test func throughTorTheStreamWaitsLongerAndEachVenueGetsACircuit() throws {
+        let tor = try settings(Self.tor.merging(["NO_PROXY": "api.kraken.com,ws.kraken.com"]) { $1 })
+        let proxied = tor.streamPolicy(for: "wss://stream.binance.com:9443/stream", priceSilenceAfter: .seconds(3))
+        let timeouts = tor.timeouts(for: "wss://stream.binance.com:9443/stream")
+        #expect(proxied.connectTimeout == timeouts.attempt && proxied.stallAfter == StreamPolicy().stallAfter + timeouts.answer,
+                "connect \(proxied.connectTimeout) for \(timeouts.attempt), stall \(proxied.stallAfter)")
+        #expect(proxied.priceSilenceAfter == .seconds(3))
+        let direct = tor.streamPolicy(for: "wss://ws.kraken.com/v2", priceSilenceAfter: .seconds(3))
+        #expect(direct.connectTimeout == StreamPolicy().connectTimeout && direct.stallAfter == StreamPolicy().stallAfter)
+        let circuits = tor.venuesNeedingCircuits.map(\.name)
+        #expect(circuits.contains(.binance) && !circuits.contains(.kraken), "\(circuits)")
+        let http = try settings(["BTCPRICED_PROXY": "http://127.0.0.1:8888"])
+        #expect(http.venuesNeedingCircuits.isEmpty, "an HTTP proxy is no Tor: \(http.venuesNeedingCircuits.map(\.name))")
+    }
+
     @Test func aVenueExemptedByNoProxyKeepsTheDirectTimeout() throws {
         let mixed = try settings(Self.tor.merging(["NO_PROXY": "api.kraken.com"]) { $1 })
         #expect(mixed.timeouts(for: "https://api.kraken.com") == RouteTimeouts(connect: nil, answer: mixed.timeout))

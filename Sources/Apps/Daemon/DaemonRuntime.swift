@@ -188,11 +188,7 @@ struct DaemonRuntime {
     /// A relay per venue whose REST or stream URL goes through a SOCKS proxy without
     /// credentials (Tor), so that each venue gets its own circuit; nil when none does.
     private func startCircuits(group: any EventLoopGroup) async throws -> VenueCircuits? {
-        let relayed = settings.sources.compactMap { settings.venue(named: $0) }.filter { venue in
-            ([settings.restURL(venue)] + [settings.streamURL(venue)].compactMap { $0 }).contains { url in
-                settings.proxies.route(for: url).proxy.map { $0.isSOCKS && $0.user == nil } ?? false
-            }
-        }
+        let relayed = settings.venuesNeedingCircuits
         guard !relayed.isEmpty else { return nil }
         let circuits = try await VenueCircuits.start(venues: relayed.map(\.name), group: group,
                                                      connectTimeout: TimeAmount(settings.connectTimeoutThroughProxy))
@@ -214,19 +210,11 @@ struct DaemonRuntime {
     private func streamVenues(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> [StreamVenue] {
         settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue) else { return nil }
-            let timeouts = settings.timeouts(for: url)
             guard let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
                                                reads: reads, proxy: settings.route(of: venue.name, url: url, circuits: circuits).proxy,
-                                               connectTimeout: timeouts.connect ?? .seconds(10), eventLoop: eventLoop) else { return nil }
-            var policy = StreamPolicy()
-            policy.priceSilenceAfter = plan.priceSilenceAfter
-            if settings.proxies.route(for: url).proxy != nil {
-                // Through a proxy the upgrade gets the connection's budget and the answer's, and
-                // a message may be late by one answer's time before the stream counts as stalled.
-                policy.connectTimeout = timeouts.attempt
-                policy.stallAfter += timeouts.answer
-            }
-            return StreamVenue(name: venue.name, connection: connection, policy: policy)
+                                               connectTimeout: settings.timeouts(for: url).connect ?? .seconds(10), eventLoop: eventLoop) else { return nil }
+            return StreamVenue(name: venue.name, connection: connection,
+                               policy: settings.streamPolicy(for: url, priceSilenceAfter: plan.priceSilenceAfter))
         }
     }
 
