@@ -24,7 +24,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     /// the intake ask this one.
     private let streamGate: StreamGate<C.Instant>
     /// The stream, when a venue in the chain can stream.
-    public let streams: StreamSupervisor<C>?
+    private let streams: StreamSupervisor<C>?
     private let reloads: AsyncStream<Plan>
     private let reloadContinuation: AsyncStream<Plan>.Continuation
 
