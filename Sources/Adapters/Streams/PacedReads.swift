@@ -12,9 +12,9 @@ import Synchronization
 /// publish interval behind the wire, and a daemon nobody watches wakes once a second for its
 /// stream instead of four times.
 public final class PacedReads: Sendable {
-    public let unwatchedInterval: TimeAmount
     /// The longest a message waits unread: the unwatched interval.
     public let longestWait: Duration
+    public var unwatchedInterval: TimeAmount { TimeAmount(longestWait) }
     private let audience = Mutex<@Sendable () -> Bool>({ true })
     private let pacers = Mutex<[ObjectIdentifier: Registration]>([:])
 
@@ -29,7 +29,6 @@ public final class PacedReads: Sendable {
     public init?(interval: Duration) {
         guard interval > .zero else { return nil }
         longestWait = ReadCadence.unwatched(publishInterval: interval)
-        unwatchedInterval = TimeAmount(longestWait)
     }
 
     /// Tells whether anyone watches; asked at each read.
