@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Streams",
             dependencies: [
-                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles",
+                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles", "DaemonConfig", "SocketServer", "WireProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -82,7 +82,8 @@ let package = Package(
         .target(
             name: "TorCircuits",
             dependencies: [
-                "PriceCore", "Exchanges",
+                "PriceCore", "Exchanges", "ExchangeHTTP", "DaemonConfig",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -106,7 +107,7 @@ let package = Package(
         .target(
             name: "HTTPAPI",
             dependencies: [
-                "PriceCore", "WireProtocol", "JSONText", "SocketServer",
+                "PriceCore", "WireProtocol", "JSONText", "SocketServer", "DaemonConfig",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,6 +3,7 @@ import Exchanges
 import Foundation
 import PriceCore
 import Testing
+import WireProtocol
 
 @Suite("Configuration: file syntax, precedence, validation")
 struct ConfigTests {
@@ -242,6 +243,26 @@ struct ConfigTests {
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--bogus"]) }
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--socket"]) }
         #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["stray"]) }
+    }
+
+    /// What the command line asks ends before the daemon runs, with its lines and exit status
+    /// (64 usage, 78 configuration), or brings the run's settings and plan.
+    @Test func launchAnswersOrBringsTheRun() {
+        func ended(_ arguments: [String], _ environment: [String: String] = [:]) -> (Int32, [String], [String])? {
+            guard case .exit(let status, let output, let errors) = DaemonLaunch(arguments: arguments, environment: environment) else { return nil }
+            return (status, output, errors)
+        }
+        let version = ended(["--version"])
+        #expect(version?.0 == 0 && version?.1 == ["btcpriced \(ProductVersion.current)"] && version?.2 == [], "\(String(describing: version))")
+        let usage = ended(["--bogus"])
+        #expect(usage?.0 == 64 && usage?.1 == [] && usage?.2.first?.contains("--bogus") == true, "\(String(describing: usage))")
+        let badInterval = ended(["--config", "/dev/null", "--interval", "soon"])
+        #expect(badInterval?.0 == 78 && badInterval?.2.first?.contains("soon") == true, "\(String(describing: badInterval))")
+        guard case .run(_, let settings, let plan) = DaemonLaunch(arguments: ["--config", "/dev/null", "--interval", "7s"], environment: [:]) else {
+            Issue.record("a valid configuration did not bring a run")
+            return
+        }
+        #expect(settings.interval == .seconds(7) && !plan.active.isEmpty, "interval \(settings.interval), \(plan.active.count) venues")
     }
 
     /// Found by the config fuzzer: 80 control characters escape to 560 bytes, which with the

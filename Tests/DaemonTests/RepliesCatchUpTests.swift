@@ -1,4 +1,4 @@
-import Daemon
+import Streams
 import DaemonKit
 import DaemonKitTesting
 import PriceCore

@@ -5,16 +5,11 @@ import CLinux
 import DaemonKit
 import DaemonConfig
 import EventLoopScheduling
-import ExchangeHTTP
-import Exchanges
 import FileStore
 import HTTPAPI
 import Logging
 import MetricsExport
-import NIOCore
-import NIOPosix
 import PriceCore
-import ServiceLifecycle
 import SocketServer
 import Streams
 import Systemd
@@ -24,6 +19,7 @@ import WireProtocol
 
 /// One run of the daemon: restore, listen, arm signals, READY=1, serve until SIGTERM.
 struct DaemonRuntime {
+    typealias Daemon = PriceDaemon<DaemonClock, SourcePlan>
     let settings: DaemonSettings
     let plan: SourcePlan
     let options: DaemonOptions
@@ -35,55 +31,27 @@ struct DaemonRuntime {
 
     func run() async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let notifier = SystemdNotifier()
         let metrics = PrometheusExporter()
         metrics.bootstrap()
-        // One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers
-        // (EventLoopClock: its sleeps are the loop's timers).
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        // Before any file in the state directory is touched: a second daemon stops here.
-        let lock: StateDirectoryLock
-        do {
-            lock = try StateDirectoryLock(directory: settings.stateDirectory)
-        } catch {
-            logger.critical("cannot use the state directory: \(error)")
+        let resources: RuntimeResources
+        do { resources = try await RuntimeResources.open(settings) } catch {
+            logger.critical("\(error)")
             return ExitStatus.cannotCreate
         }
-        defer { withExtendedLifetime(lock) {} }
-        var hostPace: FileHostPace?
-        if let directory = settings.limitsDirectory {
-            do {
-                hostPace = try FileHostPace(directory: directory)
-            } catch {
-                logger.critical("cannot use the shared limits directory (BTCPRICED_LIMITS_DIR): \(error)")
-                return ExitStatus.cannotCreate
-            }
-        }
+        if resources.routes.circuits != nil { logger.info("a Tor circuit per venue: each venue sends its own SOCKS credentials (Tor's IsolateSOCKSAuth)") }
+        let status = await serve(on: resources, metrics: metrics)
+        await resources.close()
+        logger.info("stopped")
+        return status
+    }
 
-        let httpClients = HTTPClients(group: group)
-        let circuits: VenueCircuits?
-        do {
-            circuits = try await startCircuits(group: group)
-        } catch {
-            logger.critical("cannot open the per-venue Tor circuit relays on 127.0.0.1: \(error)")
-            await httpClients.shutdown()
-            return ExitStatus.cannotCreate
-        }
-        func stop(_ status: Int32) async -> Int32 {
-            await circuits?.shutdown()
-            await httpClients.shutdown()
-            try? await group.shutdownGracefully()
-            return status
-        }
-        let userAgent = "btcpriced/\(ProductVersion.current)"
-        let listener: QuoteServer.Listener, inherited: SocketActivation.Listeners
-        do {
-            inherited = try SocketActivation.inheritedListeners()
-            listener = self.listener(inherited)
-        } catch {
+    /// Builds the daemon and its application on `resources` and runs them until they stop.
+    private func serve(on resources: RuntimeResources, metrics: PrometheusExporter) async -> Int32 {
+        let (settings, routes) = (self.settings, resources.routes)
+        let inherited: SocketActivation.Listeners
+        do { inherited = try SocketActivation.inheritedListeners() } catch {
             logger.critical("cannot serve the socket: \(error)")
-            return await stop(ExitStatus.cannotCreate)
+            return ExitStatus.cannotCreate
         }
         let (limits, descriptors, isCapped) = ServerLimits.raisingDescriptorLimit(
             connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
@@ -91,131 +59,81 @@ struct DaemonRuntime {
             logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
         }
         let paced = PacedReads(interval: settings.publishInterval)
-        let streams = streamVenues(eventLoop: loop, reads: paced, circuits: circuits)
+        let streams = plan.streamLineup(reads: paced, eventLoop: resources.loop, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
         let reads = streams.isEmpty ? nil : paced
-        let listenerDescription = listener == .path(settings.socketPath) ? settings.socketPath : "the socket passed by systemd"
-        let (settings, plan, logger) = (self.settings, self.plan, self.logger)
-        let grid = WakeupGrid(period: settings.publishInterval)
-        let daemon: PriceDaemon<DaemonClock, SourcePlan>
+        let notifier = SystemdNotifier()
+        let application: DaemonApplication<DaemonClock, SourcePlan>
         do {
-            var ports = try DaemonAssembly.ports(
-                clock: DaemonClock(sleepingOn: EventLoopClock(loop, grid: grid)), wallClock: SystemWallClock(), plan: plan, sources: { $0.sources(clients: httpClients, circuits: circuits, userAgent: userAgent) },
-                stateDirectory: settings.stateDirectory, listener: listener, serverLimits: limits, group: group, notifier: notifier,
-                watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
-                persistInterval: settings.persistInterval, metrics: metrics, reads: reads)
-            ports.publishInterval = settings.publishInterval
-            ports.streams = streams
-            ports.streamReadLag = reads?.longestWait ?? .zero
-            ports.hostPace = hostPace
-            if settings.backfill { ports.candleSources = { $0.candleSources(clients: httpClients, circuits: circuits, userAgent: userAgent) } }
-            ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
-            ports.executor = EventLoopExecutor(loop)
-            ports.onReady = { _ in
-                logger.info("btcpriced \(ProductVersion.current) serving on \(listenerDescription); \(settings.mode.rawValue) over \(plan.active.map(\.name.rawValue).joined(separator: ", ")) every \(settings.interval.humanReadable)\(streams.isEmpty ? "" : "; streaming from \(streams.map(\.name.rawValue).joined(separator: " or ")) while a stream is healthy"); state in \(settings.stateDirectory)")
-                plan.logNotices(logger)
-            }
-            daemon = await PriceDaemon(ports)
+            let daemon = try await makeDaemon(resources, unix: inherited.unix, limits: limits, streams: streams, reads: reads, notifier: notifier, metrics: metrics)
+            application = try await makeApplication(daemon, resources, inheritedHTTP: inherited.http, limits: limits, reads: reads, notifier: notifier)
         } catch {
             logger.critical("\(error)")
-            return await stop(ExitStatus.cannotCreate)
+            return error is DaemonStartError ? ExitStatus.cannotCreate : ExitStatus.config
         }
+        do {
+            try await application.run()
+            return ExitStatus.ok
+        } catch let error as DaemonStartError {
+            logger.critical("\(error)")
+            return ExitStatus.cannotCreate
+        } catch {
+            logger.critical("stopped on an unexpected error: \(error)")
+            return ExitStatus.failure
+        }
+    }
 
+    /// The daemon on its ports: the stores, the socket (the one systemd passed, else our own
+    /// path), the venues on their routes, the streams, and the event loop as its executor.
+    private func makeDaemon(_ resources: RuntimeResources, unix: Int32?, limits: ServerLimits, streams: [StreamVenue], reads: PacedReads?,
+                            notifier: SystemdNotifier, metrics: PrometheusExporter) async throws(DaemonStartError) -> Daemon {
+        let (settings, plan, logger, routes) = (self.settings, self.plan, self.logger, resources.routes)
+        var ports = try DaemonAssembly.ports(
+            clock: DaemonClock(sleepingOn: loopClock(resources)), wallClock: SystemWallClock(),
+            plan: plan, sources: { routes.sources($0) }, stateDirectory: settings.stateDirectory,
+            listener: unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath), serverLimits: limits, group: resources.group, notifier: notifier,
+            watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
+            persistInterval: settings.persistInterval, metrics: metrics, reads: reads)
+        ports.publishInterval = settings.publishInterval
+        ports.streams = streams
+        ports.streamReadLag = reads?.longestWait ?? .zero
+        ports.hostPace = resources.hostPace
+        if settings.backfill { ports.candleSources = { routes.candleSources($0) } }
+        ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
+        ports.executor = EventLoopExecutor(resources.loop)
+        let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: streams.map(\.name))
+        ports.onReady = { _ in
+            logger.info("\(servingLine)")
+            plan.logNotices(logger)
+        }
+        return await PriceDaemon(ports)
+    }
+
+    /// The daemon with its readers (HTTP, the metrics textfile), caught up with the stream's
+    /// reads, and the signals: SIGHUP reloads, SIGTERM and SIGINT stop.
+    private func makeApplication(_ daemon: Daemon, _ resources: RuntimeResources, inheritedHTTP: Int32?, limits: ServerLimits, reads: PacedReads?,
+                                 notifier: SystemdNotifier) async throws -> DaemonApplication<DaemonClock, SourcePlan> {
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         reads?.attach(audience: { daemon.isWatched })
         let replies = CaughtUpReplies.serving(daemon.replies, reads: reads)
-        do {
-            if let http = try await startHTTPListener(replies: replies, inherited: inherited.http, limits: limits, group: group) {
-                daemon.alsoServe(http.events)
-                application.readers.append(ClosingService { await http.shutdown() })
-            }
-        } catch {
-            logger.critical("\(error)")
-            return await stop(ExitStatus.config)
+        if let http = try await HTTPAPIServer.start(settings, inherited: inheritedHTTP.map { ($0, SocketActivation.boundAddress(of: $0)) },
+                                                    replies: replies, limits: limits, logger: logger, group: resources.group) {
+            daemon.alsoServe(http.events)
+            application.readers.append(ClosingService { await http.shutdown() })
         }
         if let path = settings.metricsTextfile {
-            application.readers.append(MetricsTextfileService(path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
-                                                              write: { try AtomicTextFile.replace($0, with: $1) }, clock: EventLoopClock(loop, grid: grid), logger: logger))
+            application.readers.append(MetricsTextfileService(
+                path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
+                write: { try AtomicTextFile.replace($0, with: $1) }, clock: loopClock(resources), logger: logger))
         }
-        let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon,
-                                logLevel: logLevel, logger: logger)
+        let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon, logLevel: logLevel, logger: logger)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
         application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier,
                                             logger: logger) { await reloader.reload() }
-
-        var status = ExitStatus.ok
-        do {
-            try await application.run()
-        } catch let error as DaemonStartError {
-            logger.critical("\(error)")
-            status = ExitStatus.cannotCreate
-        } catch {
-            logger.critical("stopped on an unexpected error: \(error)")
-            status = ExitStatus.failure
-        }
-        status = await stop(status)
-        logger.info("stopped")
-        return status
+        return application
     }
 
-    /// The HTTP listener: the socket systemd passed (btcpriced-http.socket), else the address
-    /// BTCPRICED_HTTP_LISTEN (or its older name BTCPRICED_METRICS_LISTEN) names, else none.
-    private func startHTTPListener(replies: any StatusProvider, inherited: Int32?, limits: ServerLimits,
-                                   group: any EventLoopGroup) async throws -> HTTPAPIServer? {
-        let http = settings.http
-        let listener: HTTPAPIServer.Listener
-        if let inherited {
-            listener = .inheritedDescriptor(inherited)
-        } else if let address = http.address {
-            listener = .address(host: address.host, port: address.port)
-        } else {
-            return nil
-        }
-        let origin = ContinuousClock.now
-        let server = try await HTTPAPIServer.listen(
-            listener, setting: http.setting.rawValue,
-            routes: HTTPRoutes(replies: replies, currency: settings.currency, version: ProductVersion.current),
-            policy: HostPolicy(listenHost: inherited.flatMap(SocketActivation.boundAddress(of:)) ?? http.address?.host ?? "127.0.0.1",
-                               hosts: http.hosts, origins: http.origins),
-            limits: limits, logger: logger, group: group, now: { origin.duration(to: .now) })
-        let shown = inherited == nil ? http.address.map { "\($0)" } ?? "?" : "the socket passed by systemd (port \(server.port.map(String.init) ?? "?"))"
-        logger.info("serving HTTP on \(shown): the dashboard at /, the API under /api/v1/, metrics at /metrics")
-        if let address = http.address, inherited == nil, !address.isLoopback {
-            logger.notice("serving HTTP on \(address), which is not a loopback address: anyone who can reach this host on that port can read the price, the sources and the metrics")
-        }
-        return server
+    /// The event loop's timers, gathered on the publish interval's grid.
+    private func loopClock(_ resources: RuntimeResources) -> EventLoopClock {
+        EventLoopClock(resources.loop, grid: WakeupGrid(period: settings.publishInterval))
     }
-
-    /// A relay per venue whose REST or stream URL goes through a SOCKS proxy without
-    /// credentials (Tor), so that each venue gets its own circuit; nil when none does.
-    private func startCircuits(group: any EventLoopGroup) async throws -> VenueCircuits? {
-        let relayed = settings.venuesNeedingCircuits
-        guard !relayed.isEmpty else { return nil }
-        let circuits = try await VenueCircuits.start(venues: relayed.map(\.name), group: group,
-                                                     connectTimeout: TimeAmount(settings.connectTimeoutThroughProxy))
-        logger.info("a Tor circuit per venue: each venue sends its own SOCKS credentials (Tor's IsolateSOCKSAuth)")
-        return circuits
-    }
-
-    /// The socket systemd passed us, if socket-activated; otherwise our own path.
-    private func listener(_ inherited: SocketActivation.Listeners) -> QuoteServer.Listener {
-        if let descriptor = inherited.unix {
-            logger.debug("using the socket passed by systemd (fd \(descriptor))")
-            return .inheritedDescriptor(descriptor)
-        }
-        return .path(settings.socketPath)
-    }
-
-    /// The streams BTCPRICED_STREAM allows, in the chain's order; none if no venue in the chain can stream.
-    /// Each stream is read on `eventLoop`, the one that serves the watchers.
-    private func streamVenues(eventLoop: any EventLoop, reads: PacedReads?, circuits: VenueCircuits?) -> [StreamVenue] {
-        settings.stream.venues(among: plan.active.map(\.name), in: settings.catalog).compactMap { venue in
-            guard let url = settings.streamURL(venue) else { return nil }
-            guard let connection = VenueStream(venue: venue, url: url, options: plan.options, readInterval: settings.publishInterval,
-                                               reads: reads, proxy: settings.route(of: venue.name, url: url, circuits: circuits).proxy,
-                                               connectTimeout: settings.timeouts(for: url).connect ?? .seconds(10), eventLoop: eventLoop) else { return nil }
-            return StreamVenue(name: venue.name, connection: connection,
-                               policy: settings.streamPolicy(for: url, priceSilenceAfter: plan.priceSilenceAfter))
-        }
-    }
-
 }

@@ -1,5 +1,3 @@
-import PriceCore
-
 /// One venue the stream may use: its connection, and the policy its link keeps.
 public struct StreamVenue: Sendable {
     public let name: SourceName

@@ -1,5 +1,4 @@
 import SocketServer
-import Streams
 import WireProtocol
 
 /// The replies as every reader gets them (the socket, HTTP, the metrics textfile): each first

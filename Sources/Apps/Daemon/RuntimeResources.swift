@@ -1,0 +1,44 @@
+import DaemonConfig
+import DaemonKit
+import FileStore
+import NIOCore
+import NIOPosix
+import TorCircuits
+import WireProtocol
+
+/// What a run holds outside the daemon: the event loop, the state directory's lock, the shared
+/// limits directory, and the venues' routes (HTTP clients, Tor relays). `close` lets go of them.
+struct RuntimeResources {
+    /// One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers
+    /// (EventLoopClock: its sleeps are the loop's timers).
+    let group: MultiThreadedEventLoopGroup
+    let loop: any EventLoop
+    let lock: StateDirectoryLock
+    let hostPace: FileHostPace?
+    let routes: VenueRoutes
+
+    /// Takes the state directory's lock before any file in it is touched: a second daemon stops here.
+    static func open(_ settings: DaemonSettings) async throws(DaemonStartError) -> RuntimeResources {
+        let lock: StateDirectoryLock, hostPace: FileHostPace?
+        do { lock = try StateDirectoryLock(directory: settings.stateDirectory) } catch {
+            throw DaemonStartError("cannot use the state directory: \(error)")
+        }
+        do { hostPace = try settings.limitsDirectory.map { directory throws(StoreError) in try FileHostPace(directory: directory) } } catch {
+            throw DaemonStartError("cannot use the shared limits directory (BTCPRICED_LIMITS_DIR): \(error)")
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let routes = try await VenueRoutes.open(settings, group: group, userAgent: "btcpriced/\(ProductVersion.current)")
+            return RuntimeResources(group: group, loop: group.next(), lock: lock, hostPace: hostPace, routes: routes)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw DaemonStartError("cannot open the per-venue Tor circuit relays on 127.0.0.1: \(error)")
+        }
+    }
+
+    func close() async {
+        await routes.shutdown()
+        try? await group.shutdownGracefully()
+        withExtendedLifetime(lock) {}
+    }
+}
