@@ -36,6 +36,22 @@ struct PriceIntakeTests {
         #expect(written.count == 1 && written[0].contains(#""price":"114461.1""#), "one watch line for the read: \(written)")
     }
 
+    /// The intake decides and mutates; what changed goes to its followers, in order, once.
+    @Test func itsFollowersHearWhatChangedAndNothingWhenNothingDid() throws {
+        let (board, _, wallClock) = makeBoard()
+        let recorder = RecordingFollower(), logs = LogRecorder()
+        let intake = PriceIntake(board: board, followers: [recorder, FirstQuoteLog(logger: logs.logger)], logger: logs.logger)
+        let now = wallClock.now().millisecondsSinceEpoch
+        intake.restored(quote: polled("114000", at: now - 60_000), ageKnown: true)
+        let streamed = intake.accept([trade("114459.8", id: 5, at: now)], from: .binance) { _ in true }
+        #expect(streamed.watchersSee && streamed.kept?.price.description == "114459.8", "\(streamed)")
+        let nothing = intake.accept([trade("114000", id: 4, at: now - 5)], from: .binance) { _ in false }
+        #expect(nothing == IntakeChange(), "\(nothing)")
+        let all = recorder.heard.withLock { $0 }
+        #expect(all == [IntakeChange(restoredQuote: true), streamed], "followers hear each change once, nothing for the turned-away read: \(all)")
+        #expect(logs.messages(at: .info).isEmpty, "a restored quote makes the first live one no news: \(logs.messages(at: .info))")
+    }
+
     @Test func aReadWhoseTradesAreAllTurnedAwayChangesNothing() throws {
         let (board, _, wallClock) = makeBoard()
         let intake = makeIntake(board)
@@ -62,7 +78,7 @@ struct PriceIntakeTests {
         let origin = wallClock.now().adding(milliseconds: -4_000)
         let reading = PolledReading(price: try Price(parsing: "114460.25"), currency: "USD", symbol: "XBT/USD", source: .kraken,
                                     origins: [AnswerOrigin(time: origin)])
-        #expect(intake.accept(CycleReport(reading: reading, failureSummary: nil, nextCycleIn: .seconds(1))))
+        #expect(intake.accept(CycleReport(reading: reading, failureSummary: nil, nextCycleIn: .seconds(1))).watchersSee)
         let served = board.current
         #expect(served.quote?.timestamp == origin, "dated by its origin: \(String(describing: served.quote))")
         #expect(served.age.receivedAt.map { $0.duration(to: clock.now) } == .seconds(4), "4 s old on arrival: \(served.age)")
@@ -155,8 +171,13 @@ struct PriceIntakeTests {
         intake.poll(polled("114000"))
         clock.advance(by: .seconds(20))
         #expect(board.freshness().state == .fresh)
-        #expect(intake.use(StalenessPolicy(staleAfter: .seconds(10))), "the shorter limit makes the 20 s old quote stale")
+        #expect(intake.use(StalenessPolicy(staleAfter: .seconds(10))).watchersSee, "the shorter limit makes the 20 s old quote stale")
         #expect(board.freshness().state == .stale && board.current.stateKey.kind == .stale, "\(board.freshness().state)")
-        #expect(!intake.timePassed(), "already told")
+        #expect(!intake.timePassed().watchersSee, "already told")
     }
+}
+
+private final class RecordingFollower: IntakeFollower {
+    let heard = Mutex<[IntakeChange]>([])
+    func follow(_ change: IntakeChange) { heard.withLock { $0.append(change) } }
 }

@@ -54,8 +54,7 @@ struct StreamSupervisorTests {
         let supervisor = try #require(StreamSupervisor(venues: streams.map { StreamVenue(name: $0, connection: $1, policy: policy) },
                                                        clock: clock, jitter: FixedJitter(0), logger: logger))
         let intake = makeIntake(board, streamGate: supervisor.gate, logger: logger) { line in lines.update { $0.append(line) } }
-        let service = supervisor.service(feeding: intake, ledger: SourceLedger(),
-                                         restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: logger))
+        let service = supervisor.service(feeding: intake, telling: { _ in })
         return Running(streams: supervisor, board: board, clock: clock, wallClock: wallClock, logs: logs, lines: lines, task: Task { try await service.run() })
     }
 

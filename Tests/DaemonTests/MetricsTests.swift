@@ -70,8 +70,7 @@ struct DaemonMetricsTests {
         let intake = makeIntake(board, streamGate: streams.gate) { line in lines.update { $0.append(line) } }
         // Returns once watchers were sent `price`: the connection is live and its trade went through.
         func served(_ price: String) async -> Bool { await lines.until { $0.contains { $0.contains(#""price":"\#(price)""#) } } }
-        let service = streams.service(feeding: intake, ledger: SourceLedger(),
-                                      restraints: RestraintKeeper(store: MemoryRestraintStore(), work: TestWork(), logger: Logger(label: "btcpriced")))
+        let service = streams.service(feeding: intake, telling: { _ in })
         let task = Task { try await service.run() }
         defer { task.cancel() }
         #expect(await served("100.5"))

@@ -64,12 +64,13 @@ struct StreamSupervisorExchangeTests {
             StreamVenue(name: venue.name, connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
                         policy: policy)
         }, clock: clock, jitter: FixedJitter(0), logger: logger, executor: executor))
-        let restraints = RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: TestWork(), logger: logger)
-        let ledger = SourceLedger<ManualClock.Instant>()
-        await restraints.restore(into: ledger, now: clock.now, wallTime: wallClock.now())
-        _ = streams.resumeRefusals(from: ledger, at: clock.now)
+        let door = LedgerDoor(SourceLedger(), chain: [],
+                              restraints: RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: TestWork(), logger: logger),
+                              clock: clock, wallClock: wallClock, logger: logger)
+        await door.restore()
+        _ = streams.resumeRefusals(from: door.ledger, at: clock.now)
         let intake = makeIntake(board, streamGate: streams.gate, logger: logger) { line in lines.update { $0.append(line) } }
-        let service = streams.service(feeding: intake, ledger: ledger, restraints: restraints)
+        let service = streams.service(feeding: intake, telling: { await door.handle($0) })
         return Running(streams: streams, board: board, clock: clock, logs: logs, lines: lines, task: Task { try await service.run() },
                        ownedDirectory: ownedDirectory)
     }

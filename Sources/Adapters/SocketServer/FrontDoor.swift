@@ -29,15 +29,8 @@ final class FrontDoor: @unchecked Sendable {
         case finishReply(ByteBuffer)
     }
 
-    /// A connection still sending its request (or turned away and draining), owned by the loop.
-    private struct Pending {
-        var request: [UInt8] = []
-        var deadline: Duration
-        /// Nil for a connection turned away, which holds no place.
-        var occupant: UserOccupant?
-    }
-
-    private var pending: [CInt: Pending] = [:]
+    /// The connections still sending their request (or turned away and draining), owned by the loop.
+    private var pending = PendingRequests<CInt, UserOccupant>()
     private var acceptResumesAt: Duration?
 
     /// Takes the listening descriptor (made non-blocking here); starts serving at once.
@@ -111,7 +104,7 @@ final class FrontDoor: @unchecked Sendable {
             do throws(UserBudget.Refusal) {
                 guard uid >= 0 else { throw .unknownPeer }
                 let occupant = UserOccupant(try context.budget.admit(UInt32(truncatingIfNeeded: uid)))
-                pending[client] = Pending(deadline: now() + context.limits.requestTimeout, occupant: occupant)
+                pending.admit(client, holding: occupant, until: now() + context.limits.requestTimeout)
                 pollInput(client)
                 readable(client)
             } catch {
@@ -127,12 +120,12 @@ final class FrontDoor: @unchecked Sendable {
         let line = ErrorReply.busy(context.budget.message(for: refusal)).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
-        pending[client] = Pending(deadline: now() + .milliseconds(250), occupant: nil)
+        pending.turnAway(client, until: now() + .milliseconds(250))
         pollInput(client)
     }
 
     private func readable(_ client: CInt) {
-        guard var state = pending[client] else { return }
+        guard pending.contains(client) else { return }
         var chunk = [UInt8](repeating: 0, count: 512)
         let got = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
         if got < 0 {
@@ -140,28 +133,14 @@ final class FrontDoor: @unchecked Sendable {
             drop(client)
             return
         }
-        guard let occupant = state.occupant else {
-            if got == 0 { drop(client) }
-            return
-        }
-        if got == 0 {
-            // End of input: a request without a newline is still a request; nothing is a hang-up.
-            if state.request.isEmpty { drop(client) } else { answer(client, line: state.request, occupant: occupant) }
-            return
-        }
-        state.request += chunk.prefix(got)
-        let limit = WireProtocol.maximumRequestLength
-        if let newline = state.request.prefix(limit).firstIndex(of: UInt8(ascii: "\n")) {
-            answer(client, line: Array(state.request[..<newline]), occupant: occupant)
-        } else if state.request.count >= limit {
-            answer(client, line: Array(state.request.prefix(limit)), occupant: occupant)
-        } else {
-            pending[client] = state
+        switch pending.received(chunk.prefix(got), from: client) {
+        case .wait: break
+        case .answer(let line, let occupant): answer(client, line: line, occupant: occupant)
+        case .drop(let occupant): release(client, freeing: occupant)
         }
     }
 
     private func answer(_ client: CInt, line: [UInt8], occupant: UserOccupant) {
-        pending[client] = nil
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         let request = Request.parse(line)
         context.metrics.count(try? request.get())
@@ -196,25 +175,19 @@ final class FrontDoor: @unchecked Sendable {
             acceptResumesAt = nil
             pollInput(listener)
         }
-        for (client, state) in pending where state.deadline <= instant {
-            guard let occupant = state.occupant else {
-                drop(client)
+        for (client, occupant) in pending.expire(at: instant) {
+            guard let occupant else {
+                release(client, freeing: nil)
                 continue
             }
             context.metrics.reject(.requestTimeout)
-            pending[client] = nil
             epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
             reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, occupant: occupant)
         }
     }
 
     /// Until the next deadline; forever when nothing waits (an idle daemon is never woken).
-    private func waitMilliseconds() -> Int32 {
-        let deadlines = pending.values.map(\.deadline) + [acceptResumesAt].compactMap { $0 }
-        guard let next = deadlines.min() else { return -1 }
-        let instant = now()
-        return next <= instant ? 0 : Int32(clamping: (next - instant).wholeMilliseconds + 1)
-    }
+    private func waitMilliseconds() -> Int32 { pending.waitMilliseconds(at: now(), alsoUntil: acceptResumesAt) }
 
     /// Closes after reading what the client sent beyond its request (bounded): closing a Unix
     /// socket with unread bytes resets it, and the client could lose the reply.
@@ -227,15 +200,21 @@ final class FrontDoor: @unchecked Sendable {
         close(client)
     }
 
+    /// A connection that failed: no longer pending, closed, its place freed.
     private func drop(_ client: CInt) {
-        guard let state = pending.removeValue(forKey: client) else { return }
+        guard pending.contains(client) else { return }
+        release(client, freeing: pending.remove(client))
+    }
+
+    /// Stops polling `client`, closes it and frees the place it held, if any.
+    private func release(_ client: CInt, freeing occupant: UserOccupant?) {
         epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
         close(client)
-        state.occupant?.leave()
+        occupant?.leave()
     }
 
     private func finish() {
-        for client in Array(pending.keys) { drop(client) }
+        for client in pending.connections { drop(client) }
         close(listener)
         close(wake)
         close(poller)

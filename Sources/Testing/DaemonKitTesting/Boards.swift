@@ -27,9 +27,12 @@ public func makeIntake<C: Clock>(_ board: PriceBoard<C>, health: DaemonHealth<C>
 public func makeIntake<C: Clock>(_ board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>? = nil,
                                  store: any QuoteStore = RecordingStore(), persister: QuotePersister? = nil,
                                  streamGate: StreamGate<C.Instant> = .closed, logger: Logger = Logger(label: "btcpriced")) -> PriceIntake<C> {
-    PriceIntake(board: board, publisher: publisher,
-                health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
-                persister: persister ?? QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: logger),
+    PriceIntake(board: board,
+                followers: [publisher,
+                            StatusFollower(health: health ?? DaemonHealth(notifier: RecordingNotifier(), watchdogInterval: nil, clock: board.clock),
+                                           board: board),
+                            persister ?? QuotePersister(store: store, work: TestWork(), minimumInterval: .zero, logger: logger),
+                            FirstQuoteLog(logger: logger)],
                 streamGate: streamGate, logger: logger)
 }
 
@@ -38,19 +41,19 @@ extension PriceIntake {
     /// watchers see a change.
     @discardableResult
     public func stream(_ quote: Quote) -> Bool {
-        accept([.trade(SourceQuote(price: quote.price, symbol: quote.symbol, quoteAsset: quote.currency), nil)], from: quote.source) { _ in true }
+        accept([.trade(SourceQuote(price: quote.price, symbol: quote.symbol, quoteAsset: quote.currency), nil)], from: quote.source) { _ in true }.watchersSee
     }
 
     /// A venue's 24 h figures, as its stream sends them; returns whether watchers see a change.
     @discardableResult
     public func dayRange(_ day: DayRange, from venue: SourceName) -> Bool {
-        accept([.dayRange(day)], from: venue) { _ in true }
+        accept([.dayRange(day)], from: venue) { _ in true }.watchersSee
     }
 
     /// `quote` as a fetch cycle's quote, fresh, with no failures; returns whether watchers see a change.
     @discardableResult
     public func poll(_ quote: Quote?, failureSummary: String? = nil) -> Bool {
-        accept(CycleReport(reading: quote.map(PolledReading.init(dated:)), failureSummary: failureSummary, nextCycleIn: .seconds(1)))
+        accept(CycleReport(reading: quote.map(PolledReading.init(dated:)), failureSummary: failureSummary, nextCycleIn: .seconds(1))).watchersSee
     }
 }
 

@@ -4,7 +4,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The whole daemon as one Service, built from the ports the composition root hands over:
-/// restores the saved quote, history and restraints through the door, serves the socket, calls
+/// restores the saved quote and history through the intake and the restraints through the
+/// ledger's door, serves the socket, calls
 /// the on-ready hook, then runs the fetch loop, the stream, the backfill, the writers and the
 /// health services until graceful shutdown, which ends with a final save of each file.
 public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
@@ -16,7 +17,9 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     /// The socket server, once `run` has started it: where the publisher's lines go.
     private let server = ServerSlot()
     private let persister: QuotePersister
-    private let restraints: RestraintKeeper
+    private let firstQuote: FirstQuoteLog
+    /// The ledger's door: the chain, the saved restraints, the stream's refusals.
+    private let door: LedgerDoor<C>
     private let history: HistorySaver
     private let daily: DailySaver?
     private let health: DaemonHealth<C>
@@ -53,18 +56,21 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
                                        timerTolerance: ports.publishInterval, executor: ports.executor)
         self.streams = streams
         streamGate = streams.map { $0.gate.closed { check.awaitsConfirmation } } ?? .closed
-        intake = PriceIntake(board: board, publisher: publisher, health: health, persister: persister,
+        firstQuote = FirstQuoteLog(logger: logger)
+        intake = PriceIntake(board: board, followers: [publisher, StatusFollower(health: health, board: board), persister, firstQuote],
                              streamGate: streamGate, hostClock: hostClock, confirmation: confirmation, logger: logger)
         QuoteKeeper(store: ports.quoteStore, logger: logger).restore(into: intake)
         history = HistorySaver(store: ports.historyStore, work: ports.work, logger: logger)
         await history.restore(into: intake)
         daily = ports.dailyStore.map { DailySaver(store: $0, work: ports.work, logger: logger) }
         await daily?.restore(into: intake)
-        restraints = RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger)
-        await restraints.restore(into: directory.ledger, now: ports.clock.now, wallTime: ports.wallClock.now())
+        door = LedgerDoor(directory.ledger, chain: plan.descriptors,
+                          restraints: RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger),
+                          clock: ports.clock, wallClock: ports.wallClock, logger: logger)
+        await door.restore()
         if let streams {
             directory.attach { streams.report(at: $0) }
-            for (venue, until) in streams.resumeRefusals(from: directory.ledger, at: ports.clock.now) {
+            for (venue, until) in streams.resumeRefusals(from: door.ledger, at: ports.clock.now) {
                 logger.notice("not asking \(venue) for its stream for another \(ports.clock.now.duration(to: until).humanReadable): it refused before the restart",
                               metadata: ["source": "\(venue)"])
             }
@@ -82,6 +88,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     public func apply(_ plan: Plan) {
         ports.directory.current = plan
+        door.use(chain: plan.descriptors)
         intake.use(plan.stalenessPolicy)
         intake.confirmation?.check.use(confirmMove: plan.confirmMove)
         streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
@@ -126,9 +133,10 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         ]
         if let candleSources = ports.candleSources {
             var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
-                                    ledger: ports.directory.ledger)
+                                    ledger: door.ledger)
             backfill.hostPace = ports.hostPace
-            var service = BackfillService(backfill: backfill, intake: intake, restraints: restraints, logger: ports.logger)
+            var service = BackfillService(backfill: backfill, intake: intake, door: door, firstLiveQuote: firstQuote.firstLiveQuote,
+                                          logger: ports.logger)
             service.finished = ports.returnFreedMemory
             services.append(service)
         }
@@ -138,7 +146,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         monitor.readLag = ports.streamReadLag
         services.append(monitor)
         if let streams {
-            services.append(streams.service(feeding: intake, ledger: ports.directory.ledger, restraints: restraints))
+            let door = self.door
+            services.append(streams.service(feeding: intake, telling: { await door.handle($0) }))
         }
         services.append(WatchdogService(health: health))
         // What reading the saved files took (a week of minutes, ten years of days) is freed now.
@@ -159,7 +168,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     }
 
     private func fetchService() -> FetchService<C, Plan> {
-        let ports = self.ports, ledger = ports.directory.ledger, streamGate = self.streamGate, intake = self.intake
+        let ports = self.ports, ledger = door.ledger, streamGate = self.streamGate, intake = self.intake
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
             var fetcher = FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock)
@@ -180,8 +189,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             loop.hostPace = ports.hostPace
             return loop
         }
-        var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, ledger: ledger,
-                                 restraints: restraints, health: health, logger: ports.logger)
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, door: door,
+                                 health: health, logger: ports.logger)
         fetch.cycleHandled = ports.cycleHandled
         fetch.executor = ports.executor
         return fetch

@@ -11,19 +11,15 @@ public final class SourceDirectory<Plan: ChainPlan, Instant: InstantProtocol>: S
     /// The stream's line of the report, once a stream is wired in.
     private let stream = Mutex<(@Sendable (Instant) -> SourcesReport.Stream)?>(nil)
 
-    /// The ledger knows the chain from the start, so `sources` lists it before the first cycle.
+    /// The ledger learns the chain through its door (`LedgerDoor`); this only reads it.
     public init(plan: Plan) {
         self.plan = Mutex(plan)
-        ledger.configure(plan.descriptors)
     }
 
-    /// The plan in use; a reload sets the next one, and the ledger follows.
+    /// The plan in use; a reload sets the next one.
     public var current: Plan {
         get { plan.withLock { $0 } }
-        set {
-            plan.withLock { $0 = newValue }
-            ledger.configure(newValue.descriptors)
-        }
+        set { plan.withLock { $0 = newValue } }
     }
 
     public func attach(stream report: @escaping @Sendable (Instant) -> SourcesReport.Stream) {

@@ -9,8 +9,8 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
     let initialPlan: Plan
     let reloads: AsyncStream<Plan>
     let intake: PriceIntake<C>
-    let ledger: SourceLedger<C.Instant>
-    let restraints: RestraintKeeper
+    /// Where the cycles' restraints are offered to sources.json; the loop writes the ledger behind it.
+    let door: LedgerDoor<C>
     let health: DaemonHealth<C>
     let logger: Logger
     /// Hears every cycle after the service has handled it (tests wait on it).
@@ -22,13 +22,12 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
 
     /// `makeLoop` makes the fetch loop for a plan: the first, then each one `reloads` brings.
     public init(makeLoop: @escaping @Sendable (Plan) -> FetchLoop<C>, initialPlan: Plan, reloads: AsyncStream<Plan>, intake: PriceIntake<C>,
-                ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper, health: DaemonHealth<C>, logger: Logger) {
+                door: LedgerDoor<C>, health: DaemonHealth<C>, logger: Logger) {
         self.makeLoop = makeLoop
         self.initialPlan = initialPlan
         self.reloads = reloads
         self.intake = intake
-        self.ledger = ledger
-        self.restraints = restraints
+        self.door = door
         self.health = health
         self.logger = logger
     }
@@ -36,14 +35,14 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
     public func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
         let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
-        let restraints = self.restraints, ledger = self.ledger
+        let door = self.door
         let handle: @Sendable (CycleReport, Duration, Plan) async -> Void = { report, maximumBackoff, plan in
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.quote != nil
             for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger) }
             intake.accept(report)
-            await restraints.offer(from: ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            await door.saveChanges()
             cycleHandled(report)
         }
         await cancelWhenGracefulShutdown {

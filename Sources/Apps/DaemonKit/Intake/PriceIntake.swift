@@ -1,44 +1,31 @@
 import Logging
 import PriceCore
-import Synchronization
 
 /// The one door every change to the board comes through: polled and streamed prices, a
 /// venue's day range, the quote and history restored at start, saving failing or working
 /// again, a reload's policy, and time passing. The board's mutators are internal to DaemonKit,
-/// so there is no other way in. Each change that watchers could see goes to the publisher
-/// (the only writer to watchers) and to systemd's status; a kept quote goes to the persister.
-/// Nothing on this path renders: the board makes its snapshot when someone asks.
+/// so there is no other way in. It decides and mutates, and returns what changed
+/// (`IntakeChange`), which its followers hear in order: the publisher (the only writer to
+/// watchers), systemd's status, the persister, the first-quote log. Nothing on this path
+/// renders: the board makes its snapshot when someone asks.
 public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     public let board: PriceBoard<C>
-    public let publisher: WatchPublisher<C>
-    private let health: DaemonHealth<C>
-    private let persister: QuotePersister
+    private let followers: [any IntakeFollower]
     /// The same gate the fetch loop asks: while it says the stream carries the quotes, a polled
     /// quote does not replace a streamed one.
     private let streamGate: StreamGate<C.Instant>
-    private let logger: Logger
     /// Dates every answer, polled or streamed, against the venues' clocks.
     public let hostClock: HostClockWatch<C>
     /// Checks each venue's price before it may replace the served one; nil: every price is taken.
     public let confirmation: PriceConfirmation?
-    /// Set by the first live quote; read on every one, so one lock and nothing else after it.
-    private let firstLiveQuoteSeen = Mutex(false)
-    /// A quote restored from the last run: the first live quote after it is not logged as first.
-    private let quoteRestored = Mutex(false)
-    /// Fires at the first live quote, polled or streamed (not a restored one): the backfill
-    /// waits for it, so the chain's first venue gives the first quote and is known to answer.
-    public let firstLiveQuote = OneTimeSignal()
 
-    public init(board: PriceBoard<C>, publisher: WatchPublisher<C>, health: DaemonHealth<C>, persister: QuotePersister,
-                streamGate: StreamGate<C.Instant> = .closed, hostClock: HostClockWatch<C>? = nil,
-                confirmation: PriceConfirmation? = nil, logger: Logger) {
+    /// `followers` hear every change, in this order, on the thread that made it.
+    public init(board: PriceBoard<C>, followers: [any IntakeFollower], streamGate: StreamGate<C.Instant> = .closed,
+                hostClock: HostClockWatch<C>? = nil, confirmation: PriceConfirmation? = nil, logger: Logger) {
         self.confirmation = confirmation
         self.board = board
-        self.publisher = publisher
-        self.health = health
-        self.persister = persister
+        self.followers = followers
         self.streamGate = streamGate
-        self.logger = logger
         self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger)
     }
 
@@ -53,25 +40,22 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     }
 
     /// A fetch cycle's outcome: its reading, dated here on arrival, and its failures.
-    /// Returns whether watchers see a change.
     @discardableResult
-    public func accept(_ report: CycleReport) -> Bool {
+    public func accept(_ report: CycleReport) -> IntakeChange {
         let hostClock = self.hostClock
         let polled = report.reading?.stamped(receivedAt: board.wallClock.now()) { hostClock.stamp(origin: $0.time, cacheAge: $0.cacheAge, venueClock: $0.venueClock) }
-        let changed = board.record(report, polled: polled, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now))
-        if changed { self.changed() }
+        var change = IntakeChange(watchersSee: board.record(report, polled: polled, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now)))
         // A polled quote that the board kept out (a stream's trades are newer) is not saved either.
-        if let quote = polled?.quote, board.quote == quote { accepted(quote) }
-        return changed
+        if let quote = polled?.quote, board.quote == quote { change.kept = served(quote) }
+        return tell(change)
     }
 
     /// A stream's messages, in order of arrival: one message, or all that one read of the
     /// connection found. `admits` is the venue's order rule: late or reordered messages, and a
     /// ticker's close behind a newer trade, never move the price back. Only the newest admitted
-    /// price is applied; a superseded trade costs its order check and nothing else. Returns
-    /// whether watchers see a change.
+    /// price is applied; a superseded trade costs its order check and nothing else.
     @discardableResult
-    public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) -> Bool {
+    public func accept(_ events: [StreamEvent], from venue: SourceName, admits: (StreamEvent) -> Bool) -> IntakeChange {
         // A trade goes out as it happens, so its time is the venue's clock then; a ticker's
         // close may carry a trade a minute old.
         var newest: (trade: SourceQuote, stamp: TradeStamp?, venueClock: Timestamp?)?
@@ -93,7 +77,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
             newest = nil
             streamGate.bell?.ring()
         }
-        guard newest != nil || day != nil else { return false }
+        guard newest != nil || day != nil else { return IntakeChange() }
         let quote = newest.map { trade, stamp, venueClock in
             let (timestamp, ageOnArrival) = hostClock.stamp(origin: stamp?.time, venueClock: venueClock)
             return (quote: Quote(price: trade.price, currency: trade.quoteAsset, symbol: trade.symbol, source: venue, timestamp: timestamp),
@@ -101,10 +85,9 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         }
         // One change and one publish for the read, however many of its messages changed the
         // board: a second publish within the interval would hold a line and wake the loop again.
-        let changed = board.record(streamed: quote, day: day, from: venue)
-        if changed { self.changed() }
-        if let quote { accepted(quote.quote) }
-        return changed
+        var change = IntakeChange(watchersSee: board.record(streamed: quote, day: day, from: venue))
+        if let quote { change.kept = served(quote.quote) }
+        return tell(change)
     }
 
     /// The quote the previous run saved, taken before anyone is served, so there is nobody to
@@ -113,7 +96,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// after it is not logged as a first quote.
     public func restored(quote: Quote, ageKnown: Bool) {
         _ = board.restore(quote, ageKnown: ageKnown)
-        quoteRestored.withLock { $0 = true }
+        tell(IntakeChange(restoredQuote: true))
     }
 
     /// The history the previous run saved, taken before anyone is served. Returns how many
@@ -154,10 +137,8 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
 
     /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
     @discardableResult
-    public func savingFailed(_ problem: String?) -> Bool {
-        let changed = board.persistence(failing: problem)
-        if changed { self.changed() }
-        return changed
+    public func savingFailed(_ problem: String?) -> IntakeChange {
+        tell(IntakeChange(watchersSee: board.persistence(failing: problem)))
     }
 
     /// Follows the persister's outages until it stops: the persister is built before this door
@@ -168,38 +149,29 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
 
     /// A reload's staleness policy, applied at once.
     @discardableResult
-    public func use(_ policy: StalenessPolicy) -> Bool {
-        let changed = board.use(policy)
-        if changed { self.changed() }
-        return changed
+    public func use(_ policy: StalenessPolicy) -> IntakeChange {
+        tell(IntakeChange(watchersSee: board.use(policy)))
     }
 
     /// Time alone may have changed the state (the quote turned stale): watchers and systemd hear
     /// it. While the quote is not fresh, systemd's status is brought up to date even without a
-    /// change, as its text shows the growing age. Returns whether the state changed.
+    /// change, as its text shows the growing age.
     @discardableResult
-    public func timePassed() -> Bool {
-        if board.refreshState() {
-            changed()
-            return true
-        }
-        if board.freshness().state != .fresh { health.reportStatus(board.statusSummary()) }
-        return false
+    public func timePassed() -> IntakeChange {
+        if board.refreshState() { return tell(IntakeChange(watchersSee: true)) }
+        return tell(IntakeChange(statusAged: board.freshness().state != .fresh))
     }
 
-    private func changed() {
-        publisher.publish()
-        let board = self.board
-        health.reportStatus(kind: board.stateKey.kind) { board.statusSummary() }
-    }
-
-    private func accepted(_ quote: Quote) {
+    /// The live quote the board now serves: the confirmation's reference from now on.
+    private func served(_ quote: Quote) -> Quote {
         confirmation?.served(quote)
-        persister.offer(quote)
-        guard firstLiveQuoteSeen.withLock({ seen in defer { seen = true }; return !seen }) else { return }
-        firstLiveQuote.fire()
-        guard !quoteRestored.withLock({ $0 }) else { return }
-        logger.info("first quote: \(quote.price) \(quote.currency) via \(quote.source) (\(quote.symbol))",
-                    metadata: ["source": "\(quote.source)", "price": "\(quote.price)", "currency": "\(quote.currency)", "symbol": "\(quote.symbol)", "message_id": "\(MessageID.firstQuote)"])
+        return quote
+    }
+
+    @discardableResult
+    private func tell(_ change: IntakeChange) -> IntakeChange {
+        guard !change.isEmpty else { return change }
+        for follower in followers { follower.follow(change) }
+        return change
     }
 }

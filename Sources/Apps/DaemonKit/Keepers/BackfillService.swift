@@ -10,20 +10,24 @@ import ServiceLifecycle
 public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C.Instant: Sendable {
     let backfill: Backfill<C>
     let intake: PriceIntake<C>
-    let restraints: RestraintKeeper
+    /// Where the budgets its requests used are offered to sources.json.
+    let door: LedgerDoor<C>
+    /// Fires at the first live quote (`FirstQuoteLog`), which the backfill waits for.
+    let firstLiveQuote: OneTimeSignal
     let logger: Logger
     /// Called once the backfill is done, whatever came of it.
     public var finished: @Sendable () -> Void = {}
 
-    public init(backfill: Backfill<C>, intake: PriceIntake<C>, restraints: RestraintKeeper, logger: Logger) {
+    public init(backfill: Backfill<C>, intake: PriceIntake<C>, door: LedgerDoor<C>, firstLiveQuote: OneTimeSignal, logger: Logger) {
         self.backfill = backfill
+        self.firstLiveQuote = firstLiveQuote
         self.intake = intake
-        self.restraints = restraints
+        self.door = door
         self.logger = logger
     }
 
     public func run() async throws {
-        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill
+        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, door = self.door, firstLiveQuote = self.firstLiveQuote
         let now = board.wallClock.now()
         let minutesMissing = BackfillPlan.missing(in: board.history, now: now) > 0
         let daysMissing = !BackfillPlan(daily: board.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
@@ -31,7 +35,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
             await cancelWhenGracefulShutdown {
                 // The first quote comes from the chain's first venue, as without a backfill; and
                 // a venue that answers no price would answer no candles either.
-                await intake.firstLiveQuote.wait()
+                await firstLiveQuote.wait()
                 guard !Task.isCancelled else { return }
                 if minutesMissing {
                     await backfill.run(history: { board.history }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
@@ -47,7 +51,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 }
                 if gaveAll { intake.daysBackfilled() }
             }
-            await restraints.offer(from: backfill.ledger, now: board.clock.now, wallTime: board.wallClock.now())
+            await door.saveChanges()
             intake.completeDays()
             finished()
         }

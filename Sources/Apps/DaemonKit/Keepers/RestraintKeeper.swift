@@ -21,18 +21,16 @@ public actor RestraintKeeper {
         outage = OutageLog(logger: logger)
     }
 
-    /// Reads what the previous run left into the ledger; a bad file is ignored (it is rewritten).
-    public func restore<Instant>(into ledger: SourceLedger<Instant>, now: Instant, wallTime: Timestamp) {
+    /// What the previous run left (`LedgerDoor` restores it into the ledger); a bad file is
+    /// ignored, as if empty, and rewritten at the next change.
+    public func load() -> [SourceName: SourceRestraint] {
         do {
             let restraints = try store.load()
             written = restraints
-            for source in ledger.restore(restraints, at: now, wallTime: wallTime) {
-                if let until = restraints[source]?.restingUntil {
-                    logger.notice("\(source) still rests until \(until.rfc3339), as it asked before the restart", metadata: ["source": "\(source)"])
-                }
-            }
+            return restraints
         } catch {
             RestoreReport(logger: logger, path: store.path).ignoring("\(error)", then: "it is rewritten at the next change")
+            return [:]
         }
     }
 

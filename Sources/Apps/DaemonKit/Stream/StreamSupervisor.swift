@@ -74,21 +74,20 @@ public final class StreamSupervisor<C: Clock>: Sendable where C.Duration == Dura
         standbyBell.ring()
     }
 
-    /// The supervision as a service: every message goes into `intake`, a refusal into `ledger`
-    /// and, through `restraints`, into sources.json, so it outlives a restart.
-    public func service(feeding intake: PriceIntake<C>, ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper) -> Supervision {
-        Supervision(supervisor: self, intake: intake, ledger: ledger, restraints: restraints)
+    /// The supervision as a service: every message goes into `intake`, and a refusal to the
+    /// ledger's door (`LedgerDoor.handle`), which keeps it in sources.json across a restart.
+    public func service(feeding intake: PriceIntake<C>, telling ledger: @escaping @Sendable (LedgerEvent<C.Instant>) async -> Void) -> Supervision {
+        Supervision(supervisor: self, intake: intake, ledger: ledger)
     }
 
     public struct Supervision: Service {
         let supervisor: StreamSupervisor
         let intake: PriceIntake<C>
-        let ledger: SourceLedger<C.Instant>
-        let restraints: RestraintKeeper
+        let ledger: @Sendable (LedgerEvent<C.Instant>) async -> Void
 
         public func run() async throws {
             await withTaskExecutorPreference(supervisor.executor) {
-                await cancelWhenGracefulShutdown { await supervisor.keepStreaming(into: intake, ledger: ledger, restraints: restraints) }
+                await cancelWhenGracefulShutdown { await supervisor.keepStreaming(into: intake, telling: ledger) }
             }
         }
     }
@@ -100,7 +99,7 @@ public final class StreamSupervisor<C: Clock>: Sendable where C.Duration == Dura
         return links[index]
     }
 
-    private func keepStreaming(into intake: PriceIntake<C>, ledger: SourceLedger<C.Instant>, restraints: RestraintKeeper) async {
+    private func keepStreaming(into intake: PriceIntake<C>, telling ledger: @Sendable (LedgerEvent<C.Instant>) async -> Void) async {
         let announcements = StreamAnnouncements()
         while !Task.isCancelled {
             let link = choose(at: clock.now)
@@ -114,8 +113,7 @@ public final class StreamSupervisor<C: Clock>: Sendable where C.Duration == Dura
             guard let ending = await supervise(link, opening: first, into: intake, announcements: announcements) else { return }
             let venue = link.venue.rawValue
             if case .refused = ending {
-                if case .refused(let until) = link.link.phase { ledger.refuseStream(link.venue, until: until) }
-                await restraints.offer(from: ledger, now: clock.now, wallTime: intake.board.wallClock.now())
+                if case .refused(let until) = link.link.phase { await ledger(.streamRefused(link.venue, until: until)) }
                 let next = choose(at: clock.now).venue.rawValue
                 let instead = next == venue ? "polling REST instead" : "streaming from \(next) if it can, polling REST meanwhile"
                 if announcements.refused(venue) {
