@@ -62,7 +62,7 @@ struct HistoryTests {
         let now = MinuteBar.minute(of: wallClock.now())
         let bars = [now - 2, now, now + 5].map { MinuteBar(minute: $0, open: 1, high: 1, low: 1, close: 1) }
         #expect(intake.restored(history: PriceHistory(bars: bars)) == 1)
-        #expect(board.history(changedSince: -1)?.history.bars.map(\.minute) == [now - 2, now])
+        #expect(board.history.minutes(changedSince: -1)?.history.bars.map(\.minute) == [now - 2, now])
     }
 
     @Test func savesAppendNewBarsAndRewriteTheFileAtStartAndAfterADayOfLines() async throws {
@@ -88,7 +88,7 @@ struct HistoryTests {
         #expect(inodes == [first], "appended in place until a day of lines")
         #expect(try lines() > 1 + HistorySaver.linesBeforeRewrite / 2, "each save repeats the minute it last wrote")
         guard case .kept(let onDisk) = try store.load() else { Issue.record("unreadable after appends"); return }
-        #expect(onDisk == board.history(changedSince: -1)?.history, "the appended file reads back as the board's history")
+        #expect(onDisk == board.history.minutes(changedSince: -1)?.history, "the appended file reads back as the board's history")
         for _ in 0..<3 {
             step(intake, clock, wallClock, "99", minutes: 1)
             await saver.save(from: board)

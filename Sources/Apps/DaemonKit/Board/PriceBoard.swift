@@ -60,14 +60,8 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         var lastStatus: (millisecond: Int64, wallMillisecond: Int64, line: String)?
         /// What makes a change of state for watchers, kept current with every change.
         var stateKey: WatchStateKey
-        var history = PriceHistory()
-        /// Counts changes to `history`, so the saver can tell whether there is anything to write.
-        var historyVersion = 0
-        /// One bar per UTC day for ten years, made from the minute history as days end.
-        var daily = DailyHistory()
-        var dailyVersion = 0
-        /// The day's high and low before this minute: a trade then costs no scan of the day.
-        var completedDay: CompletedDay?
+        /// The history's figures version `current` was made with: made again once it moved.
+        var figures = 0
         var decimalTexts = DecimalTexts()
     }
 
@@ -76,12 +70,15 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     public let wallClock: any WallClock
     /// The configured currency: the history's, and the status's before any quote.
     public let currency: String
+    /// The minutes and days the change figures are made from.
+    public let history: HistoryBoard
 
     /// Where the board's monotonic milliseconds count from.
     private let origin: C.Instant
 
     public init(currency: String, policy: StalenessPolicy, clock: C, wallClock: any WallClock) {
         self.currency = currency
+        history = HistoryBoard(wallClock: wallClock)
         self.clock = clock
         origin = clock.now
         self.wallClock = wallClock
@@ -91,12 +88,19 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The current snapshot, made now if the inputs changed since the last one.
     public var current: Current {
-        state.withLock { state in
-            if let current = state.current { return current }
-            let made = snapshot(of: &state, at: clock.now, wallTime: wallClock.now())
-            state.current = made
-            return made
-        }
+        let figures = history.figures
+        return state.withLock { state in current(of: &state, figures: figures) { (clock.now, wallClock.now()) } }
+    }
+
+    /// The snapshot `state` holds, or one made now (at `time`) when its inputs or the history's
+    /// figures changed since.
+    private func current(of state: inout State, figures: Int, at time: () -> (C.Instant, Timestamp)) -> Current {
+        if let current = state.current, state.figures == figures { return current }
+        let (now, wallTime) = time()
+        let made = snapshot(of: &state, at: now, wallTime: wallTime)
+        state.current = made
+        state.figures = figures
+        return made
     }
 
     /// What watchers tell changes of state by, as of the last change.
@@ -105,8 +109,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// The quote the board serves now.
     public var quote: Quote? { state.withLock { $0.inputs.quote } }
 
-    /// Applies a change; returns whether it changed anything. A newly received quote also goes
-    /// into the history, stamped with the wall clock.
+    /// Applies a change; returns whether it changed anything.
     @discardableResult
     private func update(_ change: (inout Inputs) -> Void) -> Bool {
         let now = clock.now, wallTime = wallClock.now()
@@ -114,10 +117,6 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
             var inputs = state.inputs
             change(&inputs)
             guard inputs != state.inputs else { return false }
-            let received = inputs.age.receivedAt != nil && (inputs.age != state.inputs.age || inputs.quote != state.inputs.quote)
-            if received, let price = inputs.quote?.price, state.history.record(price.value, at: wallTime) {
-                state.historyVersion += 1
-            }
             state.inputs = inputs
             state.current = nil
             state.stateKey = Self.stateKey(of: inputs, at: now, wallTime: wallTime)
@@ -127,9 +126,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     private func snapshot(of state: inout State, at now: C.Instant, wallTime: Timestamp) -> Current {
         let inputs = state.inputs
-        if state.completedDay?.minute != MinuteBar.minute(of: wallTime) { state.completedDay = state.history.completedDay(now: wallTime) }
-        let trend = Trend.figures(latest: inputs.quote, history: state.history, completedDay: state.completedDay,
-                                  venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
+        let trend = history.trend(latest: inputs.quote, venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
         return Snapshot(quote: inputs.quote, currency: currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
                         age: inputs.age, staleLimit: inputs.staleLimit, trend: trend, madeAt: now, wallTime: wallTime)
     }
@@ -173,112 +170,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// The history saved by the previous run. Bars stamped after `now` (a clock that was
-    /// wrong then) are dropped, or they would block recording until the clock caught up;
-    /// returns how many.
-    func restore(_ history: PriceHistory) -> Int {
-        let nowMinute = MinuteBar.minute(of: wallClock.now())
-        let kept = history.bars.filter { $0.minute <= nowMinute }
-        state.withLock { state in
-            state.history = PriceHistory(bars: kept)
-            state.completedDay = nil
-            state.current = nil
-        }
-        return history.bars.count - kept.count
-    }
+    /// Named as the status names them: the quote asset of the latest quote (USDT from
+    /// Binance's market for USD), the configured currency before any.
+    public func historyReply(_ query: HistoryQuery) -> String { history.historyReply(query, currency: quoteAsset) }
 
-    /// Adds a venue's candles for minutes the history lacks; returns how many minutes they filled.
-    func fill(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from source: SourceName) -> Int {
-        state.withLock { state in
-            let filled = state.history.fill(batch.bars, within: minutes, from: source)
-            guard !filled.isEmpty else { return 0 }
-            state.historyVersion += 1
-            state.completedDay = nil
-            state.current = nil
-            return filled.count
-        }
-    }
+    public func dailyReply(_ query: DailyQuery) -> String { history.dailyReply(query, currency: quoteAsset) }
 
-    /// The history as it stands.
-    public var history: PriceHistory { state.withLock { $0.history } }
-
-    /// The daily bars the previous run saved.
-    func restore(_ daily: DailyHistory) {
-        state.withLock { state in
-            state.daily = daily
-            state.dailyVersion += 1
-        }
-    }
-
-    /// Makes each day the minute history now covers whole; returns whether any day changed.
-    /// Called at start and with each save of the history, never on a trade's path.
-    func completeDays() -> Bool {
-        let now = wallClock.now()
-        return state.withLock { state in
-            guard state.daily.complete(from: state.history, now: now) else { return false }
-            state.dailyVersion += 1
-            return true
-        }
-    }
-
-    /// Adds a venue's daily candles for days the daily bars lack; returns how many they filled.
-    func fillDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
-        let now = wallClock.now()
-        return state.withLock { state in
-            let filled = state.daily.fill(batch.bars, within: days, now: now)
-            if filled > 0 { state.dailyVersion += 1 }
-            return filled
-        }
-    }
-
-    /// Every venue asked for days gave what it had: the days before the oldest are not asked again.
-    func markDaysBackfilled() {
-        state.withLock { state in
-            if state.daily.markBackfilled() { state.dailyVersion += 1 }
-        }
-    }
-
-    /// The daily bars as they stand.
-    public var daily: DailyHistory { state.withLock { $0.daily } }
-
-    /// The daily bars, if they changed since `version`, and the version they have now.
-    public func daily(changedSince version: Int) -> (daily: DailyHistory, version: Int)? {
-        state.withLock { $0.dailyVersion == version ? nil : ($0.daily, $0.dailyVersion) }
-    }
-
-    public func dailyReply(_ query: DailyQuery) -> String {
-        let since = query.since.flatMap { DailyBar.day(of: $0) }
-        // Named as the minute history's reply names it: the latest quote's asset.
-        // The bars are shared, not copied, out of the lock.
-        let (daily, currency) = state.withLock { ($0.daily, $0.inputs.quote?.currency ?? self.currency) }
-        return DailyReply(currency: currency, days: daily.since(since).map {
-            DailyReply.Day(date: $0.date, open: $0.open.description, high: $0.high.description, low: $0.low.description, close: $0.close.description)
-        }).line
-    }
-
-    /// The history, if it changed since `version`, and the version it has now.
-    public func history(changedSince version: Int) -> (history: PriceHistory, version: Int)? {
-        state.withLock { $0.historyVersion == version ? nil : ($0.history, $0.historyVersion) }
-    }
-
-    public func historyReply(_ query: HistoryQuery) -> String {
-        let window = ChangeWindow(query.range)
-        let now = wallClock.now()
-        // Named as the status names it: the quote asset of the latest quote (USDT from Binance's
-        // market for USD), the configured currency before any.
-        let nowMinute = MinuteBar.minute(of: now)
-        let (points, summary, currency, filled) = state.withLock {
-            ($0.history.points(over: window, count: query.points, now: now), $0.history.summary(over: window, now: now),
-             $0.inputs.quote?.currency ?? self.currency, $0.history.filled(from: nowMinute - window.minutes + 1, through: nowMinute))
-        }
-        func time(_ minute: Int64) -> String { Timestamp(millisecondsSinceEpoch: minute * 60_000).rfc3339Seconds }
-        return HistoryReply(range: query.range, currency: currency, points: points.map {
-            HistoryReply.Point(time: $0.time.rfc3339Seconds, close: $0.close?.description)
-        }, summary: summary.map {
-            HistoryReply.Summary(since: time($0.sinceMinute), open: $0.open.description, close: $0.close.description, low: $0.low.description,
-                                 lowAt: time($0.lowMinute), high: $0.high.description, highAt: time($0.highMinute))
-        }, filled: filled.map { HistoryReply.Filled(from: time($0.minutes.lowerBound), through: time($0.minutes.upperBound), source: $0.source.rawValue) }).line
-    }
+    private var quoteAsset: String { state.withLock { $0.inputs.quote?.currency } ?? currency }
 
     /// The quote saved by the previous run; no history bar, as it was recorded then.
     func restore(_ quote: Quote, ageKnown: Bool) -> Bool {
@@ -336,12 +234,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         let now = clock.now, wallTime = wallClock.now()
         let elapsed = origin.duration(to: now).components
         let millisecond = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+        let figures = history.figures
         return state.withLock { state in
-            if let last = state.lastStatus, last.millisecond == millisecond, last.wallMillisecond == wallTime.millisecondsSinceEpoch {
+            if let last = state.lastStatus, last.millisecond == millisecond, last.wallMillisecond == wallTime.millisecondsSinceEpoch,
+               state.figures == figures {
                 return last.line
             }
-            let current = state.current ?? snapshot(of: &state, at: now, wallTime: wallTime)
-            state.current = current
+            let current = current(of: &state, figures: figures) { (now, wallTime) }
             let line = current.statusLine(now: now, wallTime: wallTime)
             state.lastStatus = (millisecond, wallTime.millisecondsSinceEpoch, line)
             return line

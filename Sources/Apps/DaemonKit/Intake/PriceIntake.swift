@@ -103,37 +103,37 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// minutes were dropped for being stamped in the future (a wrong clock then): they would
     /// block recording until the clock caught up.
     public func restored(history: PriceHistory) -> Int {
-        board.restore(history)
+        board.history.restore(history)
     }
 
     /// A venue's candles for minutes the history lacks (the backfill); a minute seen here is
     /// never overwritten. Returns how many minutes they filled. Watchers see the new change
     /// figures with their next line; the next request sees them at once.
     public func filled(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from venue: SourceName) -> Int {
-        board.fill(batch, within: minutes, from: venue)
+        board.history.fill(batch, within: minutes, from: venue)
     }
 
     /// The daily bars the previous run saved, taken before anyone is served; the days the
     /// restored minute history covers whole are made at once.
     public func restored(daily: DailyHistory) {
-        board.restore(daily)
-        _ = board.completeDays()
+        board.history.restore(daily)
+        _ = board.history.completeDays()
     }
 
     /// A venue's daily candles for days the daily bars lack (the backfill); a day made from the
     /// minutes seen here is never overwritten. Returns how many days they filled.
     public func filledDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
-        board.fillDays(batch, within: days)
+        board.history.fillDays(batch, within: days)
     }
 
     /// Every venue asked for days gave what it had: the days before the oldest kept (before the
     /// market was listed) are not asked for again at the next start.
-    public func daysBackfilled() { board.markDaysBackfilled() }
+    public func daysBackfilled() { board.history.markDaysBackfilled() }
 
     /// Makes the days the minute history now covers whole (a day ended, a backfill filled
     /// some); returns whether any day changed.
     @discardableResult
-    public func completeDays() -> Bool { board.completeDays() }
+    public func completeDays() -> Bool { board.history.completeDays() }
 
     /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
     @discardableResult
@@ -171,6 +171,8 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     @discardableResult
     private func tell(_ change: IntakeChange) -> IntakeChange {
         guard !change.isEmpty else { return change }
+        // The history first: whoever renders next shows this minute's figures.
+        board.history.follow(change)
         for follower in followers { follower.follow(change) }
         return change
     }

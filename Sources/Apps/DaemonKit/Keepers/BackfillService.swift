@@ -29,8 +29,8 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     public func run() async throws {
         let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, door = self.door, firstLiveQuote = self.firstLiveQuote
         let now = board.wallClock.now()
-        let minutesMissing = BackfillPlan.missing(in: board.history, now: now) > 0
-        let daysMissing = !BackfillPlan(daily: board.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
+        let minutesMissing = BackfillPlan.missing(in: board.history.minutes, now: now) > 0
+        let daysMissing = !BackfillPlan(daily: board.history.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
         if minutesMissing || daysMissing, !backfill.sources.isEmpty {
             await cancelWhenGracefulShutdown {
                 // The first quote comes from the chain's first venue, as without a backfill; and
@@ -38,14 +38,14 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 await firstLiveQuote.wait()
                 guard !Task.isCancelled else { return }
                 if minutesMissing {
-                    await backfill.run(history: { board.history }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
+                    await backfill.run(history: { board.history.minutes }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
                         Self.log(report, .minute, logger: logger)
                     }
                     // The days the filled week covers whole are made from its minutes, not asked.
                     intake.completeDays()
                 }
                 guard !Task.isCancelled else { return }
-                let gaveAll = await backfill.run(.day, plan: { BackfillPlan(daily: board.daily, now: $0, perRequest: $1) },
+                let gaveAll = await backfill.run(.day, plan: { BackfillPlan(daily: board.history.daily, now: $0, perRequest: $1) },
                                                  fill: { batch, days, _ in intake.filledDays(batch, within: days) }) { report in
                     Self.log(report, .day, logger: logger)
                 }

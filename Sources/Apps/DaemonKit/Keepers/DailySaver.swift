@@ -40,7 +40,7 @@ public actor DailySaver {
     }
 
     public func save<C>(from board: PriceBoard<C>) async {
-        guard let (daily, version) = board.daily(changedSince: savedVersion) else { return }
+        guard let (daily, version) = board.history.daily(changedSince: savedVersion) else { return }
         let store = self.store
         do {
             try await work.run { try store.save(daily) }

@@ -61,7 +61,7 @@ public actor HistorySaver {
     }
 
     public func save<C>(from board: PriceBoard<C>) async {
-        guard let (history, version) = board.history(changedSince: savedVersion) else { return }
+        guard let (history, version) = board.history.minutes(changedSince: savedVersion) else { return }
         let store = self.store
         let newBars: ArraySlice<MinuteBar>? = lastMinuteOnDisk.flatMap { last in
             guard Self.file(filledOnDisk, covers: history.filled), appendedLines < Self.linesBeforeRewrite, let from = history.bars.lastIndex(where: { $0.minute <= last }),
