@@ -74,9 +74,11 @@ public struct PendingRequests<Connection: Hashable, Occupant> {
     /// The connections whose deadline `now` reached, no longer pending: with their place, the
     /// ones that sent no complete line in time; without, the turned-away ones done draining.
     public mutating func expire(at now: Duration) -> [(connection: Connection, occupant: Occupant?)] {
-        let expired = entries.filter { $0.value.deadline <= now }
-        for connection in expired.keys { entries[connection] = nil }
-        return expired.map { ($0.key, $0.value.occupant) }
+        // Asked after every wakeup: nothing is allocated unless something expired.
+        var expired: [(connection: Connection, occupant: Occupant?)] = []
+        for (connection, entry) in entries where entry.deadline <= now { expired.append((connection, entry.occupant)) }
+        for (connection, _) in expired { entries[connection] = nil }
+        return expired
     }
 
     /// How long epoll may wait: until the next deadline, or `alsoUntil`, rounded up to a whole

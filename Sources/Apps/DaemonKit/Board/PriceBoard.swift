@@ -89,14 +89,14 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// The current snapshot, made now if the inputs changed since the last one.
     public var current: Current {
         let figures = history.figures
-        return state.withLock { state in current(of: &state, figures: figures) { (clock.now, wallClock.now()) } }
+        return state.withLock { state in
+            if let current = state.current, state.figures == figures { return current }
+            return remake(&state, figures: figures, at: clock.now, wallTime: wallClock.now())
+        }
     }
 
-    /// The snapshot `state` holds, or one made now (at `time`) when its inputs or the history's
-    /// figures changed since.
-    private func current(of state: inout State, figures: Int, at time: () -> (C.Instant, Timestamp)) -> Current {
-        if let current = state.current, state.figures == figures { return current }
-        let (now, wallTime) = time()
+    /// A snapshot made now, for inputs or history figures that changed since the last one.
+    private func remake(_ state: inout State, figures: Int, at now: C.Instant, wallTime: Timestamp) -> Current {
         let made = snapshot(of: &state, at: now, wallTime: wallTime)
         state.current = made
         state.figures = figures
@@ -240,7 +240,7 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
                state.figures == figures {
                 return last.line
             }
-            let current = current(of: &state, figures: figures) { (now, wallTime) }
+            let current = (state.figures == figures ? state.current : nil) ?? remake(&state, figures: figures, at: now, wallTime: wallTime)
             let line = current.statusLine(now: now, wallTime: wallTime)
             state.lastStatus = (millisecond, wallTime.millisecondsSinceEpoch, line)
             return line

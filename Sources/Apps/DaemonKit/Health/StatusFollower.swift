@@ -11,6 +11,8 @@ public struct StatusFollower<C: Clock>: IntakeFollower where C.Duration == Durat
         self.board = board
     }
 
+    /// Reached through `any IntakeFollower`: specialised for the daemon's clock, like the publisher's.
+    @_specialize(where C == DaemonClock)
     public func follow(_ change: IntakeChange) {
         if change.watchersSee {
             let board = self.board

@@ -30,6 +30,9 @@ public protocol IntakeFollower: Sendable {
 }
 
 extension WatchPublisher: IntakeFollower {
+    /// Reached through `any IntakeFollower`, so specialised for the daemon's clock here, or every
+    /// streamed read would pay for generic metadata lookups (see `DaemonClock`).
+    @_specialize(where C == DaemonClock)
     public func follow(_ change: IntakeChange) {
         if change.watchersSee { publish() }
     }
