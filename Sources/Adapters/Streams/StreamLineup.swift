@@ -11,7 +11,7 @@ extension SourcePlan {
         settings.stream.venues(among: active.map(\.name), in: settings.catalog).compactMap { venue in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: options, readInterval: settings.publishInterval, reads: reads,
-                                               proxy: proxy(venue.name, url), connectTimeout: settings.timeouts(for: url).connect ?? .seconds(10),
+                                               proxy: proxy(venue.name, url), connectTimeout: settings.timeouts(for: url).connect ?? StreamPolicy.defaultConnectTimeout,
                                                eventLoop: eventLoop) else { return nil }
             return StreamVenue(name: venue.name, connection: connection, policy: settings.streamPolicy(for: url, priceSilenceAfter: priceSilenceAfter))
         }

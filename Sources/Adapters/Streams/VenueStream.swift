@@ -30,7 +30,7 @@ public struct VenueStream: PriceStream {
 
     /// Nil for a venue without a stream.
     public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero, reads: PacedReads? = nil,
-                 proxy: ProxyURL? = nil, connectTimeout: Duration = .seconds(10), eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+                 proxy: ProxyURL? = nil, connectTimeout: Duration = StreamPolicy.defaultConnectTimeout, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
         self.venue = venue
         self.url = url

@@ -62,7 +62,7 @@ enum WebSocketConnection {
     /// more slowly while `reads` says nobody watches; `endOfRead` follows the messages of each read.
     /// Through `proxy`, when given: SOCKS5 hands it the host name (never resolved here); HTTP
     /// asks it to CONNECT, and the WebSocket starts once the tunnel stands.
-    static func run(_ target: Target, proxy: ProxyURL? = nil, connectTimeout: TimeAmount = .seconds(10), on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
+    static func run(_ target: Target, proxy: ProxyURL? = nil, connectTimeout: TimeAmount, on eventLoop: any EventLoop, greetings: [String], maximumMessage: Int,
                     readInterval: TimeAmount?, reads: PacedReads? = nil, opened: @escaping @Sendable () -> Void, message: @escaping @Sendable ([UInt8]) -> String?,
                     endOfRead: @escaping @Sendable () -> Void) async -> WebSocketEnding.Reason {
         let ending = WebSocketEnding()

@@ -24,7 +24,9 @@ public struct StreamPolicy: Sendable, Hashable {
     /// daemon sets it from its freshness settings (`PriceSilence.limit`).
     public var priceSilenceAfter: Duration = PriceSilence.longest
     /// An attempt not live after this long (a black-holed address, an upgrade never answered) is given up.
-    public var connectTimeout: Duration = .seconds(10)
+    public var connectTimeout: Duration = StreamPolicy.defaultConnectTimeout
+    /// A stream's connection (TCP, then TLS) with no BTCPRICED_CONNECT_TIMEOUT and no proxy.
+    public static let defaultConnectTimeout: Duration = .seconds(10)
     /// Backoff after a failed or short-lived connection: from `firstRetry`, doubling, capped.
     public var firstRetry: Duration = .seconds(2)
     public var longestRetry: Duration = .seconds(300)
