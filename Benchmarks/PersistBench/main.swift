@@ -7,8 +7,9 @@ import PriceCore
 let arguments = CommandLine.arguments.dropFirst()
 let directory = arguments.first ?? NSTemporaryDirectory() + "btcpriced-persist-bench"
 let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 500
-let store = FileQuoteStore(directory: directory)
-try store.prepare()
+let files = StateFiles(directory: directory, currency: "USD")
+try files.prepare()
+let store = files.quote
 let clock = ContinuousClock()
 var samples: [Duration] = []
 for i in 0..<count {

@@ -24,7 +24,6 @@ struct FileStoreTests {
     @Test func roundTripKeepsEveryFieldExactly() throws {
         let dir = TemporaryDirectory()
         let store = FileQuoteStore(directory: dir.path)
-        try store.prepare()
         try store.save(quote)
         #expect(try store.load() == .quote(quote))
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
@@ -76,15 +75,16 @@ struct FileStoreTests {
 
     @Test func prepareRemovesLeftoverTempFilesOnly() throws {
         let dir = TemporaryDirectory()
-        let store = FileQuoteStore(directory: dir.path + "/nested/state")
-        try store.prepare()
-        try store.save(quote)
-        for name in [".quote.json.tmp.123", ".quote.json.tmp.99999", "unrelated.txt"] {
-            _ = FileManager.default.createFile(atPath: store.directory + "/" + name, contents: Data("x".utf8))
+        let files = StateFiles(directory: dir.path + "/nested/state", currency: "USD")
+        try files.prepare()
+        try files.quote.save(quote)
+        let leftovers = [".history.txt.tmp.7", ".quote.json.tmp.123", ".quote.json.tmp.99999"]
+        for name in leftovers + ["unrelated.txt"] {
+            _ = FileManager.default.createFile(atPath: files.directory + "/" + name, contents: Data("x".utf8))
         }
-        #expect(try store.prepare().sorted() == [".quote.json.tmp.123", ".quote.json.tmp.99999"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).sorted() == ["quote.json", "unrelated.txt"])
-        #expect(try store.load() == .quote(quote))
+        #expect(try files.prepare().sorted() == leftovers)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted() == ["quote.json", "unrelated.txt"])
+        #expect(try files.quote.load() == .quote(quote))
     }
 
     @Test(.enabled(if: getuid() != 0, "skipped as root: root ignores directory permissions; run swift test as a normal user to cover it"))
@@ -100,7 +100,7 @@ struct FileStoreTests {
     @Test func unusableDirectoryPathIsAnError() throws {
         let dir = TemporaryDirectory()
         _ = FileManager.default.createFile(atPath: dir.path + "/file", contents: nil)
-        #expect(throws: StoreError.self) { try FileQuoteStore(directory: dir.path + "/file/state").prepare() }
+        #expect(throws: StoreError.self) { try StateFiles(directory: dir.path + "/file/state", currency: "USD").prepare() }
     }
 }
 

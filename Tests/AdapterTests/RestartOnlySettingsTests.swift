@@ -42,7 +42,7 @@ struct RestartOnlySettingsTests {
         func write(_ text: String) throws { try text.write(toFile: path, atomically: true, encoding: .utf8) }
         try write("BTCPRICED_INTERVAL=1s\n")
         let options = DaemonOptions(configPath: path)
-        var reload = ConfigReload(options: options, environment: [:], started: try SettingsLoader.load(options, environment: [:]))
+        let reload = ConfigReload(options: options, environment: [:], started: try SettingsLoader.load(options, environment: [:]))
 
         try write("BTCPRICED_INTERVAL=3s\nBTCPRICED_SOURCES=kraken,coinbase\n")
         let first = try reload.next()

@@ -26,18 +26,6 @@ public struct FileQuoteStore: QuoteStore {
         self.quoteAssets = quoteAssets
     }
 
-    /// Creates the directory if needed and removes temp files a crash left behind.
-    /// Returns the names it removed.
-    @discardableResult
-    public func prepare() throws(StoreError) -> [String] {
-        try FileSystem.makeDirectories(directory, mode: 0o755)
-        var removed: [String] = []
-        for name in try FileSystem.entries(of: directory) where [Self.tempPrefix, FileRestraintStore.tempPrefix, FileHistoryStore.tempPrefix, FileDailyStore.tempPrefix].contains(where: name.hasPrefix) {
-            if unlink(directory + "/" + name) == 0 { removed.append(name) }
-        }
-        return removed
-    }
-
     public func load() throws -> StoredQuote {
         let bytes: [UInt8]
         switch try file.read() {

@@ -9,9 +9,8 @@ import PriceCore
 import SocketServer
 import Streams
 
-/// Makes DaemonKit's ports from the adapters: the stores in `stateDirectory` (quote.json,
-/// sources.json, history.txt and daily.txt; prepared: a leftover temp file from an interrupted write is
-/// removed), the socket server on `listener`, its replies caught up by `reads`, and the metrics exposition. `sources` makes the
+/// Makes DaemonKit's ports from the adapters: the stores in `stateDirectory` (`StateFiles`,
+/// prepared), the socket server on `listener`, its replies caught up by `reads`, and the metrics exposition. `sources` makes the
 /// venues a plan asks, again for each plan a reload brings. The caller sets the rest (streams,
 /// host pace, executor, hooks) and builds the daemon from them.
 public enum DaemonAssembly {
@@ -23,18 +22,17 @@ public enum DaemonAssembly {
         work: any BlockingWork = ThreadPoolWork()
     ) throws(DaemonStartError) -> DaemonPorts<C, SourcePlan> where C.Duration == Duration, C.Instant: Sendable {
         let directory = SourceDirectory<SourcePlan, C.Instant>(plan: plan)
-        let quoteStore = FileQuoteStore(directory: stateDirectory, origins: { directory.current.origins },
-                                        quoteAssets: { directory.current.quoteAssets })
+        let files = StateFiles(directory: stateDirectory, currency: plan.currency, origins: { directory.current.origins },
+                               quoteAssets: { directory.current.quoteAssets })
         do {
-            let removed = try quoteStore.prepare()
-            if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(quoteStore.directory)") }
+            let removed = try files.prepare()
+            if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(files.directory)") }
         } catch {
             throw DaemonStartError("cannot use the state directory: \(error)")
         }
         var ports = DaemonPorts(
-            clock: clock, wallClock: wallClock, directory: directory, sources: sources, quoteStore: quoteStore,
-            historyStore: FileHistoryStore(directory: stateDirectory, currency: plan.currency),
-            restraintStore: FileRestraintStore(directory: stateDirectory),
+            clock: clock, wallClock: wallClock, directory: directory, sources: sources, quoteStore: files.quote, historyStore: files.history,
+            restraintStore: files.restraints,
             serve: { replies in
                 QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(replies, reads: reads), version: version, limits: serverLimits,
                                                                 clock: clock, logger: logger, group: group))
@@ -42,7 +40,7 @@ public enum DaemonAssembly {
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) },
             notifier: notifier, watchdogInterval: watchdogInterval, logger: logger, serviceLogger: serviceLogger,
             persistInterval: persistInterval, work: work)
-        ports.dailyStore = FileDailyStore(directory: stateDirectory, currency: plan.currency)
+        ports.dailyStore = files.daily
         return ports
     }
 }

@@ -125,10 +125,16 @@ struct DaemonRuntime {
                 path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
                 write: { try AtomicTextFile.replace($0, with: $1) }, clock: loopClock(resources), logger: logger))
         }
-        let reloader = Reloader(ConfigReload(options: options, environment: environment, started: settings), daemon: daemon, logLevel: logLevel, logger: logger)
+        let config = ConfigReload(options: options, environment: environment, started: settings)
+        let (logger, logLevel) = (logger, logLevel)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
-        application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier,
-                                            logger: logger) { await reloader.reload() }
+        application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
+            if let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 }) {
+                daemon.apply(outcome.plan)
+                logger.notice("\(outcome.summary)", metadata: ["message_id": "\(MessageID.reloaded)"])
+            }
+            return daemon.board.statusSummary().text
+        }
         return application
     }
 
