@@ -15,6 +15,7 @@ import WireProtocol
 /// only write to the `wake` eventfd and read the immutable descriptors and context.
 final class FrontDoor: @unchecked Sendable {
     private let listener: CInt
+    private let acceptor: SocketAcceptor
     private let poller: CInt
     private let wake: CInt
     private let context: ServerContext
@@ -37,6 +38,7 @@ final class FrontDoor: @unchecked Sendable {
     init(listener: CInt, context: ServerContext, stoppedOn loop: any EventLoop,
          handOff: @escaping @Sendable (CInt, HandOff, UserOccupant) -> Void) throws {
         self.listener = listener
+        acceptor = SocketAcceptor(listener: listener)
         self.context = context
         self.handOff = handOff
         stopped = loop.makePromise()
@@ -87,40 +89,31 @@ final class FrontDoor: @unchecked Sendable {
 
     private func acceptAll() {
         while true {
-            let client = btcpriced_accept4(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
-            if client < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: rest the listener a moment instead of spinning on it.
-                    epoll_ctl(poller, EPOLL_CTL_DEL, listener, nil)
-                    acceptResumesAt = now() + .milliseconds(100)
-                default: break
-                }
+            switch acceptor.next() {
+            case .drained: return
+            case .outOfResources:
+                // Out of descriptors: rest the listener a moment instead of spinning on it.
+                epoll_ctl(poller, EPOLL_CTL_DEL, listener, nil)
+                acceptResumesAt = now() + .milliseconds(100)
                 return
-            }
-            // The kernel recorded who connected; a socket that cannot say is turned away.
-            let uid = btcpriced_peer_uid(client)
-            do throws(UserBudget.Refusal) {
-                guard uid >= 0 else { throw .unknownPeer }
-                let occupant = UserOccupant(try context.budget.admit(UInt32(truncatingIfNeeded: uid)))
-                pending.admit(client, holding: occupant, until: now() + context.limits.requestTimeout)
-                pollInput(client)
-                readable(client)
-            } catch {
-                turnAway(client, error)
+            case .connection(let client, let peer):
+                switch pending.enter(client, peer: peer, budget: context.budget, at: now(), requestTimeout: context.limits.requestTimeout) {
+                case .admitted:
+                    pollInput(client)
+                    readable(client)
+                case .turnedAway(let line, let refusal):
+                    turnAway(client, saying: line, refusal)
+                }
             }
         }
     }
 
-    /// Over a limit: say so, then half-close and drain for a moment, because closing with the
-    /// client's request still unread could lose the explanation.
-    private func turnAway(_ client: CInt, _ refusal: UserBudget.Refusal) {
+    /// Over a limit: say so, then half-close and drain for a moment (`pending` holds it), because
+    /// closing with the client's request still unread could lose the explanation.
+    private func turnAway(_ client: CInt, saying line: String, _ refusal: UserBudget.Refusal) {
         context.metrics.reject(refusal)
-        let line = ErrorReply.busy(context.budget.message(for: refusal)).line
         _ = line.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         shutdown(client, Int32(SHUT_WR))
-        pending.turnAway(client, until: now() + .milliseconds(250))
         pollInput(client)
     }
 

@@ -89,3 +89,30 @@ public struct PendingRequests<Connection: Hashable, Occupant> {
         return next <= now ? 0 : Int32(clamping: (next - now).wholeMilliseconds + 1)
     }
 }
+
+extension PendingRequests where Occupant == UserOccupant {
+    /// What `enter` did with a connection.
+    public enum Admission: Equatable {
+        case admitted
+        /// Send `line`, half-close, and keep reading until the drain's deadline.
+        case turnedAway(line: String, refusal: UserBudget.Refusal)
+    }
+
+    /// How long a turned-away connection is drained after its explanation.
+    public static var drainTime: Duration { .milliseconds(250) }
+
+    /// The door's decision for an accepted connection from `peer`: a place in the peer's share
+    /// and until `now + requestTimeout` to send its line, or turned away with the reason (the
+    /// user's share or the socket is full, or the kernel could not say who connected).
+    public mutating func enter(_ connection: Connection, peer: UInt32?, budget: UserBudget, at now: Duration,
+                               requestTimeout: Duration) -> Admission {
+        do throws(UserBudget.Refusal) {
+            guard let peer else { throw .unknownPeer }
+            admit(connection, holding: UserOccupant(try budget.admit(peer)), until: now + requestTimeout)
+            return .admitted
+        } catch {
+            turnAway(connection, until: now + Self.drainTime)
+            return .turnedAway(line: ErrorReply.busy(budget.message(for: error)).line, refusal: error)
+        }
+    }
+}
