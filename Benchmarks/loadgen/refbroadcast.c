@@ -6,7 +6,9 @@
 // With `tcp:PORT` for SOCKET it listens on 127.0.0.1:PORT and frames each line as an event
 // (`data: LINE` and a blank line), for the event fan-out's floor over TCP (fanout.c reads it
 // as it reads the daemon's /api/v1/events).
-// Usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]
+// With `on-input`, each round starts when a byte arrives on standard input instead of on its own
+// timer: woken by another process, as the daemon is woken by the venue's stream.
+// Usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread] [on-input]
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -27,11 +29,17 @@ static void *sleep_forever(void *unused) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "idle-thread") == 0)) {
-        fprintf(stderr, "usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread]\n"); return 64;
+    int idle_thread = 0, on_input = 0;
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "idle-thread") == 0) idle_thread = 1;
+        else if (strcmp(argv[i], "on-input") == 0) on_input = 1;
+        else argc = 0;
+    }
+    if (argc < 4) {
+        fprintf(stderr, "usage: refbroadcast SOCKET INTERVAL_MS SECONDS [idle-thread] [on-input]\n"); return 64;
     }
     pthread_t idle;
-    if (argc == 5 && pthread_create(&idle, NULL, sleep_forever, NULL) != 0) { perror("pthread_create"); return 1; }
+    if (idle_thread && pthread_create(&idle, NULL, sleep_forever, NULL) != 0) { perror("pthread_create"); return 1; }
     int tcp = strncmp(argv[1], "tcp:", 4) == 0, listener;
     if (tcp) {
         listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -60,7 +68,12 @@ int main(int argc, char **argv) {
         next.tv_nsec += (interval % 1000) * 1000000L;
         next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;
         next.tv_nsec %= 1000000000L;
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+        if (on_input) {
+            char tick;
+            if (read(0, &tick, 1) != 1) break;
+        } else {
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+        }
     }
     return 0;
 }
