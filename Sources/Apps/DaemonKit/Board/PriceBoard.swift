@@ -230,6 +230,9 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The status line as of now, rendered at most once a millisecond (the age's own unit): at
     /// tens of thousands of requests a second, rendering was the largest part of an answer.
+    /// Specialised for the daemon's clock, as the socket's and HTTP's replies reach the board
+    /// through `any StatusProvider`, where generic code pays metadata lookups on every request.
+    @_specialize(where C == DaemonClock)
     public func statusReply() -> String {
         let now = clock.now, wallTime = wallClock.now()
         let elapsed = origin.duration(to: now).components
@@ -247,5 +250,6 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    @_specialize(where C == DaemonClock)
     public func priceReply() -> String { current.priceLine }
 }
