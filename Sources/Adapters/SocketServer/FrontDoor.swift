@@ -10,9 +10,9 @@ import WireProtocol
 /// NIO channel and pipeline per connection cost three times the system calls. A `watch`, and a
 /// reply the kernel does not take at once, is handed to NIO with its descriptor.
 ///
-/// `@unchecked Sendable` because its only mutable state, `pending` and `acceptResumesAt`, is
-/// read and written on the loop's own thread alone (`run` and what it calls); other threads
-/// only write to the `wake` eventfd and read the immutable descriptors and context.
+/// `@unchecked Sendable` because its only mutable state, `pending`, `acceptResumesAt` and the
+/// two buffers, is read and written on the loop's own thread alone (`run` and what it calls);
+/// other threads only write to the `wake` eventfd and read the immutable descriptors and context.
 final class FrontDoor: @unchecked Sendable {
     private let listener: CInt
     private let acceptor: SocketAcceptor
