@@ -32,13 +32,14 @@ public enum DescriptorLimit {
 
 extension ServerLimits {
     /// The limits for this process: the soft descriptor limit raised to the hard one, and the
-    /// connection cap derived from it. `descriptors` is the limit now in force; `isCapped`
-    /// says the cap is below protocol 1's 1024, which the operator should hear about.
+    /// connection cap derived from it. `notice` tells the operator when the cap is below
+    /// protocol 1's 1024, and why.
     public static func raisingDescriptorLimit(connectionsPerUser: Int, watchersPerUser: Int, watchStall: Duration)
-        -> (limits: ServerLimits, descriptors: Int, isCapped: Bool) {
+        -> (limits: ServerLimits, notice: String?) {
         let descriptors = DescriptorLimit.raiseSoftLimit()
         let limits = ServerLimits(maximumConnections: DescriptorLimit.connectionCap(descriptorLimit: descriptors),
                                   connectionsPerUser: connectionsPerUser, watchersPerUser: watchersPerUser, watchStall: watchStall)
-        return (limits, descriptors, limits.maximumConnections < ServerLimits().maximumConnections)
+        guard limits.maximumConnections < ServerLimits().maximumConnections else { return (limits, nil) }
+        return (limits, "only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
     }
 }

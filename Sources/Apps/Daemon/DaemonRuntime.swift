@@ -13,13 +13,12 @@ import PriceCore
 import SocketServer
 import Streams
 import Systemd
-import TorCircuits
 import UnixSignals
 import WireProtocol
 
 /// One run of the daemon: restore, listen, arm signals, READY=1, serve until SIGTERM.
 struct DaemonRuntime {
-    typealias Daemon = PriceDaemon<DaemonClock, SourcePlan>
+    typealias Application = DaemonApplication<DaemonClock, SourcePlan>
     let settings: DaemonSettings
     let plan: SourcePlan
     let options: DaemonOptions
@@ -34,88 +33,43 @@ struct DaemonRuntime {
         let metrics = PrometheusExporter()
         metrics.bootstrap()
         let resources: RuntimeResources
-        do { resources = try await RuntimeResources.open(settings) } catch {
-            logger.critical("\(error)")
-            return ExitStatus.cannotCreate
-        }
+        do { resources = try await RuntimeResources.open(settings) } catch { return exitStatus(error) }
         if resources.routes.circuits != nil { logger.info("a Tor circuit per venue: each venue sends its own SOCKS credentials (Tor's IsolateSOCKSAuth)") }
-        let status = await serve(on: resources, metrics: metrics)
+        let status: Int32
+        do {
+            try await makeApplication(on: resources, metrics: metrics).run()
+            status = ExitStatus.ok
+        } catch {
+            status = exitStatus(error)
+        }
         await resources.close()
         logger.info("stopped")
         return status
     }
 
-    /// Builds the daemon and its application on `resources` and runs them until they stop.
-    private func serve(on resources: RuntimeResources, metrics: PrometheusExporter) async -> Int32 {
-        let (settings, routes) = (self.settings, resources.routes)
-        let inherited: SocketActivation.Listeners
-        do { inherited = try SocketActivation.inheritedListeners() } catch {
-            logger.critical("cannot serve the socket: \(error)")
-            return ExitStatus.cannotCreate
+    /// Says why the daemon stops on `error`, and with which status: 73 when its state or socket
+    /// cannot be used, 78 when the HTTP listener's setting cannot be served, 1 otherwise.
+    private func exitStatus(_ error: any Error) -> Int32 {
+        switch error {
+        case let error as DaemonStartError: logger.critical("\(error)"); return ExitStatus.cannotCreate
+        case let error as HTTPAPIServer.ListenError: logger.critical("\(error)"); return ExitStatus.config
+        default: logger.critical("stopped on an unexpected error: \(error)"); return ExitStatus.failure
         }
-        let (limits, descriptors, isCapped) = ServerLimits.raisingDescriptorLimit(
+    }
+
+    /// The daemon on its ports, its readers (HTTP, the metrics textfile) caught up with the
+    /// stream's reads, and the signals: SIGHUP reloads, SIGTERM and SIGINT stop.
+    private func makeApplication(on resources: RuntimeResources, metrics: PrometheusExporter) async throws -> Application {
+        let (limits, notice) = ServerLimits.raisingDescriptorLimit(
             connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
-        if isCapped {
-            logger.notice("only \(descriptors) file descriptors allowed (LimitNOFILE=); serving at most \(limits.maximumConnections) clients at once")
-        }
-        let paced = PacedReads(interval: settings.publishInterval)
-        let streams = plan.streamLineup(reads: paced, eventLoop: resources.loop, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
-        let reads = streams.isEmpty ? nil : paced
-        let notifier = SystemdNotifier()
-        let application: DaemonApplication<DaemonClock, SourcePlan>
-        do {
-            let daemon = try await makeDaemon(resources, unix: inherited.unix, limits: limits, streams: streams, reads: reads, notifier: notifier, metrics: metrics)
-            application = try await makeApplication(daemon, resources, inheritedHTTP: inherited.http, limits: limits, reads: reads, notifier: notifier)
-        } catch {
-            logger.critical("\(error)")
-            return error is DaemonStartError ? ExitStatus.cannotCreate : ExitStatus.config
-        }
-        do {
-            try await application.run()
-            return ExitStatus.ok
-        } catch let error as DaemonStartError {
-            logger.critical("\(error)")
-            return ExitStatus.cannotCreate
-        } catch {
-            logger.critical("stopped on an unexpected error: \(error)")
-            return ExitStatus.failure
-        }
-    }
-
-    /// The daemon on its ports: the stores, the socket (the one systemd passed, else our own
-    /// path), the venues on their routes, the streams, and the event loop as its executor.
-    private func makeDaemon(_ resources: RuntimeResources, unix: Int32?, limits: ServerLimits, streams: [StreamVenue], reads: PacedReads?,
-                            notifier: SystemdNotifier, metrics: PrometheusExporter) async throws(DaemonStartError) -> Daemon {
-        let (settings, plan, logger, routes) = (self.settings, self.plan, self.logger, resources.routes)
-        var ports = try DaemonAssembly.ports(
-            clock: DaemonClock(sleepingOn: loopClock(resources)), wallClock: SystemWallClock(),
-            plan: plan, sources: { routes.sources($0) }, stateDirectory: settings.stateDirectory,
-            listener: unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath), serverLimits: limits, group: resources.group, notifier: notifier,
-            watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, version: ProductVersion.current,
-            persistInterval: settings.persistInterval, metrics: metrics, reads: reads)
-        ports.publishInterval = settings.publishInterval
-        ports.streams = streams
-        ports.streamReadLag = reads?.longestWait ?? .zero
-        ports.hostPace = resources.hostPace
-        if settings.backfill { ports.candleSources = { routes.candleSources($0) } }
-        ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
-        ports.executor = EventLoopExecutor(resources.loop)
-        let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: streams.map(\.name))
-        ports.onReady = { _ in
-            logger.info("\(servingLine)")
-            plan.logNotices(logger)
-        }
-        return await PriceDaemon(ports)
-    }
-
-    /// The daemon with its readers (HTTP, the metrics textfile), caught up with the stream's
-    /// reads, and the signals: SIGHUP reloads, SIGTERM and SIGINT stop.
-    private func makeApplication(_ daemon: Daemon, _ resources: RuntimeResources, inheritedHTTP: Int32?, limits: ServerLimits, reads: PacedReads?,
-                                 notifier: SystemdNotifier) async throws -> DaemonApplication<DaemonClock, SourcePlan> {
-        var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
-        reads?.attach(audience: { daemon.isWatched })
-        let replies = CaughtUpReplies.serving(daemon.replies, reads: reads)
-        if let http = try await HTTPAPIServer.start(settings, inherited: inheritedHTTP.map { ($0, SocketActivation.boundAddress(of: $0)) },
+        if let notice { logger.notice("\(notice)") }
+        let (settings, routes, notifier) = (self.settings, resources.routes, SystemdNotifier())
+        let lineup = plan.streamLineup(eventLoop: resources.loop, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
+        let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, notifier: notifier, metrics: metrics)
+        var application = Application(daemon: daemon, logger: serviceLogger)
+        lineup.reads?.attach(audience: { daemon.isWatched })
+        let replies = CaughtUpReplies.serving(daemon.replies, reads: lineup.reads)
+        if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
                                                     replies: replies, limits: limits, logger: logger, group: resources.group) {
             daemon.alsoServe(http.events)
             application.readers.append(ClosingService { await http.shutdown() })
@@ -136,6 +90,28 @@ struct DaemonRuntime {
             return daemon.board.statusSummary().text
         }
         return application
+    }
+
+    /// The daemon on its ports: the stores, the socket (the one systemd passed, else our own
+    /// path), the venues on their routes, the streams, and the event loop as its executor.
+    private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, notifier: SystemdNotifier,
+                            metrics: PrometheusExporter) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
+        let (settings, plan, logger, routes, unix) = (self.settings, self.plan, self.logger, resources.routes, resources.listeners.unix)
+        var ports = try DaemonAssembly.ports(
+            clock: DaemonClock(sleepingOn: loopClock(resources)), wallClock: SystemWallClock(), plan: plan, sources: { routes.sources($0) },
+            stateDirectory: settings.stateDirectory, listener: unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath), serverLimits: limits,
+            group: resources.group, notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
+            version: ProductVersion.current, persistInterval: settings.persistInterval, metrics: metrics, reads: lineup.reads)
+        (ports.publishInterval, ports.streams, ports.streamReadLag, ports.hostPace) = (settings.publishInterval, lineup.venues, lineup.readLag, resources.hostPace)
+        if settings.backfill { ports.candleSources = { routes.candleSources($0) } }
+        ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
+        ports.executor = EventLoopExecutor(resources.loop)
+        let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: lineup.venues.map(\.name))
+        ports.onReady = { _ in
+            logger.info("\(servingLine)")
+            plan.logNotices(logger)
+        }
+        return await PriceDaemon(ports)
     }
 
     /// The event loop's timers, gathered on the publish interval's grid.

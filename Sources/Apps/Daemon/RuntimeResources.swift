@@ -3,12 +3,15 @@ import DaemonKit
 import FileStore
 import NIOCore
 import NIOPosix
+import Systemd
 import TorCircuits
 import WireProtocol
 
-/// What a run holds outside the daemon: the event loop, the state directory's lock, the shared
-/// limits directory, and the venues' routes (HTTP clients, Tor relays). `close` lets go of them.
+/// What a run holds outside the daemon: the listeners systemd passed, the event loop, the state
+/// directory's lock, the shared limits directory, and the venues' routes (HTTP clients, Tor
+/// relays). `close` lets go of them.
 struct RuntimeResources {
+    let listeners: SocketActivation.Listeners
     /// One event loop carries the socket, HTTP, the streams and the daemon's own tasks and timers
     /// (EventLoopClock: its sleeps are the loop's timers).
     let group: MultiThreadedEventLoopGroup
@@ -19,7 +22,8 @@ struct RuntimeResources {
 
     /// Takes the state directory's lock before any file in it is touched: a second daemon stops here.
     static func open(_ settings: DaemonSettings) async throws(DaemonStartError) -> RuntimeResources {
-        let lock: StateDirectoryLock, hostPace: FileHostPace?
+        let listeners: SocketActivation.Listeners, lock: StateDirectoryLock, hostPace: FileHostPace?
+        do { listeners = try SocketActivation.inheritedListeners() } catch { throw DaemonStartError("cannot serve the socket: \(error)") }
         do { lock = try StateDirectoryLock(directory: settings.stateDirectory) } catch {
             throw DaemonStartError("cannot use the state directory: \(error)")
         }
@@ -29,7 +33,7 @@ struct RuntimeResources {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let routes = try await VenueRoutes.open(settings, group: group, userAgent: "btcpriced/\(ProductVersion.current)")
-            return RuntimeResources(group: group, loop: group.next(), lock: lock, hostPace: hostPace, routes: routes)
+            return RuntimeResources(listeners: listeners, group: group, loop: group.next(), lock: lock, hostPace: hostPace, routes: routes)
         } catch {
             try? await group.shutdownGracefully()
             throw DaemonStartError("cannot open the per-venue Tor circuit relays on 127.0.0.1: \(error)")
