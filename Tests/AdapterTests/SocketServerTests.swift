@@ -116,6 +116,15 @@ struct SocketServerTests {
         await running.server.shutdown()
     }
 
+    /// The door reads a request with one `recv`; what a client sent beyond what that read took
+    /// is drained before the close, or the close would reset the connection under the reply.
+    @Test("bytes after the request line still end in a clean close", arguments: [16, 600, 5000])
+    func bytesAfterTheRequest(extra: Int) async throws {
+        let running = try await RunningServer()
+        #expect(try running.ask("ping\n" + String(repeating: "x", count: extra)) == ["pong"], "ping then \(extra) more bytes")
+        await running.server.shutdown()
+    }
+
     @Test func requestWithoutNewlineIsServedAtEndOfInput() async throws {
         let running = try await RunningServer()
         let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)

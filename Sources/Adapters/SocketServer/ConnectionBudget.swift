@@ -71,6 +71,14 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
         var refusalLogged = false
         var refused = 0
         var lastLogged: Duration?
+
+        /// Which of its counts a take is of.
+        enum Count { case connections, watchers }
+
+        subscript(count: Count) -> Int {
+            get { count == .connections ? connections : watchers }
+            set { if count == .connections { connections = newValue } else { watchers = newValue } }
+        }
     }
 
     private struct State {
@@ -108,7 +116,7 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
             guard state.open < maximum else { return (.full(limit: maximum), nil, []) }
             // In place: one lookup per accept, the front door's hot path.
             switch take(&state.accounts[party, default: Account()], party: party, limit: perUser,
-                        of: \.connections, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)") {
+                        of: .connections, what: "\(perUser) connections (BTCPRICED_USER_CONNECTIONS)") {
             case .refused(let line): return (.userFull(party: party, limit: perUser), line, [])
             case .taken:
                 state.open += 1
@@ -130,7 +138,7 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
             let withinShare = (state.accounts[party]?.watchers ?? 0) < watchersPerUser
             if withinShare && state.watchers >= maximumWatchers { return (.watchersFull(limit: maximumWatchers), nil, []) }
             switch take(&state.accounts[party, default: Account()], party: party, limit: watchersPerUser,
-                        of: \.watchers, what: "\(watchersPerUser) watch streams (BTCPRICED_USER_WATCHERS)") {
+                        of: .watchers, what: "\(watchersPerUser) watch streams (BTCPRICED_USER_WATCHERS)") {
             case .refused(let line): return (.userWatchersFull(party: party, limit: watchersPerUser), line, [])
             case .taken:
                 state.watchers += 1
@@ -189,9 +197,10 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     }
 
     /// Counts one more in `account`'s `count` if it is below `limit`; otherwise records the refusal.
-    private func take(_ account: inout Account, party: Party, limit: Int, of count: WritableKeyPath<Account, Int>, what: String) -> Take {
-        guard account[keyPath: count] >= limit else {
-            account[keyPath: count] += 1
+    /// `what` is made only for a refusal that is logged, not on every accept.
+    private func take(_ account: inout Account, party: Party, limit: Int, of count: Account.Count, what: @autoclosure () -> String) -> Take {
+        guard account[count] >= limit else {
+            account[count] += 1
             return .taken
         }
         account.refused += 1
@@ -202,7 +211,7 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
         if let last = account.lastLogged, instant - last < Self.quietPeriod { return .refused(nil) }
         account.lastLogged = instant
         account.refusalLogged = true
-        return .refused("\(wording.party(party)) holds its share of \(wording.server), \(what); refusing its new connections until some close")
+        return .refused("\(wording.party(party)) holds its share of \(wording.server), \(what()); refusing its new connections until some close")
     }
 
     public var openConnections: Int { state.withLock { $0.open } }

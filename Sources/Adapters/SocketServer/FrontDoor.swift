@@ -131,24 +131,30 @@ final class FrontDoor: @unchecked Sendable {
             drop(client)
             return
         }
+        // A read that did not fill the buffer took all the kernel held: the usual request, one
+        // line in one write, leaves nothing to drain before the close.
+        let unread: Unread = got == chunk.count ? .mayRemain : .none
         switch pending.received(chunk.prefix(got), from: client) {
         case .wait: break
-        case .answer(let line, let occupant): answer(client, line: line, occupant: occupant)
+        case .answer(let line, let occupant): answer(client, line: line, occupant: occupant, unread: unread)
         case .drop(let occupant): release(client, freeing: occupant)
         }
     }
 
+    /// Whether the client may have sent more than was read when its reply goes out.
+    private enum Unread { case none, mayRemain }
+
     /// The connection leaves the epoll set (if it was in it) by its close, or before NIO takes it over.
-    private func answer(_ client: CInt, line: [UInt8], occupant: UserOccupant) {
+    private func answer(_ client: CInt, line: [UInt8], occupant: UserOccupant, unread: Unread) {
         let request = Request.parse(line)
         context.metrics.count(try? request.get())
         switch RequestResponder.answer(request, status: context.status, version: context.version) {
         case .reply(let line):
-            reply(client, line, occupant: occupant)
+            reply(client, line, occupant: occupant, unread: unread)
         case .startStream:
             if let refusal = occupant.startWatching() {
                 context.metrics.reject(refusal)
-                reply(client, ErrorReply.busy(context.budget.message(for: refusal)).line, occupant: occupant)
+                reply(client, ErrorReply.busy(context.budget.message(for: refusal)).line, occupant: occupant, unread: unread)
             } else {
                 epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
                 handOff(client, .stream, occupant)
@@ -156,16 +162,24 @@ final class FrontDoor: @unchecked Sendable {
         }
     }
 
-    private func reply(_ client: CInt, _ line: String, occupant: UserOccupant) {
-        var buffer = ByteBuffer(string: line)
-        let sent = buffer.withUnsafeReadableBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if sent >= 0 { buffer.moveReaderIndex(forwardBy: sent) }
-        if buffer.readableBytes == 0 || (sent < 0 && errno != EAGAIN) {
-            closeRead(client)
+    /// Sends `line` straight from the string; only a reply the kernel did not take whole is
+    /// copied, for NIO to finish.
+    private func reply(_ client: CInt, _ line: String, occupant: UserOccupant, unread: Unread) {
+        var line = line
+        let (sent, failure) = line.withUTF8 { bytes in
+            let sent = send(client, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            return (sent, sent < 0 ? errno : 0)
+        }
+        let total = line.utf8.count
+        if sent == total || (sent < 0 && failure != EAGAIN) {
+            if unread == .mayRemain { drainInput(client) }
+            close(client)
             occupant.leave()
         } else {
+            var rest = ByteBuffer(string: line)
+            rest.moveReaderIndex(forwardBy: max(0, sent))
             epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
-            handOff(client, .finishReply(buffer), occupant)
+            handOff(client, .finishReply(rest), occupant)
         }
     }
 
@@ -181,21 +195,21 @@ final class FrontDoor: @unchecked Sendable {
                 continue
             }
             context.metrics.reject(.requestTimeout)
-            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, occupant: occupant)
+            reply(client, ErrorReply.badRequest("no complete request line within \(context.limits.requestTimeout.humanReadable)").line, occupant: occupant,
+                  unread: .mayRemain)
         }
     }
 
     /// Until the next deadline; forever when nothing waits (an idle daemon is never woken).
     private func waitMilliseconds() -> Int32 { pending.waitMilliseconds(at: now(), alsoUntil: acceptResumesAt) }
 
-    /// Closes after reading what the client sent beyond its request (bounded): closing a Unix
-    /// socket with unread bytes resets it, and the client could lose the reply.
-    private func closeRead(_ client: CInt) {
+    /// Reads what the client sent beyond its request (bounded) before the close: closing a Unix
+    /// socket with unread bytes resets it, and the client would see ECONNRESET after its reply.
+    private func drainInput(_ client: CInt) {
         for _ in 0..<16 {
             let got = scratch.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if got <= 0 { break }
         }
-        close(client)
     }
 
     /// A connection that failed: no longer pending, closed, its place freed.
