@@ -16,8 +16,9 @@ import Systemd
 import UnixSignals
 import WireProtocol
 
-/// One run of the daemon: restore, listen, arm signals, READY=1, serve until SIGTERM.
-struct DaemonRuntime {
+/// The daemon's composition root: reads the command line and the settings, then wires the
+/// adapters to DaemonKit for one run (restore, listen, arm signals, READY=1, serve until SIGTERM).
+public struct DaemonRuntime {
     typealias Application = DaemonApplication<DaemonClock, SourcePlan>
     let settings: DaemonSettings
     let plan: SourcePlan
@@ -28,7 +29,23 @@ struct DaemonRuntime {
     /// For ServiceLifecycle's own messages, which are only interesting when something breaks.
     let serviceLogger: Logger
 
-    func run() async -> Int32 {
+    public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        switch DaemonLaunch(arguments: arguments, environment: environment) {
+        case .exit(let status, let output, let errors):
+            for line in errors { StandardError.write("btcpriced: \(line)\n") }
+            for line in output { print(line) }
+            return status
+        case .run(let options, let settings, let plan):
+            let logLevel = LogLevelSwitch(Logger.Level(settings.logLevel))
+            func makeLogger(_ level: LogLevelSwitch) -> Logger { DaemonLogging.logger(identifier: "btcpriced", level: level, environment: environment) }
+            let logger = makeLogger(logLevel)
+            for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { logger.warning("\(warning)") }
+            return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
+                                       serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
+        }
+    }
+
+    private func run() async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let metrics = PrometheusExporter()
         metrics.bootstrap()
@@ -83,11 +100,7 @@ struct DaemonRuntime {
         let (logger, logLevel) = (logger, logLevel)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
         application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
-            if let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 }) {
-                daemon.apply(outcome.plan)
-                logger.notice("\(outcome.summary)", metadata: ["message_id": "\(MessageID.reloaded)"])
-            }
-            return daemon.board.statusSummary().text
+            daemon.reloaded(config.reload(logger: logger, setLogLevel: { logLevel.current = $0 }).map { ($0.plan, $0.summary) })
         }
         return application
     }

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Daemon
 
-let status = await DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()),
-                                  environment: currentEnvironment())
+let status = await DaemonRuntime.run(arguments: Array(CommandLine.arguments.dropFirst()),
+                                     environment: currentEnvironment())
 exit(status)
 
 func currentEnvironment() -> [String: String] {

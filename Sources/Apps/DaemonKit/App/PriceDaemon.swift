@@ -95,6 +95,16 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         reloadContinuation.yield(plan)
     }
 
+    /// A SIGHUP's last step: applies the plan the new settings made, if they made one, and logs
+    /// the reload's summary; returns the status READY=1 carries.
+    public func reloaded(_ change: (plan: Plan, summary: String)?) -> String {
+        if let change {
+            apply(change.plan)
+            ports.logger.notice("\(change.summary)", metadata: ["message_id": "\(MessageID.reloaded)"])
+        }
+        return board.statusSummary().text
+    }
+
     /// Alone, as in tests: its services as one ServiceGroup. `DaemonApplication` runs them
     /// beside the listeners and signals instead, in one group with them.
     public func run() async throws {
