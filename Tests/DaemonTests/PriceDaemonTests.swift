@@ -7,10 +7,12 @@ import FileStore
 import Foundation
 import InMemoryLogging
 import Logging
+import MetricsExport
 import NIOPosix
 import PriceCore
 import ServiceLifecycle
 import ServiceLifecycleTestKit
+import SocketServer
 import Synchronization
 import Testing
 import TestClocks
@@ -42,15 +44,27 @@ final class DaemonRun: Sendable {
         try SourcePlan(SettingsLoader.load(.init(environment: ["BTCPRICED_SOURCES": "binance,coinbase"].merging(environment) { $1 })))
     }
 
-    /// The daemon as production assembles it, on this run's clocks, directory and recorders.
+    /// The daemon on the production adapters for its files, socket and metrics (as DaemonRuntime
+    /// wires them), on this run's clocks, directory and recorders.
     func daemon(sources: @escaping @Sendable (SourcePlan) -> [any PriceSource], plan: SourcePlan, watchdogInterval: Duration? = .seconds(20),
                 persistInterval: Duration = .seconds(120)) async throws -> PriceDaemon<ManualClock, SourcePlan> {
-        let logger = Logger(label: "btcpriced") { [logs] _ in logs }
-        var ports = try DaemonAssembly.ports(
-            clock: clock, wallClock: wallClock, plan: plan, sources: sources, stateDirectory: directory, listener: .path(socketPath),
-            group: MultiThreadedEventLoopGroup.singleton, notifier: notifier, watchdogInterval: watchdogInterval, logger: logger,
-            serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() }, version: "test", persistInterval: persistInterval,
-            work: TestWork())
+        let (logger, clock, socketPath) = (Logger(label: "btcpriced") { [logs] _ in logs }, clock, socketPath)
+        let directory = SourceDirectory<SourcePlan, ManualClock.Instant>(plan: plan)
+        let files = StateFiles(directory: self.directory, currency: plan.currency, origins: { directory.current.origins },
+                               quoteAssets: { directory.current.quoteAssets })
+        try files.prepare()
+        let metrics = PrometheusExporter()
+        var ports = DaemonPorts(
+            clock: clock, wallClock: wallClock, directory: directory, sources: sources,
+            quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints,
+            serve: { replies in
+                QuoteServerWatchers(try await QuoteServer.start(listener: .path(socketPath), status: replies, version: "test", clock: clock,
+                                                                logger: logger, group: MultiThreadedEventLoopGroup.singleton))
+            },
+            exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) }, notifier: notifier,
+            watchdogInterval: watchdogInterval, logger: logger, serviceLogger: Logger(label: "lifecycle") { _ in SwiftLogNoOpLogHandler() },
+            persistInterval: persistInterval, work: TestWork())
+        ports.dailyStore = files.daily
         ports.onReady = { status in self.readyStatus.update { $0.append(status.text) } }
         ports.cycleHandled = { report in self.cycles.update { $0.append((report, self.clock.now)) } }
         return await PriceDaemon(ports)

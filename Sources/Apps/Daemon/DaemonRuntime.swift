@@ -19,7 +19,6 @@ import WireProtocol
 /// The daemon's composition root: reads the command line and the settings, then wires the
 /// adapters to DaemonKit for one run (restore, listen, arm signals, READY=1, serve until SIGTERM).
 public struct DaemonRuntime {
-    typealias Application = DaemonApplication<DaemonClock, SourcePlan>
     let settings: DaemonSettings
     let plan: SourcePlan
     let options: DaemonOptions
@@ -76,14 +75,14 @@ public struct DaemonRuntime {
 
     /// The daemon on its ports, its readers (HTTP, the metrics textfile) caught up with the
     /// stream's reads, and the signals: SIGHUP reloads, SIGTERM and SIGINT stop.
-    private func makeApplication(on resources: RuntimeResources, metrics: PrometheusExporter) async throws -> Application {
+    private func makeApplication(on resources: RuntimeResources, metrics: PrometheusExporter) async throws -> DaemonApplication<DaemonClock, SourcePlan> {
         let (limits, notice) = ServerLimits.raisingDescriptorLimit(
             connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
         if let notice { logger.notice("\(notice)") }
         let (settings, routes, notifier) = (self.settings, resources.routes, SystemdNotifier())
         let lineup = plan.streamLineup(eventLoop: resources.loop, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, notifier: notifier, metrics: metrics)
-        var application = Application(daemon: daemon, logger: serviceLogger)
+        var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         lineup.reads?.attach(audience: { daemon.isWatched })
         let replies = CaughtUpReplies.serving(daemon.replies, reads: lineup.reads)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
@@ -94,7 +93,7 @@ public struct DaemonRuntime {
         if let path = settings.metricsTextfile {
             application.readers.append(MetricsTextfileService(
                 path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
-                write: { try AtomicTextFile.replace($0, with: $1) }, clock: loopClock(resources), logger: logger))
+                write: { try AtomicTextFile.replace($0, with: $1) }, clock: resources.clock, logger: logger))
         }
         let config = ConfigReload(options: options, environment: environment, started: settings)
         let (logger, logLevel) = (logger, logLevel)
@@ -105,20 +104,36 @@ public struct DaemonRuntime {
         return application
     }
 
-    /// The daemon on its ports: the stores, the socket (the one systemd passed, else our own
-    /// path), the venues on their routes, the streams, and the event loop as its executor.
+    /// The daemon on its ports: the state directory's files (prepared), the socket (the one
+    /// systemd passed, else our own path) answering with the stream read first, the venues on
+    /// their routes, the streams, the metrics exposition, and the event loop as its executor.
     private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, notifier: SystemdNotifier,
                             metrics: PrometheusExporter) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
-        let (settings, plan, logger, routes, unix) = (self.settings, self.plan, self.logger, resources.routes, resources.listeners.unix)
-        var ports = try DaemonAssembly.ports(
-            clock: DaemonClock(sleepingOn: loopClock(resources)), wallClock: SystemWallClock(), plan: plan, sources: { routes.sources($0) },
-            stateDirectory: settings.stateDirectory, listener: unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath), serverLimits: limits,
-            group: resources.group, notifier: notifier, watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger,
-            version: ProductVersion.current, persistInterval: settings.persistInterval, metrics: metrics, reads: lineup.reads)
-        (ports.publishInterval, ports.streams, ports.streamReadLag, ports.hostPace) = (settings.publishInterval, lineup.venues, lineup.readLag, resources.hostPace)
+        let (settings, plan, logger, routes, unix, group) = (self.settings, self.plan, self.logger, resources.routes, resources.listeners.unix, resources.group)
+        let (clock, directory) = (DaemonClock(sleepingOn: resources.clock), SourceDirectory<SourcePlan, DaemonClock.Instant>(plan: plan))
+        let files = StateFiles(directory: settings.stateDirectory, currency: plan.currency, origins: { directory.current.origins },
+                               quoteAssets: { directory.current.quoteAssets })
+        do {
+            let removed = try files.prepare()
+            if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(files.directory)") }
+        } catch { throw DaemonStartError("cannot use the state directory: \(error)") }
+        let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
+        var ports = DaemonPorts(
+            clock: clock, wallClock: SystemWallClock(), directory: directory, sources: { routes.sources($0) },
+            quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints,
+            serve: { replies in
+                QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(replies, reads: lineup.reads),
+                                                                version: ProductVersion.current, limits: limits, clock: clock, logger: logger, group: group))
+            },
+            exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) }, notifier: notifier,
+            watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, persistInterval: settings.persistInterval, work: ThreadPoolWork())
+        ports.dailyStore = files.daily
+        ports.publishInterval = settings.publishInterval
+        (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)
+        ports.hostPace = resources.hostPace
+        ports.executor = EventLoopExecutor(resources.loop)
         if settings.backfill { ports.candleSources = { routes.candleSources($0) } }
         ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
-        ports.executor = EventLoopExecutor(resources.loop)
         let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: lineup.venues.map(\.name))
         ports.onReady = { _ in
             logger.info("\(servingLine)")
@@ -126,9 +141,6 @@ public struct DaemonRuntime {
         }
         return await PriceDaemon(ports)
     }
-
-    /// The event loop's timers, gathered on the publish interval's grid.
-    private func loopClock(_ resources: RuntimeResources) -> EventLoopClock {
-        EventLoopClock(resources.loop, grid: WakeupGrid(period: settings.publishInterval))
-    }
 }
+
+extension DaemonReplies: StatusProvider {}
