@@ -64,7 +64,9 @@ int main(int argc, char **argv) {
         int c;
         while (n < 4096 && (c = accept4(listener, NULL, NULL, 0)) >= 0) clients[n++] = c;
         int len = snprintf(line, sizeof line, tcp ? "data: {\"serial\":%d,\"pad\":\"%s\"}\n\n" : "{\"serial\":%d,\"pad\":\"%s\"}\n", r, pad);
-        for (int i = 0; i < n; i++) if (write(clients[i], line, (size_t)len) < 0) perror("write");
+        // A reader that left (the measuring client exits before the loop's last rounds) is
+        // closed and dropped, as the daemon drops a watcher that hung up.
+        for (int i = 0; i < n; i++) if (write(clients[i], line, (size_t)len) < 0) { close(clients[i]); clients[i--] = clients[--n]; }
         next.tv_nsec += (interval % 1000) * 1000000L;
         next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;
         next.tv_nsec %= 1000000000L;
