@@ -23,7 +23,9 @@ struct HistoryEndToEndTests {
     @Test func theDayChangeSurvivesARestartAndTheChartShowsThePath() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "118800")
-        let first = try DaemonProcess(exchangeURL: exchange.baseURL)
+        // Binance alone: on a loaded host an answer can miss the timeout, and the next venue's
+        // quote (BTC/USD) would then label the chart this test reads as BTC/USDT.
+        let first = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
         defer { first.stop(); first.removeFiles() }
         try writeDayOfHistory(into: first.stateDirectory)
         try await first.start()
@@ -102,7 +104,9 @@ struct HistoryEndToEndTests {
     @Test func theChartsFiguresAreTheSameAtEveryWidthAndTheDipShows() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "100480")
-        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
+        // Binance alone, so that every width's chart is labelled by the same venue's pair (a
+        // loaded host's timeout would otherwise hand a cycle to coinbase's BTC/USD).
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "binance"])
         defer { daemon.stop(); daemon.removeFiles() }
         let now = Int64(Date().timeIntervalSince1970) / 60
         var text = "btcpriced-history 1\n"
