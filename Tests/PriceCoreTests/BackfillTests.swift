@@ -8,7 +8,9 @@ import Testing
 /// request is recorded with the clock's instant.
 final class ScriptedCandles: CandleSource {
     let name: SourceName
+    /// The venue's price fetches' limits, which the candles keep apart from.
     let limits: SourceLimits
+    let candlePace: Duration
     let perRequest: Int
     let reachesBack: Int64?
     /// Never reached: the test moves the clock only to the backfill's waits.
@@ -17,10 +19,12 @@ final class ScriptedCandles: CandleSource {
     private let answer: @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch
     private let asked = Mutex<[(minutes: ClosedRange<Int64>, at: ManualClock.Instant)]>([])
 
-    init(_ name: SourceName, perRequest: Int, reachesBack: Int64? = nil, pace: Duration = .seconds(1), clock: ManualClock,
+    init(_ name: SourceName, perRequest: Int, reachesBack: Int64? = nil, pace: Duration = .seconds(1), candlePace: Duration = .milliseconds(250),
+         clock: ManualClock,
          answer: @escaping @Sendable (ClosedRange<Int64>) throws(FetchFailure) -> CandleBatch = ScriptedCandles.every("100")) {
         self.name = name
         self.limits = SourceLimits(minimumInterval: pace)
+        self.candlePace = candlePace
         self.perRequest = perRequest
         self.reachesBack = reachesBack
         self.clock = clock
@@ -92,7 +96,7 @@ struct BackfillTests {
         zip(requests, requests.dropFirst()).map { $0.at.duration(to: $1.at) }
     }
 
-    @Test func theFirstVenueFillsTheWeekInElevenRequestsAtItsPaceAfterThePollItJustAnswered() async {
+    @Test func theFirstVenueFillsTheWeekInElevenRequestsAtItsCandlePaceBesideThePolls() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock), coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
         let ledger = SourceLedger<ManualClock.Instant>()
         ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
@@ -101,33 +105,42 @@ struct BackfillTests {
         let outcome = await run([binance, coinbase], ledger: ledger)
         let requests = binance.requests
         #expect(requests.count == 11 && coinbase.requests.isEmpty, "binance \(requests.count), coinbase \(coinbase.requests.count)")
-        #expect(requests.first.map { start.duration(to: $0.at) } == .seconds(1), "the first request waits for the poll's pace: \(requests.map(\.at))")
-        #expect(gaps(requests).allSatisfy { $0 >= .seconds(1) }, "never faster than binance's limit: \(gaps(requests))")
+        #expect(requests.first.map { start.duration(to: $0.at) } == .zero, "a poll's turn is not a candle's: \(requests.map(\.at))")
+        #expect(gaps(requests).allSatisfy { $0 >= binance.candlePace }, "never faster than the candle pace: \(gaps(requests))")
+        #expect(ledger.statuses(at: clock.now).first?.candleRequests == 11, "the ledger counts the candles apart")
         let history = outcome.history.withLock { $0 }
         #expect(history.bars.count == 10_080 && history.bars.last?.minute == nowMinute - 1, "\(history.bars.count) bars")
         #expect(history.filled == [FilledSpan(minutes: (nowMinute - 10_080)...(nowMinute - 1), source: "binance")], "\(history.filled)")
         #expect(outcome.reports.withLock { $0.map(\.filled) } == [10_080])
     }
 
-    @Test func whileTheBackfillWaitsForAVenuesPaceTheFetchCyclesAreRefusedTheCall() async {
-        let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
+    @Test func whileTheBackfillWaitsForItsCandlePaceTheFetchCyclesKeepEveryTurn() async {
+        let binance = ScriptedCandles("binance", perRequest: 1000, candlePace: .seconds(2), clock: clock)
         let ledger = SourceLedger<ManualClock.Instant>()
         ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
         let start = clock.now
-        _ = ledger.admit("binance", at: start)
         let backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
         let task = Task { _ = await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
-        func waitsFor(_ seconds: Int64) async -> Bool {
-            await yieldUntil { clock.nextDeadline == start.advanced(by: .seconds(seconds)) }
+        #expect(await yieldUntil { clock.nextDeadline == start.advanced(by: .seconds(2)) }, "the backfill asked once and waits for its candle pace")
+        #expect(binance.requests.map(\.at) == [start], "\(binance.requests.map(\.at))")
+        // The cycles' own pace (one a second) is untouched by the candles.
+        for second in 0...2 {
+            let at = start.advanced(by: .seconds(Int64(second)))
+            #expect(ledger.admit("binance", at: at) == nil, "a cycle at \(second) s gets its turn")
         }
-        #expect(await waitsFor(1), "the backfill waits for binance's pace")
-        // A cycle on the same tick would otherwise win every call, and the backfill none.
-        #expect(ledger.admit("binance", at: start.advanced(by: .seconds(1))) == .paced("binance"), "a cycle is refused the call it waits for")
-        clock.advance(to: start.advanced(by: .seconds(1)))
-        #expect(await waitsFor(2) && binance.requests.map(\.at) == [start.advanced(by: .seconds(1))], "\(binance.requests.map(\.at))")
         task.cancel()
         await task.value
-        #expect(ledger.admit("binance", at: start.advanced(by: .seconds(10))) == nil, "nothing is held once the backfill stops")
+        #expect(ledger.statuses(at: clock.now).first?.candleRequests == 1)
+    }
+
+    @Test func aRestTheVenueAskedForStopsTheCandlesToo() {
+        let ledger = SourceLedger<ManualClock.Instant>()
+        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: SourceLimits(minimumInterval: .seconds(1)))])
+        let start = clock.now
+        ledger.requestFailed("binance", .rateLimited(retryAfter: .seconds(60)), at: start)
+        #expect(ledger.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(59))) == .coolingDown("binance"))
+        #expect(ledger.nextCandlesAllowed("binance", pace: .milliseconds(250), at: start) == start.advanced(by: .seconds(60)))
+        #expect(ledger.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(60))) == nil)
     }
 
     @Test func aVenueThatRefusesRestsAndTheNextFillsTheRest() async {
@@ -136,7 +149,7 @@ struct BackfillTests {
         let ledger = SourceLedger<ManualClock.Instant>()
         let outcome = await run([binance, coinbase], ledger: ledger)
         #expect(binance.requests.count == 1 && coinbase.requests.count == 29, "binance \(binance.requests.count), coinbase \(coinbase.requests.count)")
-        #expect(gaps(coinbase.requests).allSatisfy { $0 >= .seconds(1) }, "\(gaps(coinbase.requests))")
+        #expect(gaps(coinbase.requests).allSatisfy { $0 >= coinbase.candlePace }, "\(gaps(coinbase.requests))")
         let binanceState = ledger.statuses(at: clock.now).first { $0.name == "binance" }?.state
         #expect(binanceState == .coolingDown, "a 451 rests binance for its prices too: \(String(describing: binanceState))")
         #expect(ledger.restraints(at: clock.now, wallTime: wallClock.now())["binance"]?.restingUntil != nil, "and the rest is kept for a restart")
@@ -176,7 +189,8 @@ struct BackfillTests {
     final class BusyHost: HostPace {
         let refusals = Mutex(2)
         let claims = Mutex<[Timestamp]>([])
-        func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool {
+        func claim(_ source: SourceName, kind: RequestKind, pace: Duration, at wallTime: Timestamp) -> Bool {
+            #expect(kind == .candles, "the backfill claims the candles' host-wide pace")
             let refused = refusals.withLock { left in
                 guard left > 0 else { return false }
                 left -= 1
@@ -196,7 +210,7 @@ struct BackfillTests {
         }), hostPace: host)
         #expect(binance.requests.count == 1, "one minute missing, one request: \(binance.requests.map(\.minutes))")
         #expect(host.claims.withLock { $0.count } == 1, "every request was claimed from the host-wide pace first")
-        #expect(binance.requests.first.map { start.duration(to: $0.at) } == binance.limits.hostPace * 2,
+        #expect(binance.requests.first.map { start.duration(to: $0.at) } == binance.candlePace * 2,
                 "refused twice, it waited the host pace each time: \(binance.requests.map(\.at))")
     }
 
@@ -245,7 +259,7 @@ struct BackfillTests {
         let first = await runDays([binance])
         #expect(binance.requests.count == 4, "3,653 days in requests of 1,000: \(binance.requests.map(\.minutes))")
         #expect(binance.requests.first?.minutes == (today - 1000)...(today - 1), "yesterday first, never today: \(binance.requests.map(\.minutes))")
-        #expect(gaps(binance.requests).allSatisfy { $0 >= .seconds(1) }, "\(gaps(binance.requests))")
+        #expect(gaps(binance.requests).allSatisfy { $0 >= binance.candlePace }, "\(gaps(binance.requests))")
         #expect(first.daily.bars.count == Int(today - 17395) && first.daily.bars.first?.day == 17395 && first.daily.bars.last?.day == today - 1,
                 "\(first.daily.bars.count) days, \(String(describing: first.daily.bars.first?.date)) to \(String(describing: first.daily.bars.last?.date))")
         #expect(first.gaveAll && first.reports.map(\.filled) == [Int(today - 17395)], "\(first.gaveAll) \(first.reports)")

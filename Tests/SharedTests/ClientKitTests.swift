@@ -196,6 +196,20 @@ struct SourcesTableTests {
         }
         #expect(SourcesTable.render(report, columns: 250).contains(hint), "the whole hint fits 250 columns")
         #expect(SourcesTable.render(report).contains(hint), "piped or --wide: whole")
+        #expect(!SourcesTable.render(report).contains("CANDLES"), "no candle column before any candle request")
+    }
+
+    @Test func candleRequestsHaveAColumnOfTheirOwnBesideThePriceFetches() {
+        let report = SourcesReport(mode: "fallback", entries: [
+            .init(name: "binance", state: "ok", quoteAsset: "USDT", lastPrice: "114459.8", latencyMilliseconds: 41, selected: true, candleRequests: 15),
+            .init(name: "cryptocompare", state: "failing", quoteAsset: "USD", lastError: "API key refused: set BTCPRICED_CRYPTOCOMPARE_API_KEY_FILE",
+                  callsLastDay: 12, dailyBudget: 7500, candleRequests: 0),
+        ])
+        let lines = SourcesTable.render(report, columns: 80).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines[1].hasSuffix("CANDLES LAST ERROR"), "\(lines)")
+        #expect(lines[2].hasPrefix("* binance") && lines[2].contains(" - ") && lines[2].contains(" 15 "), "\(lines)")
+        #expect(lines[3].contains(" 12/7500 ") && lines[3].contains(" - "), "\(lines)")
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
     }
 
     @Test func alignedWithTheSelectedSourceMarkedAndHostileTextDefused() {

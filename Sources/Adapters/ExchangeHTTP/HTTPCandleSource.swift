@@ -12,7 +12,7 @@ public struct HTTPCandleSource: CandleSource {
     public static let answerTime = Duration.seconds(10)
 
     public let name: SourceName
-    public let limits: SourceLimits
+    public var candlePace: Duration { endpoint.pace }
     public let perRequest: Int
     public let reachesBack: Int64?
     let venue: Venue
@@ -40,7 +40,7 @@ extension Venue {
         guard let candles else { return nil }
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in rest.headers(options).sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
-        return HTTPCandleSource(name: name, limits: limits(options, baseURL: baseURL), perRequest: candles.perRequest, reachesBack: candles.reachesBack,
+        return HTTPCandleSource(name: name, perRequest: candles.perRequest, reachesBack: candles.reachesBack,
                                 venue: self, baseURL: baseURL, endpoint: candles, options: options,
                                 headers: headers, client: client,
                                 timeouts: RouteTimeouts(connect: timeouts.connect, answer: max(timeouts.answer, HTTPCandleSource.answerTime)), proxy: proxy)

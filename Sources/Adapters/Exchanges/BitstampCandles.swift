@@ -7,6 +7,9 @@ import PriceCore
 public enum BitstampCandles {
     public static let perRequest = 1000
     public static let cost = "1 request"
+    /// All instances together: 2 a second, beside the price fetches' 5 (`BitstampAPI.limits`):
+    /// 7 of the 400 a second (and 8,000 in 10 minutes, 13 a second) an IP may make.
+    public static let pace = Duration.milliseconds(500)
 
     public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
         let seconds = interval.seconds

@@ -7,6 +7,9 @@ import PriceCore
 public enum CoinbaseCandles {
     public static let perRequest = 350
     public static let cost = "1 request"
+    /// All instances together: 2 a second, beside the price fetches' 2 (`CoinbaseAPI.limits`):
+    /// 4 of the 10 a second an IP may make.
+    public static let pace = Duration.milliseconds(500)
 
     public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
         let seconds = interval.seconds, granularity = interval == .day ? "ONE_DAY" : "ONE_MINUTE"

@@ -10,6 +10,9 @@ public enum KrakenCandles {
     public static let perRequest = 720
     public static let reachesBack: Int64 = 720
     public static let cost = "1 request"
+    /// All instances together: one every 3 s, beside the price fetches' one every 2 s
+    /// (`KrakenAPI.limits`): 0.83 a second of the one a second an IP may make.
+    public static let pace = Duration.seconds(3)
 
     public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {
         let seconds = interval.seconds

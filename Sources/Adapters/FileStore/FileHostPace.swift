@@ -4,7 +4,8 @@ import Glibc
 import PriceCore
 
 /// The host-wide pace of each venue, in a directory every instance shares (`<venue>.pace`
-/// holds the wall time of the last call, in milliseconds). flock(2) makes a claim atomic
+/// holds the wall time of the last price fetch, in milliseconds; `<venue>.candles.pace` that of
+/// the last candle request, which keeps a pace of its own). flock(2) makes a claim atomic
 /// between instances; the section it guards is a read and a write of a few bytes.
 public struct FileHostPace: HostPace {
     public let directory: String
@@ -21,8 +22,8 @@ public struct FileHostPace: HostPace {
     }
 
     /// A file that cannot be used allows the call: each instance still keeps its own pace.
-    public func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool {
-        let path = directory + "/" + source.rawValue + ".pace"
+    public func claim(_ source: SourceName, kind: RequestKind, pace: Duration, at wallTime: Timestamp) -> Bool {
+        let path = directory + "/" + source.rawValue + (kind == .price ? "" : "." + kind.rawValue) + ".pace"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { return true }
         defer { close(fd) }  // also releases the lock

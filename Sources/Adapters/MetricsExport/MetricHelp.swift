@@ -10,6 +10,7 @@ public enum MetricHelp {
         "btcpriced_source_up": "1 when the source answered its last call, 0 when it failed or is cooling down.",
         "btcpriced_fetch_duration_seconds": "Time of each price request to a venue, answered or not.",
         "btcpriced_fetch_failures_total": "Failed price requests by source and reason.",
+        "btcpriced_source_requests_total": "Requests made to each venue by kind: price fetches (price) and candles for the history (candles), each at its own pace within the venue's limits.",
         "btcpriced_unconfirmed_prices_total": "Prices a venue sent that moved more than BTCPRICED_CONFIRM_MOVE from a quote under a minute old, held until another venue confirmed them.",
         "btcpriced_rejected_prices_total": "Prices a venue sent that were not served: more than ten times above or below the last quote, or held and then contradicted by another venue.",
         "btcpriced_rate_limit_used": "Request weight the venue reports as used in its window (Binance X-MBX-USED-WEIGHT-1M).",

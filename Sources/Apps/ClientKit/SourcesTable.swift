@@ -4,13 +4,17 @@ import WireProtocol
 /// terminal (`columns`) the last column is cut to fit; piped or `--wide`, every error is whole.
 public enum SourcesTable {
     public static func render(_ report: SourcesReport, columns: Int? = nil) -> String {
-        var rows: [[String]] = [["", "SOURCE", "STATE", "ASSET", "LAST PRICE", "LATENCY", "CALLS/24H", "LAST ERROR"]]
+        // Candle requests (the history's fill) have a pace of their own beside the price fetches:
+        // a column of their own once any were made.
+        let showsCandles = report.entries.contains { ($0.candleRequests ?? 0) > 0 }
+        var rows: [[String]] = [["", "SOURCE", "STATE", "ASSET", "LAST PRICE", "LATENCY", "CALLS/24H"] + (showsCandles ? ["CANDLES"] : []) + ["LAST ERROR"]]
         for entry in report.entries {
             let calls = entry.dailyBudget.map { "\(entry.callsLastDay ?? 0)/\($0)" } ?? "-"
+            let candles = showsCandles ? [entry.candleRequests.flatMap { $0 > 0 ? String($0) : nil } ?? "-"] : []
             let detail = entry.state == "disabled" || entry.state == "unsupported" || entry.note != nil ? (entry.note ?? "") : (entry.lastError ?? "")
             rows.append([entry.selected ? "*" : " ", TerminalText.printable(entry.name), TerminalText.printable(entry.state),
-                         TerminalText.printable(entry.quoteAsset), TerminalText.printable(entry.lastPrice ?? "-"), entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls,
-                         TerminalText.printable(detail.isEmpty ? "-" : detail)])
+                         TerminalText.printable(entry.quoteAsset), TerminalText.printable(entry.lastPrice ?? "-"), entry.latencyMilliseconds.map { "\($0)ms" } ?? "-", calls]
+                         + candles + [TerminalText.printable(detail.isEmpty ? "-" : detail)])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows {
@@ -18,7 +22,7 @@ public enum SourcesTable {
         }
         if let columns {
             // The columns before the last, with their separating spaces, then what is left.
-            let room = max(columns - widths.dropLast().reduce(0) { $0 + $1 + 1 }, 16)
+            let room = max(columns - widths.dropLast().reduce(0) { $0 + $1 + 1 }, 10)
             for index in rows.indices { rows[index][rows[index].count - 1] = clipped(rows[index][rows[index].count - 1], to: room) }
         }
         var text = "mode: \(report.mode)\n"

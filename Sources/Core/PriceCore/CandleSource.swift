@@ -2,8 +2,10 @@
 /// day to fill the ten years of daily closes.
 public protocol CandleSource: Sendable {
     var name: SourceName { get }
-    /// The venue's limits: the same as for its prices, and counted with them.
-    var limits: SourceLimits { get }
+    /// The shortest time between two candle requests to the venue from every instance on this
+    /// host together: the spare budget its published limits leave beside the price fetches,
+    /// which keep their own pace (`SourceLimits.hostPace`).
+    var candlePace: Duration { get }
     /// The most candles one request returns.
     var perRequest: Int { get }
     /// How many candles of an interval back the venue serves at all; nil when as far as asked.

@@ -60,12 +60,28 @@ public struct SystemJitter: JitterSource {
     public func unitInterval() -> Double { Double.random(in: 0...1) }
 }
 
+/// What a request to a venue is for. Each kind keeps its own pace, and the catalog sets the
+/// paces so that the kinds together stay inside the venue's published limits.
+public enum RequestKind: String, Sendable, Hashable, CaseIterable {
+    /// A price fetch (a poll).
+    case price
+    /// Candles for the history (the backfill).
+    case candles
+}
+
 /// The calls every btcpriced on this host makes to one venue. Venue limits are per IP, so
 /// instances serving other currencies keep one pace between them.
 public protocol HostPace: Sendable {
-    /// Whether a call to `source` may start at `wallTime`, at most one every `pace` from all
-    /// instances together; a call allowed is recorded as made.
-    func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool
+    /// Whether a request of `kind` to `source` may start at `wallTime`, at most one every `pace`
+    /// of that kind from all instances together; a request allowed is recorded as made.
+    func claim(_ source: SourceName, kind: RequestKind, pace: Duration, at wallTime: Timestamp) -> Bool
+}
+
+extension HostPace {
+    /// A price fetch's claim.
+    public func claim(_ source: SourceName, pace: Duration, at wallTime: Timestamp) -> Bool {
+        claim(source, kind: .price, pace: pace, at: wallTime)
+    }
 }
 
 /// A venue's stream of prices, one connection at a time. The daemon's supervisor decides when

@@ -46,6 +46,9 @@ public struct SourceStatus: Sendable, Hashable {
     public var selected: Bool
     /// Why it is disabled, when it is.
     public var note: String?
+    /// Candle requests made for the history this run, counted apart from the price fetches:
+    /// they have their own pace within the venue's limits (`CandleSource.candlePace`).
+    public var candleRequests = 0
 
     public static func disabled(_ name: SourceName, quoteAsset: String, reason: String, state: SourceState = .disabled) -> SourceStatus {
         SourceStatus(name: name, state: state, quoteAsset: quoteAsset, selected: false, note: reason)
@@ -78,8 +81,10 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         var restraintVersion = 0
         /// Venues that refused their stream, until when.
         var streamRefusals: [SourceName: Instant] = [:]
-        /// Venues whose next call waits for a request outside the fetch cycles (`hold`).
-        var held: Set<SourceName> = []
+        /// The last candle request to each venue, and how many this run: candles have their own
+        /// pace, apart from the price fetches', so they never take a fetch's turn.
+        var lastCandles: [SourceName: Instant] = [:]
+        var candleCounts: [SourceName: Int] = [:]
     }
 
     let state = Mutex(State())
@@ -105,11 +110,9 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     /// Nil when the source may be asked now, which is then counted as a call; otherwise why not.
     /// `alsoAllowed` is asked last with the source's limits, once the ledger allows the call (the
     /// host-wide pace), and its refusal counts no call.
-    /// A held source is admitted only to its holder (`holding`).
-    public func admit(_ source: SourceName, at now: Instant, holding: Bool = false, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
+    public func admit(_ source: SourceName, at now: Instant, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
         state.withLock { state in
             if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
-            if !holding, state.held.contains(source) { return .paced(source) }
             let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
             var log = state.calls[source] ?? CallLog()
             guard log.allows(limits, at: now), alsoAllowed(limits) else { return .paced(source) }
@@ -120,16 +123,28 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
         }
     }
 
-    /// Keeps `source`'s next call for a request outside the fetch cycles (the backfill), which
-    /// waits for it: the cycles ask every interval, and would otherwise take every call the
-    /// venue's pace allows first. Until `release`, a cycle is refused it as paced and asks the
-    /// next venue.
-    public func hold(_ source: SourceName) {
-        _ = state.withLock { $0.held.insert(source) }
+    /// Nil when a candle request may go to `source` now, which is then counted; otherwise why
+    /// not. Candles keep their own `pace` (the spare budget beside the price fetches, which the
+    /// catalog sets inside the venue's published limits), so a candle never takes a fetch's turn
+    /// and a fetch never waits for a candle; a rest the venue asked for stops both.
+    /// `alsoAllowed` is the host-wide candle pace, asked last; its refusal counts nothing.
+    public func admitCandles(_ source: SourceName, pace: Duration, at now: Instant, alsoAllowed: () -> Bool = { true }) -> SourceAttempt? {
+        state.withLock { state in
+            if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
+            if let last = state.lastCandles[source], last.duration(to: now) < pace { return .paced(source) }
+            guard alsoAllowed() else { return .paced(source) }
+            state.lastCandles[source] = now
+            state.candleCounts[source, default: 0] += 1
+            return nil
+        }
     }
 
-    public func release(_ source: SourceName) {
-        _ = state.withLock { $0.held.remove(source) }
+    /// The earliest instant a candle request may go to `source` by its candle pace and rest.
+    public func nextCandlesAllowed(_ source: SourceName, pace: Duration, at now: Instant) -> Instant {
+        state.withLock { state in
+            let paced = state.lastCandles[source].map { $0.advanced(by: pace) } ?? now
+            return max(paced, state.health.coolingDownUntil(source) ?? now, now)
+        }
     }
 
     /// The earliest instant `source` may be asked again by its own limits and rest (another
@@ -273,7 +288,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
                     lastError: observation.lastError, lastErrorAt: observation.lastErrorAt, latency: observation.latency,
                     callsLastDay: limits?.dailyCalls.map { _ in state.calls[source]?.calls(inLastDayAt: now) ?? 0 },
                     dailyBudget: limits?.dailyCalls, selected: state.selected.contains(source),
-                    note: observation.outlier ? "outlier" : nil)
+                    note: observation.outlier ? "outlier" : nil, candleRequests: state.candleCounts[source] ?? 0)
             }
         }
     }

@@ -20,10 +20,14 @@ public struct SourcesReport: Sendable, Hashable {
         /// How its requests leave: `direct`, or `via socks5h://127.0.0.1:9050 (…)` with any
         /// credentials masked. Nil from a daemon that does not say.
         public var route: String?
+        /// Candle requests for the history this run, apart from the price fetches; nil from a
+        /// daemon that does not say.
+        public var candleRequests: Int?
 
         public init(name: String, state: String, quoteAsset: String, lastPrice: String? = nil, lastPriceAt: String? = nil,
                     lastError: String? = nil, lastErrorAt: String? = nil, latencyMilliseconds: Int64? = nil,
-                    callsLastDay: Int? = nil, dailyBudget: Int? = nil, selected: Bool = false, note: String? = nil, route: String? = nil) {
+                    callsLastDay: Int? = nil, dailyBudget: Int? = nil, selected: Bool = false, note: String? = nil, route: String? = nil,
+                    candleRequests: Int? = nil) {
             self.name = name
             self.state = state
             self.quoteAsset = quoteAsset
@@ -37,6 +41,7 @@ public struct SourcesReport: Sendable, Hashable {
             self.selected = selected
             self.note = note
             self.route = route
+            self.candleRequests = candleRequests
         }
 
         var json: JSONValue {
@@ -54,6 +59,7 @@ public struct SourcesReport: Sendable, Hashable {
                 "selected": .bool(selected),
                 "note": .string(orNull: note),
                 "route": .string(orNull: route),
+                "candle_requests": candleRequests.map { .number(String($0)) } ?? .null,
             ])
         }
 
@@ -67,7 +73,8 @@ public struct SourcesReport: Sendable, Hashable {
                       lastError: json["last_error"]?.stringValue, lastErrorAt: json["last_error_at"]?.stringValue,
                       latencyMilliseconds: integer("latency_ms"), callsLastDay: integer("calls_24h").map { Int($0) },
                       dailyBudget: integer("budget_24h").map { Int($0) }, selected: json["selected"]?.boolValue ?? false,
-                      note: json["note"]?.stringValue, route: json["route"]?.stringValue)
+                      note: json["note"]?.stringValue, route: json["route"]?.stringValue,
+                      candleRequests: integer("candle_requests").map { Int($0) })
         }
     }
 

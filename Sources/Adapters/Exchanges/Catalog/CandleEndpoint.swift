@@ -11,15 +11,19 @@ public struct CandleEndpoint: Sendable {
     public let reachesBack: Int64?
     /// What one request costs in the venue's own terms ("weight 2"), for btcpriced.conf(5).
     public let cost: String
+    /// The shortest time between two candle requests from every instance on a host together:
+    /// the budget the venue's published limits leave beside its price fetches' host-wide pace.
+    public let pace: Duration
     /// The path and query for these slots of an interval (at most `perRequest` of them).
     public let path: @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String
     public let parse: Parser
 
-    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, path: @escaping @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String,
+    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, pace: Duration, path: @escaping @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String,
                 parse: @escaping Parser) {
         self.perRequest = perRequest
         self.reachesBack = reachesBack
         self.cost = cost
+        self.pace = pace
         self.path = path
         self.parse = parse
     }

@@ -40,7 +40,7 @@ extension Venue {
             parser: { options in
                 BinanceStream.parser(expectedSymbol: binanceSymbol(options))
             }),
-        candles: CandleEndpoint(perRequest: BinanceCandles.perRequest, cost: BinanceCandles.cost,
+        candles: CandleEndpoint(perRequest: BinanceCandles.perRequest, cost: BinanceCandles.cost, pace: BinanceCandles.pace,
                                 path: { BinanceCandles.path(symbol: binanceSymbol($0), interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try BinanceCandles.parse(response) }),
         settings: [binanceSymbolSetting],
@@ -64,7 +64,7 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_COINBASE_STREAM_URL", defaultURL: "wss://advanced-trade-ws.coinbase.com"),
             greetings: { CoinbaseStream.subscriptions(currency: $0.currency) },
             parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }),
-        candles: CandleEndpoint(perRequest: CoinbaseCandles.perRequest, cost: CoinbaseCandles.cost,
+        candles: CandleEndpoint(perRequest: CoinbaseCandles.perRequest, cost: CoinbaseCandles.cost, pace: CoinbaseCandles.pace,
                                 path: { CoinbaseCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try CoinbaseCandles.parse(response) }))
 
@@ -80,7 +80,7 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
             greetings: { [KrakenStream.subscription(currency: $0.currency)] },
             parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }),
-        candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost,
+        candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost, pace: KrakenCandles.pace,
                                 path: { KrakenCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try KrakenCandles.parse(response, currency: options.currency) }))
 
@@ -92,7 +92,7 @@ extension Venue {
             symbol: { BitstampAPI.symbol(currency: $0.currency) }, path: { BitstampAPI.path(currency: $0.currency) },
             limits: { _, _ in BitstampAPI.limits },
             parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
-        candles: CandleEndpoint(perRequest: BitstampCandles.perRequest, cost: BitstampCandles.cost,
+        candles: CandleEndpoint(perRequest: BitstampCandles.perRequest, cost: BitstampCandles.cost, pace: BitstampCandles.pace,
                                 path: { BitstampCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try BitstampCandles.parse(response, currency: options.currency) }))
 

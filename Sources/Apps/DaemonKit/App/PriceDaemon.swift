@@ -40,7 +40,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         let logger = ports.logger, directory = ports.directory, plan = directory.current
         let board = PriceBoard(currency: plan.currency, policy: plan.stalenessPolicy, clock: ports.clock, wallClock: ports.wallClock)
         self.board = board
-        let hostClock = HostClockWatch(clock: ports.clock, wallClock: ports.wallClock, logger: logger)
+        let hostClock = HostClockWatch(clock: ports.clock, wallClock: ports.wallClock, logger: logger, correcting: board.history.venueClock)
         replies = DaemonReplies(board: board, directory: directory, hostClock: hostClock, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
@@ -142,7 +142,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             fetchService(),
         ]
         if let candleSources = ports.candleSources {
-            var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
+            // The slots it asks for are the venues' minutes and days, as the history files them.
+            var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: board.history.venueClock,
                                     ledger: door.ledger)
             backfill.hostPace = ports.hostPace
             var service = BackfillService(backfill: backfill, intake: intake, door: door, firstLiveQuote: firstQuote.firstLiveQuote,

@@ -41,6 +41,7 @@ public final class SourceDirectory<Plan: ChainPlan, Instant: InstantProtocol>: S
                             lastPrice: status.lastPrice?.description, lastPriceAt: status.lastPriceAt?.rfc3339,
                             lastError: status.lastError, lastErrorAt: status.lastErrorAt?.rfc3339,
                             latencyMilliseconds: status.latency?.wholeMilliseconds, callsLastDay: status.callsLastDay,
-                            dailyBudget: status.dailyBudget, selected: status.selected, note: status.note, route: route)
+                            dailyBudget: status.dailyBudget, selected: status.selected, note: status.note, route: route,
+                            candleRequests: status.candleRequests)
     }
 }

@@ -21,19 +21,20 @@ public final class HistoryBoard: IntakeFollower {
     }
 
     private let state = Mutex(State())
-    private let wallClock: any WallClock
+    /// The venues' time, which minutes and days are filed under (the host's when it is right).
+    public let venueClock: VenueTimeClock
     /// Counts changes the change figures depend on: a price board's snapshot made before the
     /// latest one is made again.
     private let figuresVersion = Atomic<Int>(0)
 
     public init(wallClock: any WallClock) {
-        self.wallClock = wallClock
+        venueClock = VenueTimeClock(base: wallClock)
     }
 
-    /// A kept live quote goes into its minute, stamped with the wall clock.
+    /// A kept live quote goes into its minute, stamped with the venues' time.
     public func follow(_ change: IntakeChange) {
         guard let quote = change.kept else { return }
-        let now = wallClock.now()
+        let now = venueClock.now()
         let recorded = state.withLock { state in
             guard state.minutes.record(quote.price.value, at: now) else { return false }
             state.minutesVersion += 1
@@ -74,7 +75,7 @@ public final class HistoryBoard: IntakeFollower {
     /// The minutes saved by the previous run. Bars stamped after now (a clock that was wrong
     /// then) are dropped, or they would block recording until the clock caught up; returns how many.
     func restore(_ minutes: PriceHistory) -> Int {
-        let nowMinute = MinuteBar.minute(of: wallClock.now())
+        let nowMinute = MinuteBar.minute(of: venueClock.now())
         let kept = minutes.bars.filter { $0.minute <= nowMinute }
         state.withLock { state in
             state.minutes = PriceHistory(bars: kept)
@@ -108,7 +109,7 @@ public final class HistoryBoard: IntakeFollower {
     /// Makes each day the minutes now cover whole; returns whether any day changed. Called at
     /// start and with each save of the history, never on a trade's path.
     func completeDays() -> Bool {
-        let now = wallClock.now()
+        let now = venueClock.now()
         return state.withLock { state in
             guard state.daily.complete(from: state.minutes, now: now) else { return false }
             state.dailyVersion += 1
@@ -118,7 +119,7 @@ public final class HistoryBoard: IntakeFollower {
 
     /// Adds a venue's daily candles for days the daily bars lack; returns how many they filled.
     func fillDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
-        let now = wallClock.now()
+        let now = venueClock.now()
         return state.withLock { state in
             let filled = state.daily.fill(batch.bars, within: days, now: now)
             if filled > 0 { state.dailyVersion += 1 }
@@ -146,7 +147,7 @@ public final class HistoryBoard: IntakeFollower {
     /// `currency` names the prices, as the status names them: the latest quote's asset.
     public func historyReply(_ query: HistoryQuery, currency: String) -> String {
         let window = ChangeWindow(query.range)
-        let now = wallClock.now()
+        let now = venueClock.now()
         let nowMinute = MinuteBar.minute(of: now)
         let (points, summary, filled) = state.withLock {
             ($0.minutes.points(over: window, count: query.points, now: now), $0.minutes.summary(over: window, now: now),

@@ -126,7 +126,8 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     private func snapshot(of state: inout State, at now: C.Instant, wallTime: Timestamp) -> Current {
         let inputs = state.inputs
-        let trend = history.trend(latest: inputs.quote, venueDay: inputs.venueDay, now: wallTime) { state.decimalTexts.text($0) }
+        // The change windows count in the venues' time, as the minutes are filed.
+        let trend = history.trend(latest: inputs.quote, venueDay: inputs.venueDay, now: history.venueClock.now()) { state.decimalTexts.text($0) }
         return Snapshot(quote: inputs.quote, currency: currency, transport: inputs.transport, problems: inputs.problems, ageKnown: inputs.ageKnown,
                         age: inputs.age, staleLimit: inputs.staleLimit, trend: trend, madeAt: now, wallTime: wallTime)
     }

@@ -15,11 +15,14 @@ public struct FetchMetrics: Sendable {
         for attempt in attempts {
             switch attempt {
             case .succeeded(let source, _):
+                requests(source, .price).increment()
                 up(source).record(1)
             case .failed(let source, let failure) where failure.sentPrice != nil:
                 // It answered; the price check counts what it held or refused.
+                requests(source, .price).increment()
                 up(source).record(1)
             case .failed(let source, let failure):
+                requests(source, .price).increment()
                 up(source).record(0)
                 Counter(label: "btcpriced_fetch_failures_total", dimensions: [("source", source.rawValue), ("reason", failure.reason.rawValue)],
                         factory: factory).increment()
@@ -29,6 +32,11 @@ public struct FetchMetrics: Sendable {
                 continue
             }
         }
+    }
+
+    /// Requests made to a venue, by kind: price fetches and candles keep their own paces.
+    public func requests(_ source: SourceName, _ kind: RequestKind) -> Counter {
+        Counter(label: "btcpriced_source_requests_total", dimensions: [("source", source.rawValue), ("kind", kind.rawValue)], factory: factory)
     }
 
     private func up(_ source: SourceName) -> Gauge {

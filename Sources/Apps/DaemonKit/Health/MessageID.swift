@@ -9,4 +9,6 @@ public enum MessageID {
     /// A held price confirmed, rejected, or served unconfirmed.
     public static let priceSettled = "9b8d7f6e5c4a4b3d2e1f0a9c8b7d6e5f"
     public static let reloaded = "c2d4e6f8a0b24c6e8a0c2e4a6c8e0a2c"
+    /// The host's wall clock stepped (NTP, `date -s`).
+    public static let clockStepped = "6f1e2d3c4b5a49788796a5b4c3d2e1f0"
 }

@@ -26,7 +26,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         self.board = board
         self.followers = followers
         self.streamGate = streamGate
-        self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger)
+        self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger, correcting: board.history.venueClock)
     }
 
     /// Nil when a venue's `price` may replace the served quote now; otherwise the venue's failure
@@ -43,6 +43,8 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     @discardableResult
     public func accept(_ report: CycleReport) -> IntakeChange {
         let hostClock = self.hostClock
+        // Every cycle, answered or not: a step during an outage is named too.
+        if report.reading == nil { hostClock.lookForStep() }
         let polled = report.reading?.stamped(receivedAt: board.wallClock.now()) { hostClock.stamp(origin: $0.time, cacheAge: $0.cacheAge, venueClock: $0.venueClock) }
         var change = IntakeChange(watchersSee: board.record(report, polled: polled, streamCarriesQuotes: streamGate.carriesQuotes(at: board.clock.now)))
         // A polled quote that the board kept out (a stream's trades are newer) is not saved either.

@@ -17,6 +17,8 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     let logger: Logger
     /// Called once the backfill is done, whatever came of it.
     public var finished: @Sendable () -> Void = {}
+    /// Where its requests are counted, as `kind="candles"`.
+    public var metrics = FetchMetrics()
 
     public init(backfill: Backfill<C>, intake: PriceIntake<C>, door: LedgerDoor<C>, firstLiveQuote: OneTimeSignal, logger: Logger) {
         self.backfill = backfill
@@ -27,8 +29,8 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     }
 
     public func run() async throws {
-        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, door = self.door, firstLiveQuote = self.firstLiveQuote
-        let now = board.wallClock.now()
+        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, door = self.door, firstLiveQuote = self.firstLiveQuote, metrics = self.metrics
+        let now = board.history.venueClock.now()
         let minutesMissing = BackfillPlan.missing(in: board.history.minutes, now: now) > 0
         let daysMissing = !BackfillPlan(daily: board.history.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
         if minutesMissing || daysMissing, !backfill.sources.isEmpty {
@@ -39,6 +41,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 guard !Task.isCancelled else { return }
                 if minutesMissing {
                     await backfill.run(history: { board.history.minutes }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
+                        metrics.requests(report.source, .candles).increment(by: Int64(report.requests))
                         Self.log(report, .minute, logger: logger)
                     }
                     // The days the filled week covers whole are made from its minutes, not asked.
@@ -47,6 +50,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 guard !Task.isCancelled else { return }
                 let gaveAll = await backfill.run(.day, plan: { BackfillPlan(daily: board.history.daily, now: $0, perRequest: $1) },
                                                  fill: { batch, days, _ in intake.filledDays(batch, within: days) }) { report in
+                    metrics.requests(report.source, .candles).increment(by: Int64(report.requests))
                     Self.log(report, .day, logger: logger)
                 }
                 if gaveAll { intake.daysBackfilled() }

@@ -2,8 +2,10 @@
 /// days of the last ten years from their daily candles. The first venue in the chain that
 /// answers does it all; the next is asked only for what the one before could not give (it
 /// failed, it rests, or its candles do not reach back that far).
-/// Every request is admitted by the ledger and the host-wide pace like a poll, and counted with
-/// the polls: a first start, a restart loop or several instances stay within each venue's limits.
+/// Every request is admitted by the ledger and the host-wide pace at the venue's candle pace, a
+/// budget of its own beside the price fetches' inside the venue's published limits: the fetch
+/// cycles keep their cadence while candles come, and a first start, a restart loop or several
+/// instances stay within each venue's limits.
 public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     /// What one venue did for the history.
     public struct VenueReport: Sendable, Equatable {
@@ -87,18 +89,17 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
         return false
     }
 
-    /// Waits until the ledger and the host-wide pace let `source` be asked, and counts the call;
-    /// nil once admitted, otherwise why it is passed over. While it waits, the venue's next call
-    /// is kept for it: a polling daemon's cycles take their quotes from the next venue in the
-    /// chain meanwhile (seconds: a week from binance is 11 calls); a streaming one's do not ask.
+    /// Waits until the ledger's candle pace and the host-wide one let `source` be asked for
+    /// candles, and counts the request; nil once admitted, otherwise why it is passed over.
+    /// Candles have a pace of their own beside the price fetches', so the fetch cycles keep
+    /// every turn of theirs while this waits.
     private func admission(of source: any CandleSource) async -> String? {
-        let deadline = clock.now.advanced(by: longestWait)
-        defer { ledger.release(source.name) }
+        let deadline = clock.now.advanced(by: longestWait), pace = source.candlePace
         while !Task.isCancelled {
             let now = clock.now
             var heldByHost = false
-            switch ledger.admit(source.name, at: now, holding: true, alsoAllowed: { limits in
-                guard let hostPace, !hostPace.claim(source.name, pace: limits.hostPace, at: wallClock.now()) else { return true }
+            switch ledger.admitCandles(source.name, pace: pace, at: now, alsoAllowed: {
+                guard let hostPace, !hostPace.claim(source.name, kind: .candles, pace: pace, at: wallClock.now()) else { return true }
                 heldByHost = true
                 return false
             }) {
@@ -107,10 +108,9 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
             case .coolingDown?:
                 return "it rests until it may be asked again"
             default:
-                // Another instance's call takes the host-wide pace: try again after it.
-                let next = heldByHost ? now.advanced(by: source.limits.hostPace) : ledger.nextAllowed(source.name, at: now)
+                // Another instance's candle request takes the host-wide pace: try again after it.
+                let next = heldByHost ? now.advanced(by: pace) : ledger.nextCandlesAllowed(source.name, pace: pace, at: now)
                 guard next <= deadline else { return "its limits allow no request within \(longestWait)" }
-                ledger.hold(source.name)
                 do { try await clock.sleep(until: max(next, now.advanced(by: .milliseconds(1))), tolerance: nil) } catch { return "stopped" }
             }
         }
