@@ -88,16 +88,55 @@ struct TorLatencyEndToEndTests {
         }
     }
 
+    /// A proxy that takes the connection and never answers the SOCKS greeting (a hung or
+    /// half-started Tor), in front of the whole default chain: within the connect budget every
+    /// venue's row names it (none is shown ok), the status's last error too, and the journal
+    /// has one line for it, not one per venue.
+    func silentProxy(connectTimeout: String?) async throws {
+        let settings: (Int) -> [String: String] = { port in
+            ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\(port)"].merging(connectTimeout.map { ["BTCPRICED_CONNECT_TIMEOUT": $0] } ?? [:]) { $1 }
+        }
+        try await behindProxy(["--silent"], settings: settings) { exchange, proxy, daemon in
+            let expected = "socks5h://127.0.0.1:\(proxy.port) did not answer the SOCKS greeting in \(connectTimeout ?? "30s"): is tor running and bootstrapped (journalctl -u tor), and is this its SOCKSPort?"
+            let started = ContinuousClock.now
+            try await until("every venue's row names the proxy", context: { daemon.log }) {
+                let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
+                let rows = report["sources"]?.arrayElements?.filter { $0["state"]?.stringValue != "disabled" } ?? []
+                return !rows.isEmpty && rows.allSatisfy { $0["state"] == .string("failing") && $0["last_error"]?.stringValue == expected }
+            }
+            let named = started.duration(to: .now)
+            let status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+            #expect(status["last_error"]?.stringValue?.contains(expected) == true, "\(status)")
+            let table = try await daemon.ctl("sources")
+            #expect(!table.stdout.contains(" ok "), "no venue behind the silent proxy is shown ok: \(table.stdout)")
+            try await until("the journal line", context: { daemon.log }) { daemon.log.contains(expected) }
+            let lines = daemon.log.split(separator: "\n").filter { $0.hasPrefix("warning: \(expected)") || $0.contains("is failing: \(expected)") }
+            #expect(lines.count == 1 && lines[0].contains("binance, coinbase, kraken, bitstamp cannot be reached through it"),
+                    "one line for the proxy, naming its venues, not one per venue: \(lines)")
+            #expect(Market.allCases.allSatisfy { exchange.requestCount($0) == 0 }, "nothing went around the proxy")
+            print("silent proxy (connect budget \(connectTimeout ?? "30s")): named on every row after \(named)")
+        }
+    }
+
     @Test func aProxyThatNeverAnswersIsNamedWithTheConnectBudget() async throws {
-        try await behindProxy(["--silent"], settings: {
-            ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)", "BTCPRICED_SOURCES": "binance", "BTCPRICED_CONNECT_TIMEOUT": "2s"]
+        try await silentProxy(connectTimeout: "2s")
+    }
+
+    @Test func aProxyThatNeverAnswersIsNamedWithinTheDefaultBudget() async throws {
+        try await silentProxy(connectTimeout: nil)
+    }
+
+    /// A proxy that completes its handshake and then holds every byte: the request runs into
+    /// the ordinary answer timeout, and the error says that, through which proxy.
+    @Test func aProxyThatStallsTheRequestFallsToTheAnswerTimeout() async throws {
+        try await behindProxy(["--chunk-delay", "120"], settings: {
+            ["BTCPRICED_PROXY": "socks5h://127.0.0.1:\($0)", "BTCPRICED_SOURCES": "binance", "BTCPRICED_TIMEOUT": "2s"]
         }) { exchange, proxy, daemon in
-            let expected = "no connection within 2s through socks5h://127.0.0.1:\(proxy.port) (Tor circuits can take several seconds; is tor running and bootstrapped?)"
-            try await until("the named error", context: { daemon.log }) {
+            let expected = "no answer within 2s through socks5h://127.0.0.1:\(proxy.port) (Tor circuits can take several seconds; is tor running and bootstrapped?)"
+            try await until("the answer timeout named", context: { daemon.log }) {
                 try await source(daemon, "binance")?["last_error"]?.stringValue == expected
             }
-            #expect(daemon.log.contains("binance is failing: \(expected)"), "\(daemon.log)")
-            #expect(exchange.requestCount(.binance) == 0)
+            try await until("the journal line", context: { daemon.log }) { daemon.log.contains("binance is failing: \(expected)") }
         }
     }
 

@@ -21,7 +21,8 @@ public struct HTTPPriceSource: PriceSource {
     /// How long the connection and the answer may take on this venue's route.
     let timeouts: RouteTimeouts
     /// The proxy the requests go through, as messages name it; nil when direct.
-    let proxy: ProxyURL?
+    let route: ProxyURL?
+    public var proxy: String? { route?.description }
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote
     /// The occasional form, with its request made once too.
     let occasional: (form: OccasionalRequest, request: Result<HTTPClient.Request, any Error>)?
@@ -40,7 +41,7 @@ public struct HTTPPriceSource: PriceSource {
         self.limits = limits
         self.client = client
         self.timeouts = timeouts
-        self.proxy = proxy
+        self.route = proxy
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
         request = Result { try HTTPClient.Request(url: url, headers: headers) }
@@ -52,7 +53,7 @@ public struct HTTPPriceSource: PriceSource {
     /// own timeouts end it a little earlier, so the failure names the phase that ran out.
     public var attemptLimit: AttemptLimit? {
         guard timeouts.connect != nil else { return nil }
-        let failure: FetchFailure = proxy.map { .proxy(ProxyTrouble(.noAnswer(within: timeouts.answer), proxy: $0.description, isSOCKS: $0.isSOCKS)) }
+        let failure: FetchFailure = route.map { .proxy(ProxyTrouble(.noAnswer(within: timeouts.answer), proxy: $0.description, isSOCKS: $0.isSOCKS)) }
             ?? .timeout(after: timeouts.attempt)
         return AttemptLimit(timeouts.attempt + .seconds(1), failure: failure)
     }
@@ -75,7 +76,7 @@ public struct HTTPPriceSource: PriceSource {
                        _ parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> SourceQuote) async throws -> SourceQuote {
         let started = ContinuousClock.now
         defer { duration.recordNanoseconds(started.duration(to: .now).wholeNanoseconds) }
-        let response = try await Self.get(request, client: client, timeouts: timeouts, proxy: proxy)
+        let response = try await Self.get(request, client: client, timeouts: timeouts, proxy: route)
         // The venue's own count of request weight used in its window, where it sends one.
         if let used = response.usedWeight.flatMap({ Int($0.trimmingBlanks) }) {
             Gauge(label: "btcpriced_rate_limit_used", dimensions: [("source", name.rawValue), ("window", "1m")], factory: metrics).record(used)
@@ -139,7 +140,9 @@ public struct HTTPPriceSource: PriceSource {
         let connect = timeouts.connect ?? timeouts.answer
         if let http = error as? HTTPClientError {
             switch http {
-            case .connectTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+                return .noHandshake(within: connect)
+            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
                 return .noConnection(within: connect)
             case .deadlineExceeded, .readTimeout, .writeTimeout: return .noAnswer(within: timeouts.answer)
             case .proxyAuthenticationRequired, .invalidProxyResponse: return nil

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import PriceCore
 
 /// One local connection to a venue's relay (from btcpriced's own HTTP client or stream): it
 /// answers the client's SOCKS5 greeting itself, opens the venue's connection to the real proxy
@@ -19,19 +20,26 @@ final class CircuitRelayHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     private let upstream: () -> Upstream?
-    /// Told when the proxy itself refused the connection: the client only sees a SOCKS reply,
-    /// which cannot tell a refusing proxy from a refusing venue.
-    private let proxyRefused: () -> Void
+    /// Told when the proxy itself failed (it refused the connection, or never finished its
+    /// greeting): the client only sees a SOCKS reply, which cannot tell a failing proxy from a
+    /// failing venue.
+    private let proxyFailed: (ProxyTrouble.Kind) -> Void
+    /// The budget for the proxy's connection and its greeting together. The client's own
+    /// connect budget is the same, so the relay gives up a little sooner and its answer (with
+    /// the real reason) comes first.
     private let connectTimeout: TimeAmount
     /// What the client sent after its greeting, before the proxy is ready: its CONNECT request.
     private var pending = ByteBuffer()
     private var greeted = false
 
-    init(connectTimeout: TimeAmount, upstream: @escaping () -> Upstream?, proxyRefused: @escaping () -> Void = {}) {
+    init(connectTimeout: TimeAmount, upstream: @escaping () -> Upstream?, proxyFailed: @escaping (ProxyTrouble.Kind) -> Void = { _ in }) {
         self.connectTimeout = connectTimeout
         self.upstream = upstream
-        self.proxyRefused = proxyRefused
+        self.proxyFailed = proxyFailed
     }
+
+    /// How long the relay waits for the proxy: its connect budget less a margin (at least half of it).
+    var upstreamBudget: TimeAmount { .nanoseconds(max(connectTimeout.nanoseconds / 2, connectTimeout.nanoseconds - 2_000_000_000)) }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
@@ -51,11 +59,15 @@ final class CircuitRelayHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     private func connect(_ upstream: Upstream, context: ChannelHandlerContext) {
-        let client = context.channel, loop = context.eventLoop
+        let client = context.channel, loop = context.eventLoop, budget = upstreamBudget
         let ready = loop.makePromise(of: Void.self)
         let greeting = NIOLoopBound(UpstreamGreeting(user: upstream.user, password: upstream.password, done: ready), eventLoop: loop)
+        // A proxy that takes the connection and never answers its greeting (a hung or
+        // half-started Tor) is a failure within the same budget as one that does not connect.
+        let deadline = loop.scheduleTask(in: budget) { ready.fail(UpstreamGreeting.Failure.noAnswer) }
+        ready.futureResult.whenComplete { _ in deadline.cancel() }
         ClientBootstrap(group: loop)
-            .connectTimeout(connectTimeout)
+            .connectTimeout(budget)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(greeting.value) }
             }
@@ -65,11 +77,13 @@ final class CircuitRelayHandler: ChannelInboundHandler, RemovableChannelHandler 
                 guard case .success(let proxy) = connected else {
                     // The proxy itself refused: the client's SOCKS error says so (RFC 1928 §6).
                     let refused = "\(connected)".lowercased().contains("refused")
-                    if refused { self.proxyRefused() }
+                    self.proxyFailed(refused ? .refused : .noConnection(within: .nanoseconds(self.connectTimeout.nanoseconds)))
                     return Self.fail(client, reply: refused ? 0x05 : 0x01)
                 }
                 ready.futureResult.assumeIsolated().whenComplete { greeted in
                     guard case .success = greeted else {
+                        // Named with the connect budget the operator set, which the relay keeps within.
+                        if case .failure(UpstreamGreeting.Failure.noAnswer) = greeted { self.proxyFailed(.noHandshake(within: .nanoseconds(self.connectTimeout.nanoseconds))) }
                         proxy.close(promise: nil)
                         return Self.fail(client, reply: 0x01)
                     }

@@ -16,6 +16,7 @@ public struct CircuitSource: PriceSource {
     public var quoteAsset: String { source.quoteAsset }
     public var limits: SourceLimits { source.limits }
     public var attemptLimit: AttemptLimit? { source.attemptLimit }
+    public var proxy: String? { source.proxy }
 
     public func fetchQuote() async throws -> SourceQuote {
         do {
@@ -24,9 +25,11 @@ public struct CircuitSource: PriceSource {
             return quote
         } catch let failure as FetchFailure where failure.isBlockedExit && circuits.renewOnce(name) {
             throw FetchFailure.newCircuit(after: failure.description)
-        } catch FetchFailure.proxy(let trouble) where circuits.takeProxyRefusal(name) {
-            // The relay's SOCKS reply could only say "refused"; it was the proxy, not the venue.
-            throw FetchFailure.proxy(ProxyTrouble(.refused, proxy: trouble.proxy, isSOCKS: trouble.isSOCKS))
+        } catch FetchFailure.proxy(let trouble) {
+            // The relay's SOCKS reply could only say "refused" or "general failure"; the relay
+            // knows whether it was the proxy, and how.
+            guard let kind = circuits.takeProxyFailure(name) else { throw FetchFailure.proxy(trouble) }
+            throw FetchFailure.proxy(ProxyTrouble(kind, proxy: trouble.proxy, isSOCKS: trouble.isSOCKS))
         }
     }
 }

@@ -9,7 +9,7 @@ final class UpstreamGreeting: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     enum Failure: Error, CustomStringConvertible {
-        case noAcceptableMethod, credentialsRefused, notSOCKS5, closed
+        case noAcceptableMethod, credentialsRefused, notSOCKS5, closed, noAnswer
 
         var description: String {
             switch self {
@@ -17,6 +17,7 @@ final class UpstreamGreeting: ChannelInboundHandler, RemovableChannelHandler {
             case .credentialsRefused: "the proxy refused the user name and password"
             case .notSOCKS5: "the proxy does not speak SOCKS5"
             case .closed: "the proxy closed the connection during the SOCKS5 greeting"
+            case .noAnswer: "the proxy did not answer the SOCKS5 greeting in time"
             }
         }
     }

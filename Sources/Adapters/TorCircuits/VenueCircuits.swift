@@ -25,8 +25,8 @@ public final class VenueCircuits: Sendable {
         var generation: [SourceName: Int] = [:]
         /// Venues given new credentials since their last answer: the next block makes them rest.
         var renewed: Set<SourceName> = []
-        /// Venues whose last relayed connection the proxy itself refused.
-        var proxyRefused: Set<SourceName> = []
+        /// Venues whose last relayed connection the proxy itself failed, and how.
+        var proxyFailures: [SourceName: ProxyTrouble.Kind] = [:]
         var open: [SourceName: [ObjectIdentifier: any Channel]] = [:]
     }
 
@@ -55,7 +55,7 @@ public final class VenueCircuits: Sendable {
                         child.eventLoop.makeCompletedFuture {
                             guard circuits.admit(child, for: venue) else { return child.close(promise: nil) }
                             try child.pipeline.syncOperations.addHandler(CircuitRelayHandler(connectTimeout: connectTimeout, upstream: { circuits.upstream(for: venue) },
-                                                                                       proxyRefused: { circuits.state.withLock { _ = $0.proxyRefused.insert(venue) } }))
+                                                                                       proxyFailed: { kind in circuits.state.withLock { $0.proxyFailures[venue] = kind } }))
                         }
                     }
                     .bind(host: "127.0.0.1", port: 0).get()
@@ -99,9 +99,9 @@ public final class VenueCircuits: Sendable {
         return true
     }
 
-    /// Whether the proxy itself refused `venue`'s last relayed connection; asking forgets it.
-    public func takeProxyRefusal(_ venue: SourceName) -> Bool {
-        state.withLock { $0.proxyRefused.remove(venue) != nil }
+    /// How the proxy itself failed `venue`'s last relayed connection, if it did; asking forgets it.
+    public func takeProxyFailure(_ venue: SourceName) -> ProxyTrouble.Kind? {
+        state.withLock { $0.proxyFailures.removeValue(forKey: venue) }
     }
 
     /// `venue` answered: a later block may renew its circuit again.

@@ -40,10 +40,18 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The attempts made, in order; the last one is the success if there was one.
+    /// A proxy that is down (it refused, or never finished its handshake) fails every venue
+    /// behind it this cycle without asking them through it: each would wait out the same
+    /// connect budget, and the cycle would say nothing for minutes.
     public func fetch(admit: (SourceName) -> SourceAttempt?) async -> FetchRound {
         var round = FetchRound(attempts: [])
+        var downProxies: [String: FetchFailure] = [:]
         for source in sources {
             if Task.isCancelled { break }
+            if let proxy = source.proxy, let failure = downProxies[proxy] {
+                round.attempts.append(.failed(source.name, failure))
+                continue
+            }
             if let skipped = admit(source.name) {
                 round.attempts.append(skipped)
                 continue
@@ -62,6 +70,7 @@ public struct FallbackFetcher<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             round.attempts.append(attempt)
+            if case .failed(_, .proxy(let trouble)) = attempt, trouble.isProxyDown, let proxy = source.proxy { downProxies[proxy] = .proxy(trouble) }
             if case .succeeded = attempt { break }
         }
         return round

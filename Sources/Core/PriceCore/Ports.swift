@@ -9,10 +9,14 @@ public protocol PriceSource: Sendable {
     /// Its own limit on an attempt, where it knows better than the chain's timeout (a route
     /// through a proxy counts its connection apart); nil for the chain's.
     var attemptLimit: AttemptLimit? { get }
+    /// The proxy its requests go through, as messages name it; nil when direct. Venues behind
+    /// one proxy share its fate: when it is down, none of them is asked through it again that cycle.
+    var proxy: String? { get }
 }
 
 extension PriceSource {
     public var attemptLimit: AttemptLimit? { nil }
+    public var proxy: String? { nil }
 }
 
 /// How long one attempt at a source may take, and what running out of it reads as.

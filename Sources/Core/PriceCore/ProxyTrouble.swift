@@ -9,6 +9,10 @@ public struct ProxyTrouble: Sendable, Hashable, CustomStringConvertible {
         case noAnswer(within: Duration)
         /// The proxy itself refused the connection: nothing listens there.
         case refused
+        /// The proxy took the connection and did not answer its handshake (the SOCKS greeting,
+        /// or the HTTP CONNECT request) in time: a hung or half-started proxy (Tor still
+        /// bootstrapping, or stuck).
+        case noHandshake(within: Duration)
         /// The SOCKS proxy answered the CONNECT with an error (RFC 1928 reply code).
         case socksReply(UInt8)
     }
@@ -26,8 +30,17 @@ public struct ProxyTrouble: Sendable, Hashable, CustomStringConvertible {
 
     public var isTimeout: Bool {
         switch kind {
-        case .noConnection, .noAnswer: true
+        case .noConnection, .noAnswer, .noHandshake: true
         case .refused, .socksReply: false
+        }
+    }
+
+    /// Whether the proxy itself is down (it refused, or never finished its handshake), so that
+    /// every venue routed through it would fail the same way this moment.
+    public var isProxyDown: Bool {
+        switch kind {
+        case .refused, .noHandshake: true
+        case .noConnection, .noAnswer, .socksReply: false
         }
     }
 
@@ -36,6 +49,9 @@ public struct ProxyTrouble: Sendable, Hashable, CustomStringConvertible {
         case .noConnection(let within): "no connection within \(within.humanReadable) through \(proxy) (\(slowHint))"
         case .noAnswer(let within): "no answer within \(within.humanReadable) through \(proxy) (\(slowHint))"
         case .refused: "the proxy \(proxy) refused the connection: " + (isSOCKS ? "is tor (or the SOCKS proxy) running, and is this its SOCKSPort?" : "is the proxy running on that port?")
+        case .noHandshake(let within):
+            isSOCKS ? "\(proxy) did not answer the SOCKS greeting in \(within.humanReadable): is tor running and bootstrapped (journalctl -u tor), and is this its SOCKSPort?"
+                : "\(proxy) did not answer the CONNECT request in \(within.humanReadable): is the proxy up (and is this port an HTTP proxy)?"
         case .socksReply(let code): "the proxy \(proxy) could not reach the venue: \(Self.socksReplyText(code)) (SOCKS reply \(code))"
         }
     }

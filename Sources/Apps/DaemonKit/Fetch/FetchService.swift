@@ -40,7 +40,7 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.quote != nil
-            for event in report.events { HealthLogging.log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger) }
+            HealthLogging.log(report.events, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger)
             intake.accept(report)
             await door.saveChanges()
             cycleHandled(report)

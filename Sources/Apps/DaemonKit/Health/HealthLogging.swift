@@ -3,6 +3,28 @@ import PriceCore
 
 /// Turns health transitions into log lines: one when something breaks, one when it heals.
 public enum HealthLogging {
+    /// A cycle's events, in order, except that venues failing together behind one proxy that is
+    /// down get one line naming the proxy and what to check, not one line each.
+    public static func log(_ events: [HealthEvent], report: CycleReport, hasQuote: Bool, maximumBackoff: Duration, plan: some ChainPlan, logger: Logger) {
+        var behindDownProxy: [FetchFailure: [SourceName]] = [:]
+        for event in events {
+            if case .sourceFailing(let source, let failure) = event, case .proxy(let trouble) = failure, trouble.isProxyDown {
+                behindDownProxy[failure, default: []].append(source)
+            }
+        }
+        var told: Set<FetchFailure> = []
+        for event in events {
+            if case .sourceFailing(_, let failure) = event, let sources = behindDownProxy[failure], sources.count > 1 {
+                guard told.insert(failure).inserted else { continue }
+                let names = sources.map(\.rawValue)
+                logger.warning("\(failure); \(names.joined(separator: ", ")) cannot be reached through it",
+                               metadata: ["source": "\(names.joined(separator: ","))", "error": "\(failure)", "message_id": "\(MessageID.sourceFailing)"])
+                continue
+            }
+            log(event, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger)
+        }
+    }
+
     /// `plan` gives the venue's own advice; `hasQuote`: whether the daemon has any quote (restored or fetched) to serve meanwhile;
     /// `maximumBackoff`: the loop's cap (lower than 30 s when the watchdog needs it).
     public static func log(_ event: HealthEvent, report: CycleReport, hasQuote: Bool, maximumBackoff: Duration, plan: some ChainPlan, logger: Logger) {
