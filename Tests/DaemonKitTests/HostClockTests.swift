@@ -49,6 +49,34 @@ struct HostClockTests {
                 "\(warnings)")
     }
 
+    @Test func aStepIsNoticedOnceAndTheHistoryStaysOnTheVenuesTime() throws {
+        let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(10))
+        let logs = InMemoryLogHandler()
+        let intake = makeIntake(board, logger: Logger(label: "btcpriced") { _ in logs })
+        for second in 0..<5 {
+            intake.accept(try answer("100000.\(second)", wallClock: wallClock))
+            clock.advance(by: .seconds(1))
+            wallClock.advance(milliseconds: 1_000)
+        }
+        let venueMinute = MinuteBar.minute(of: wallClock.now())
+        // NTP steps a clock that ran a day ahead... the other way: the box booted a day behind.
+        wallClock.advance(milliseconds: -24 * hour)
+        for second in 0..<5 {
+            intake.accept(try answer("100001.\(second)", wallClock: wallClock, venueBehind: -24 * hour))
+            clock.advance(by: .seconds(1))
+            wallClock.advance(milliseconds: 1_000)
+        }
+        // A failed cycle looks too: a second step during an outage is named as well.
+        wallClock.advance(milliseconds: 2 * hour)
+        intake.accept(CycleReport(reading: nil, failureSummary: "binance: HTTP 503", nextCycleIn: .seconds(1)))
+        let notices = logs.entries.filter { $0.level == .notice }.map { "\($0.message)" }.filter { $0.hasPrefix("the host clock stepped") }
+        #expect(notices.count == 2 && notices[0].hasPrefix("the host clock stepped back by 86,400 s;")
+                    && notices[1].hasPrefix("the host clock stepped forward by 7,200 s;"), "one line a step: \(notices)")
+        let minutes = board.history.minutes.bars.map(\.minute)
+        #expect(minutes.allSatisfy { $0 >= venueMinute - 1 && $0 <= venueMinute + 1 },
+                "every bar filed under the venues' minutes (\(venueMinute)), none a day back: \(minutes)")
+    }
+
     @Test func aStepBackDuringAnOutageStillTurnsTheQuoteStale() throws {
         let (board, clock, wallClock) = makeBoard(staleAfter: .seconds(10))
         let logs = InMemoryLogHandler()
@@ -85,7 +113,9 @@ struct HostClockTests {
             intake.accept(try answer("10000\(second)", wallClock: wallClock, venueBehind: behind, made: 400))
             #expect(board.freshness().ageMilliseconds == Int64(age), "answer \(second): \(board.freshness())")
         }
-        let said = logs.entries.filter { $0.level >= .notice }.map { "\($0.level) \($0.message)" }
+        // (The steps themselves have lines of their own, one each.)
+        let said = logs.entries.filter { $0.level >= .notice }.map { "\($0.level) \($0.message)" }.filter { !$0.contains("the host clock stepped") }
+        #expect(logs.entries.filter { "\($0.message)".hasPrefix("the host clock stepped") }.count == 2)
         #expect(said.count == 2 && said[0].hasPrefix("warning the host clock is 3,600 s ahead")
                 && said[1] == "notice the host clock agrees with the venues' clocks again; ages need no correction", "\(said)")
     }

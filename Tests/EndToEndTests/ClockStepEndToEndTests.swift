@@ -57,9 +57,8 @@ struct ClockStepEndToEndTests {
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "100000")
         exchange.setStream(.binance, .hangUpgrade)
-        let stepped = try SteppedDaemon(exchange: exchange, settings: try DefaultsEndToEndTests.defaults([
-            "BTCPRICED_SOURCES": "binance", "BTCPRICED_STALE_AFTER": "3s",
-        ]))
+        let settings = try DefaultsEndToEndTests.defaults(["BTCPRICED_SOURCES": "binance", "BTCPRICED_STALE_AFTER": "3s"])
+        let stepped = try SteppedDaemon(exchange: exchange, settings: settings)
         let daemon = stepped.daemon
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
@@ -76,6 +75,15 @@ struct ClockStepEndToEndTests {
             try await until("the new price served after the step", context: { daemon.log }) {
                 let now = try await status(daemon)
                 return now["price"] == .string("100001") && now["state"] == .string("fresh")
+            }
+            // The venues' answers show the step at once: the estimate is kept against the monotonic clock.
+            let listen = settings["BTCPRICED_HTTP_LISTEN"] ?? ""
+            var offset: Double?
+            try await until("the clock offset shows the step", context: { "\(String(describing: offset))\n\(daemon.log)" }) {
+                let metrics = try await HTTPEndToEndTests.curl(["-s", "http://\(listen)/metrics"]).stdout
+                offset = metrics.split(separator: "\n").first { $0.hasPrefix("btcpriced_clock_offset_seconds ") }
+                    .flatMap { Double($0.split(separator: " ").last ?? "") }
+                return offset.map { abs($0 - Double(step) / 1000) < 5 } ?? false
             }
             exchange.set(.binance, .status(503))
         }
