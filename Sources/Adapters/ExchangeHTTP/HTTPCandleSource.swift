@@ -13,6 +13,11 @@ public struct HTTPCandleSource: CandleSource {
 
     public let name: SourceName
     public var candlePace: Duration { endpoint.pace }
+    public var hostClaim: (kind: RequestKind, pace: Duration) {
+        endpoint.sharesPriceHostPace ? (.price, priceLimits.hostPace) : (.candles, endpoint.pace)
+    }
+    /// The venue's price fetches' limits, whose host-wide pace a venue may share.
+    let priceLimits: SourceLimits
     public let perRequest: Int
     public let reachesBack: Int64?
     let venue: Venue
@@ -40,7 +45,7 @@ extension Venue {
         guard let candles else { return nil }
         var headers = HTTPHeaders([("User-Agent", userAgent), ("Accept", "application/json")])
         for (field, value) in rest.headers(options).sorted(by: { $0.key < $1.key }) { headers.add(name: field, value: value) }
-        return HTTPCandleSource(name: name, perRequest: candles.perRequest, reachesBack: candles.reachesBack,
+        return HTTPCandleSource(name: name, priceLimits: limits(options, baseURL: baseURL), perRequest: candles.perRequest, reachesBack: candles.reachesBack,
                                 venue: self, baseURL: baseURL, endpoint: candles, options: options,
                                 headers: headers, client: client,
                                 timeouts: RouteTimeouts(connect: timeouts.connect, answer: max(timeouts.answer, HTTPCandleSource.answerTime)), proxy: proxy)

@@ -9,10 +9,10 @@ public enum KrakenAPI {
     /// The currencies Kraken lists BTC against.
     public static let currencies = ["USD", "EUR", "GBP", "JPY", "CAD", "CHF", "AUD"]
     public static func path(currency: String) -> String { "/0/public/Ticker?pair=XBT\(currency)" }
-    /// Public endpoints allow about one call a second per IP; every 2 s keeps clear of it, from
-    /// all instances on a host together too, which leaves room for the candles' own pace
-    /// (`KrakenCandles.pace`) within the published rate.
-    public static let limits = SourceLimits(minimumInterval: .seconds(2), hostInterval: .seconds(2))
+    /// Public endpoints allow about one call a second per IP; every 2 s keeps clear of it.
+    /// All instances on a host together: one a second, the published rate, which the candles
+    /// share (`KrakenCandles.pace`).
+    public static let limits = SourceLimits(minimumInterval: .seconds(2), hostInterval: .seconds(1))
 
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
         let result = try result(of: response)

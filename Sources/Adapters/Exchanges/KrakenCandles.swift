@@ -10,8 +10,10 @@ public enum KrakenCandles {
     public static let perRequest = 720
     public static let reachesBack: Int64 = 720
     public static let cost = "1 request"
-    /// All instances together: one every 3 s, beside the price fetches' one every 2 s
-    /// (`KrakenAPI.limits`): 0.83 a second of the one a second an IP may make.
+    /// One every 3 s per instance. Kraken's one request a second per IP is what the price
+    /// fetches' host-wide pace already keeps (`KrakenAPI.limits`), so candle requests take
+    /// their turns in that same pace (a start asks at most two): all kinds together never
+    /// exceed one a second, and an instance's own price fetches (one every 2 s) keep theirs.
     public static let pace = Duration.seconds(3)
 
     public static func path(currency: String, interval: CandleInterval, slots: ClosedRange<Int64>) -> String {

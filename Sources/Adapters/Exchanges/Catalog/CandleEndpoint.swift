@@ -14,16 +14,21 @@ public struct CandleEndpoint: Sendable {
     /// The shortest time between two candle requests from every instance on a host together:
     /// the budget the venue's published limits leave beside its price fetches' host-wide pace.
     public let pace: Duration
+    /// Whether its requests are claimed from the price fetches' host-wide pace instead of a
+    /// candle pace of their own: for a venue whose published limit the price fetches already
+    /// fill host-wide (Kraken's one request a second). They still keep `pace` per instance.
+    public let sharesPriceHostPace: Bool
     /// The path and query for these slots of an interval (at most `perRequest` of them).
     public let path: @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String
     public let parse: Parser
 
-    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, pace: Duration, path: @escaping @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String,
+    public init(perRequest: Int, reachesBack: Int64? = nil, cost: String, pace: Duration, sharesPriceHostPace: Bool = false, path: @escaping @Sendable (VenueOptions, CandleInterval, ClosedRange<Int64>) -> String,
                 parse: @escaping Parser) {
         self.perRequest = perRequest
         self.reachesBack = reachesBack
         self.cost = cost
         self.pace = pace
+        self.sharesPriceHostPace = sharesPriceHostPace
         self.path = path
         self.parse = parse
     }

@@ -80,7 +80,7 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
             greetings: { [KrakenStream.subscription(currency: $0.currency)] },
             parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }),
-        candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost, pace: KrakenCandles.pace,
+        candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost, pace: KrakenCandles.pace, sharesPriceHostPace: true,
                                 path: { KrakenCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try KrakenCandles.parse(response, currency: options.currency) }))
 

@@ -94,12 +94,12 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     /// Candles have a pace of their own beside the price fetches', so the fetch cycles keep
     /// every turn of theirs while this waits.
     private func admission(of source: any CandleSource) async -> String? {
-        let deadline = clock.now.advanced(by: longestWait), pace = source.candlePace
+        let deadline = clock.now.advanced(by: longestWait), pace = source.candlePace, claim = source.hostClaim
         while !Task.isCancelled {
             let now = clock.now
             var heldByHost = false
             switch ledger.admitCandles(source.name, pace: pace, at: now, alsoAllowed: {
-                guard let hostPace, !hostPace.claim(source.name, kind: .candles, pace: pace, at: wallClock.now()) else { return true }
+                guard let hostPace, !hostPace.claim(source.name, kind: claim.kind, pace: claim.pace, at: wallClock.now()) else { return true }
                 heldByHost = true
                 return false
             }) {
@@ -109,7 +109,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
                 return "it rests until it may be asked again"
             default:
                 // Another instance's candle request takes the host-wide pace: try again after it.
-                let next = heldByHost ? now.advanced(by: pace) : ledger.nextCandlesAllowed(source.name, pace: pace, at: now)
+                let next = heldByHost ? now.advanced(by: claim.pace) : ledger.nextCandlesAllowed(source.name, pace: pace, at: now)
                 guard next <= deadline else { return "its limits allow no request within \(longestWait)" }
                 do { try await clock.sleep(until: max(next, now.advanced(by: .milliseconds(1))), tolerance: nil) } catch { return "stopped" }
             }
