@@ -142,10 +142,11 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             fetchService(),
         ]
         if let candleSources = ports.candleSources {
-            // The slots it asks for are the venues' minutes and days, as the history files them.
-            var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: board.history.venueClock,
+            var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
                                     ledger: door.ledger)
             backfill.hostPace = ports.hostPace
+            // The slots it asks for are the venues' minutes and days, as the history files them.
+            backfill.slotClock = board.history.venueClock
             var service = BackfillService(backfill: backfill, intake: intake, door: door, firstLiveQuote: firstQuote.firstLiveQuote,
                                           logger: ports.logger)
             service.finished = ports.returnFreedMemory

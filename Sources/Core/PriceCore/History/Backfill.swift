@@ -27,6 +27,10 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     public let wallClock: any WallClock
     public let ledger: SourceLedger<C.Instant>
     public var hostPace: (any HostPace)?
+    /// The time the slots are counted in: the venues', where the host clock is known to be wrong
+    /// (the history's clock). Unset, the wall clock. The host-wide pace is always claimed in the
+    /// wall clock's time, as every instance on the host writes it.
+    public var slotClock: (any WallClock)?
     /// A venue that may not be asked within this long (a rest it asked for, another instance's
     /// pace) is passed over for the next.
     public var longestWait: Duration = .seconds(60)
@@ -53,7 +57,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     public func run(_ interval: CandleInterval, plan: (Timestamp, Int) -> BackfillPlan, fill: (CandleBatch, ClosedRange<Int64>, SourceName) -> Int,
                     finished: (VenueReport) -> Void) async -> Bool {
         for source in sources {
-            let now = wallClock.now()
+            let now = (slotClock ?? wallClock).now()
             let all = plan(now, source.perRequest).requests
             if all.isEmpty { return true }
             if Task.isCancelled { return false }
