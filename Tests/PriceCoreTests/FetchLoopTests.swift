@@ -283,6 +283,23 @@ struct FetchLoopTests {
         #expect(outlierEvents == [.sourceOutlier(.bitstamp, price: try! Price(parsing: "105000"), median: try! Price(parsing: "100010"))])
     }
 
+    @Test func anOutlierAloneInARoundDoesNotAgreeAgain() async {
+        let clock = ManualClock()
+        // The others time out in the second cycle (a loaded host): bitstamp alone is no consensus.
+        let sources = [StubSource(.coinbase, [.quote("100000"), .fail(.timeout(after: .seconds(1))), .quote("100000")]),
+                       StubSource(.kraken, [.quote("100010"), .fail(.timeout(after: .seconds(1))), .quote("100010")]),
+                       StubSource(.bitstamp, [.quote("105000"), .quote("105000"), .quote("105000")])]
+        let rule = ConsensusRule(maximumDeviation: 0.01, minimumAgreeing: 2)
+        let reports = await run(makeLoop(sources, clock: clock, mode: .consensus(rule)), clock: clock, cycles: 3)
+        let flagged = reports.flatMap(\.events).filter {
+            switch $0 {
+            case .sourceOutlier, .sourceAgreesAgain: true
+            default: false
+            }
+        }
+        #expect(flagged.count == 1, "one outlier line, no flapping: \(flagged)")
+    }
+
     @Test func consensusBelowTheMinimumIsAFailedCycle() async {
         let clock = ManualClock()
         let sources = [StubSource(.coinbase, [.quote("100000")]), StubSource(.kraken, [.fail(.httpStatus(502))])]

@@ -215,7 +215,11 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
             }
             for (source, latency) in round.latencies { state.observations[source, default: Observation()].latency = latency }
             if let outcome {
-                events += Self.outlierTransitions(outcome, round: round, observations: &state.observations)
+                // Too few answers to form a consensus say nothing of who is out of line: a lone
+                // answer (the others timed out) would "agree" with itself, and flap the flag.
+                if round.answers.count >= outcome.required {
+                    events += Self.outlierTransitions(outcome, round: round, observations: &state.observations)
+                }
                 if reading == nil, !outcome.agreeing.isEmpty || !outcome.outliers.isEmpty {
                     if state.shortfall == nil { events.append(.tooFewAgree(agreeing: outcome.agreeing.count, required: outcome.required)) }
                     state.shortfall = "consensus: \(outcome.agreeing.count) of the \(outcome.required) required sources agree"
