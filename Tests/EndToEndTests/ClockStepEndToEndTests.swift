@@ -14,7 +14,7 @@ struct ClockStepEndToEndTests {
     static let shim: String? = {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/clockshift.c").path
         let output = NSTemporaryDirectory() + "btcpriced-clockshift-\(getpid()).so"
-        for compiler in ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"] where FileManager.default.isExecutableFile(atPath: compiler) {
+        for compiler in ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang", "/opt/swift/usr/bin/clang"] where FileManager.default.isExecutableFile(atPath: compiler) {
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: compiler)
             process.arguments = ["-shared", "-fPIC", "-O2", "-o", output, source, "-ldl"]

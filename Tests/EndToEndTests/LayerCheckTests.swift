@@ -40,6 +40,22 @@ struct LayerCheckTests {
         #expect(lines.last == "imports: 5 undeclared or against the layers", "\(result.stdout)")
     }
 
+    @Test func anAdapterOnAnotherAdapterFailsUnlessItsEdgeIsListed() async throws {
+        let result = try await check([
+            target("JSONText", "Sources/Shared/JSONText"),
+            target("PriceCore", "Sources/Core/PriceCore", [("byName", "JSONText")]),
+            target("Exchanges", "Sources/Adapters/Exchanges", [("byName", "PriceCore")]),
+            target("FileStore", "Sources/Adapters/FileStore", [("byName", "PriceCore"), ("byName", "Exchanges")]),
+            target("ExchangeHTTP", "Sources/Adapters/ExchangeHTTP", [("byName", "PriceCore"), ("byName", "Exchanges")]),
+        ])
+        #expect(result.status == 1, "exit \(result.status): \(result.stdout) \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("FileStore (adapter) depends on Exchanges (adapter): adapters depend on no other adapter") },
+                "the unlisted edge is named: \(result.stdout)")
+        #expect(!lines.contains { $0.contains("ExchangeHTTP (adapter)") }, "the listed edge passes: \(result.stdout)")
+        #expect(lines.last == "imports: 1 undeclared or against the layers", "\(result.stdout)")
+    }
+
     @Test func dependenciesThatPointInwardPass() async throws {
         let result = try await check([
             target("JSONText", "Sources/Shared/JSONText"),

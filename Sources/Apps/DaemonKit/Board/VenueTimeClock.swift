@@ -25,6 +25,7 @@ public final class VenueTimeClock: WallClock {
     /// The host clock's error as last estimated; nil when unknown (no recent direct answer).
     func correct(byHostAhead estimate: Duration?) {
         let milliseconds = estimate.map { abs($0.wholeMilliseconds) > Self.smallestCorrection.wholeMilliseconds ? $0.wholeMilliseconds : 0 } ?? 0
-        hostAhead.store(milliseconds, ordering: .relaxed)
+        // Called with every dated answer: written only when it changes (nearly never).
+        if hostAhead.load(ordering: .relaxed) != milliseconds { hostAhead.store(milliseconds, ordering: .relaxed) }
     }
 }
