@@ -6,7 +6,8 @@ import Testing
 import WireProtocol
 
 /// A stream nobody watches is read less often than the publish interval: every reply the root
-/// serves first catches it up, so what it serves is what the connection held when asked.
+/// serves first asks it to read what it holds (the real stream's loop does so without the reply
+/// waiting; this stand-in applies it at once, so what each reply serves shows it asked).
 @Suite("Replies catch the stream up before they answer")
 struct RepliesCatchUpTests {
     @Test func everyReplyServesWhatTheStreamHeldWhenAsked() throws {

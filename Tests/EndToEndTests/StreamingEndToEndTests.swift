@@ -68,6 +68,10 @@ struct StreamingEndToEndTests {
         try await daemon.start()
         try await until("a streamed quote") { try await status(daemon)["transport"] == .string("stream") }
         let process = daemon.process.processIdentifier
+        // The last status request asked the stream to read what it held, and the loop does that
+        // after the reply (no reply waits for it): counting starts a second of trades later.
+        let settled = exchange.streamTradesSent(.binance)
+        try await until("20 more trades sent") { exchange.streamTradesSent(.binance) >= settled + 20 }
         let before = Self.loopWakeups(of: process), sent = exchange.streamTradesSent(.binance)
         try await until("80 more trades sent") { exchange.streamTradesSent(.binance) >= sent + 80 }
         let after = Self.loopWakeups(of: process), trades = exchange.streamTradesSent(.binance) - sent

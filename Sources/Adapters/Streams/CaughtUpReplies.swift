@@ -2,16 +2,16 @@ import SocketServer
 import WireProtocol
 
 /// The replies as every reader gets them (the socket, HTTP, the metrics textfile): each first
-/// takes what a paced stream holds, so it is never more than one publish interval behind the
-/// wire, even while nobody watches and the stream is read once a second. The daemon's own
-/// replies know nothing of pacing; this is the one place that joins the two.
+/// asks a paced stream to read what it holds (without waiting for it), so that a stream nobody
+/// watches is read when someone asks, not only once a second. The daemon's own replies know
+/// nothing of pacing; this is the one place that joins the two.
 public struct CaughtUpReplies: StatusProvider {
     private let replies: any StatusProvider
     private let catchUp: @Sendable () -> Void
     private let watcherJoins: @Sendable () -> Void
 
-    /// `catchUp` returns once what waits is read, or after a short bounded wait when the
-    /// stream's loop is busy; `watcherJoins` also starts reading at the publish interval.
+    /// `catchUp` asks for what waits to be read and returns at once; `watcherJoins` also
+    /// starts reading at the publish interval.
     public init(_ replies: any StatusProvider, catchUp: @escaping @Sendable () -> Void, watcherJoins: @escaping @Sendable () -> Void) {
         self.replies = replies
         self.catchUp = catchUp

@@ -1,4 +1,3 @@
-import Dispatch
 import NIOCore
 import NIOPosix
 import PriceCore
@@ -7,10 +6,10 @@ import Synchronization
 /// The daemon's paced streams, read as someone needs them (`ReadCadence`). While anyone
 /// watches, a busy stream is read once per publish interval, as watchers get a line per interval.
 /// With nobody watching it is read once per `unwatchedInterval`, and whoever reads the price
-/// (a request, a scrape, the freshness monitor) first takes what the connection holds when the
-/// last read is more than one publish interval old. So the served price is never more than one
-/// publish interval behind the wire, and a daemon nobody watches wakes once a second for its
-/// stream instead of four times.
+/// (a request, a scrape) asks the stream's loop to read what the connection holds when the last
+/// read is more than one publish interval old, without waiting for it: the reply serves what
+/// the board holds, and the waiting trade is on the board a moment later. No thread blocks on
+/// a stream, and a daemon nobody watches wakes once a second for its stream instead of four times.
 public final class PacedReads: Sendable {
     /// The longest a message waits unread: the unwatched interval.
     public let longestWait: Duration
@@ -38,46 +37,29 @@ public final class PacedReads: Sendable {
 
     var isWatched: Bool { audience.withLock { $0 }() }
 
-    /// Reads what waits if it may be more than one publish interval old; returns once it is
-    /// read, or after `catchUpWait` when the loop is busy. Any thread.
-    public func catchUp() { catchUp(waitingAtMost: Self.catchUpWait) }
-
-    /// `catchUp()` with its wait given; false when a loop was still busy after it, so the
-    /// caller went on without its read (which follows on the loop).
-    @discardableResult
-    public func catchUp(waitingAtMost wait: DispatchTimeInterval) -> Bool { visit(watcherJoins: false, wait: wait) }
+    /// Asks each stream's loop to read what waits, if it may be more than one publish interval
+    /// old, and returns at once: the reply serves what the board holds now, and the trade that
+    /// waited reaches the board (and the watchers) on the loop right after. No thread ever waits
+    /// for a stream's loop; the freshness judgement allows for the read lag. Any thread.
+    public func catchUp() { visit(watcherJoins: false) }
 
     /// A watcher is about to get its first line: catch up, and read at the publish interval
     /// from now on, as long as someone watches.
-    public func watcherJoins() { visit(watcherJoins: true, wait: Self.catchUpWait) }
+    public func watcherJoins() { visit(watcherJoins: true) }
 
-    /// How long a reply from another thread waits for a stream's loop to take what the kernel
-    /// holds: what such a read takes, with room to spare. A loop still busy after it (a venue
-    /// flooding its stream) does the read on its own, and the reply serves what the board holds.
-    public static let catchUpWait = DispatchTimeInterval.milliseconds(2)
-
-    /// Runs on each pacer's loop: at once when called there, otherwise handed to the loop and
-    /// waited for, at most `catchUpWait` (the socket's front door answers on a thread of its own).
+    /// Runs on each pacer's loop: at once when called there, otherwise handed to the loop.
     /// Every request comes here: while nothing is behind, that is one lock and no allocation.
-    @discardableResult
-    private func visit(watcherJoins: Bool, wait: DispatchTimeInterval) -> Bool {
+    private func visit(watcherJoins: Bool) {
         let due = pacers.withLock { $0.values.filter { watcherJoins || $0.mark.isBehind(at: $0.loop.now) } }
-        var completed = true
         for registration in due {
             let pacer = registration.pacer
             if registration.loop.inEventLoop {
                 pacer.value.catchUp(watcherJoins: watcherJoins)
-            } else if MultiThreadedEventLoopGroup.currentEventLoop != nil {
-                // Another loop must not block on this one: the read follows as soon as it can.
-                registration.loop.execute { pacer.value.catchUp(watcherJoins: watcherJoins) }
             } else {
-                // Fails at once when the loop is shutting down, and the connection goes with it.
-                let done = DispatchSemaphore(value: 0)
-                registration.loop.submit { pacer.value.catchUp(watcherJoins: watcherJoins) }.whenComplete { _ in done.signal() }
-                if done.wait(timeout: .now() + wait) == .timedOut { completed = false }
+                // Dropped when the loop is shutting down, and the connection goes with it.
+                registration.loop.execute { pacer.value.catchUp(watcherJoins: watcherJoins) }
             }
         }
-        return completed
     }
 
     func register(_ pacer: ReadPacer, on loop: any EventLoop, mark: ReadMark) {
