@@ -19,10 +19,21 @@ struct RestartOnlySettingsTests {
         #expect(kept.settings.staleAfter == .seconds(30), "a live setting is applied")
         #expect(kept.warnings == [
             "BTCPRICED_CURRENCY changes (USD to GBP) take effect at the next restart",
-            "BTCPRICED_STREAM, the stream URLs and BTCPRICED_PUBLISH_INTERVAL changes take effect at the next restart; at the next restart it would stop the daemon: BTCPRICED_STREAM=binance: binance has no BTC/GBP market; coinbase and kraken stream BTC/GBP; set BTCPRICED_STREAM=auto or one of them",
-            "BTCPRICED_SOCKET and BTCPRICED_STATE_DIR changes take effect at the next restart",
-            "BTCPRICED_HTTP_LISTEN (and BTCPRICED_METRICS_LISTEN), BTCPRICED_HTTP_HOSTS, BTCPRICED_HTTP_ORIGINS and BTCPRICED_METRICS_TEXTFILE changes take effect at the next restart",
+            "BTCPRICED_STREAM changes take effect at the next restart; at the next restart it would stop the daemon: BTCPRICED_STREAM=binance: binance has no BTC/GBP market; coinbase and kraken stream BTC/GBP; set BTCPRICED_STREAM=auto or one of them",
+            "BTCPRICED_SOCKET changes take effect at the next restart",
+            "BTCPRICED_HTTP_LISTEN and BTCPRICED_METRICS_LISTEN changes take effect at the next restart",
         ], "\(kept.warnings)")
+    }
+
+    /// Each key the table marks restart-only is kept, and named alone when it alone changed.
+    @Test(arguments: [("BTCPRICED_STATE_DIR", "/tmp/elsewhere"), ("BTCPRICED_KRAKEN_STREAM_URL", "wss://ws.example.org/v2"),
+                      ("BTCPRICED_PUBLISH_INTERVAL", "1s"), ("BTCPRICED_HTTP_ORIGINS", "https://example.org"),
+                      ("BTCPRICED_METRICS_TEXTFILE_INTERVAL", "1m")])
+    func aChangedRestartOnlyKeyIsNamedAlone(key: String, value: String) throws {
+        let started = try load([:]), next = try load([key: value])
+        let kept = RestartOnlySettings.keep(started, in: next)
+        #expect(kept.warnings == ["\(key) changes take effect at the next restart"], "\(kept.warnings)")
+        #expect(kept.settings == started, "\(key) kept as started")
     }
 
     @Test func anUnchangedReloadWarnsOfNothing() throws {

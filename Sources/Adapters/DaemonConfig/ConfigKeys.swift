@@ -1,7 +1,7 @@
 import Exchanges
 
-/// A setting, by the name it has in both the config file and the environment. The venues' own
-/// settings (URLs, a symbol, a key) come from the catalog (`SettingNames`); the rest are listed here.
+/// A setting, by the name it has in both the config file and the environment. What each one
+/// means is its entry in `SettingTable`; the venues' own (URLs, a symbol, a key) come from the catalog.
 public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
@@ -56,13 +56,6 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static func venue(_ setting: VenueSetting) -> SettingKey { SettingKey(setting.key) }
     /// The setting naming the file an API key is read from; nil for other settings.
     public static func file(of setting: VenueSetting) -> SettingKey? { setting.fileKey.map(SettingKey.init) }
-
-    static let general: [SettingKey] = [
-        sources, currency, interval, timeout, connectTimeout, staleAfter, persistInterval, watchStall, stream, publishInterval,
-        mode, maximumDeviation, consensusMinimum,
-        consensusUSDT, confirmMove, backfill, stateDirectory, limitsDirectory, socket, logLevel, metricsTextfile, metricsTextfileInterval, httpListen, metricsListen, httpHosts, httpOrigins,
-        userConnections, userWatchers, proxy, plainHTTPHosts,
-    ]
 
     /// Every setting of the standard catalog: the general ones, then each venue's own.
     public static var allCases: [SettingKey] { SettingNames.standard.all }

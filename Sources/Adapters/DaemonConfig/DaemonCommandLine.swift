@@ -22,9 +22,8 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 public enum DaemonCommandLine {
-    static let settingFlags: [String: SettingKey] = [
-        "state-dir": .stateDirectory, "socket": .socket, "interval": .interval, "log-level": .logLevel,
-    ]
+    /// The flags that set a setting, from the setting table.
+    static let settingFlags: [String: SettingKey] = SettingTable.standard.flags
 
     public static let usage = """
     Usage: btcpriced [options]

@@ -11,65 +11,70 @@ public enum LogLevel: String, CaseIterable, Sendable {
 public struct DaemonSettings: Sendable, Equatable {
     /// The venues the settings were read for (Venue.catalog but in tests).
     public var catalog: [Venue]
-    public var sources: [SourceName]
+    public var sources: [SourceName] = []
     /// What prices are asked in (ISO 4217); only venues with a BTC market in it are asked.
-    public var currency: Currency
-    public var interval: Duration
+    public var currency: Currency = .usd
+    public var interval: Duration = .seconds(1)
     /// A direct request's timeout, the connection included.
-    public var timeout: Duration
+    public var timeout: Duration = .zero
     /// A proxied request's timeout, counted once the connection stands.
-    public var timeoutThroughProxy: Duration
+    public var timeoutThroughProxy: Duration = .zero
     /// `BTCPRICED_CONNECT_TIMEOUT` where given: a direct connection's own budget.
-    public var connectTimeout: Duration?
+    public var connectTimeout: Duration? = nil
     /// The budget for a connection through a proxy (the proxy, a circuit, TLS).
-    public var connectTimeoutThroughProxy: Duration
-    public var staleAfter: Duration
+    public var connectTimeoutThroughProxy: Duration = ThroughProxy.connectTimeout
+    public var staleAfter: Duration = .zero
     /// Zero means every new quote is written. The default (2m) keeps a day's writes under
     /// 10 MB; a clean stop always writes the latest quote.
-    public var persistInterval: Duration
+    public var persistInterval: Duration = .zero
     /// A `watch` client whose stream has not drained for this long is dropped.
-    public var watchStall: Duration
+    public var watchStall: Duration = .zero
     /// Each venue's REST base URL, by venue name (every catalog entry has one).
-    public var restURLs: [SourceName: String]
+    public var restURLs: [SourceName: String] = [:]
     /// Which venue streams trades over WebSocket while REST polling rests.
-    public var stream: StreamChoice
+    public var stream: StreamChoice = .auto
     /// Each streaming venue's stream URL, by venue name.
-    public var streamURLs: [SourceName: String]
+    public var streamURLs: [SourceName: String] = [:]
     /// `watch` subscribers get at most one line per this interval (zero: every update); state
     /// changes are never held back.
-    public var publishInterval: Duration
+    public var publishInterval: Duration = .zero
     /// The venues' own settings that are not secrets (a symbol, a budget), validated, by key.
-    public var venueValues: [String: String]
+    public var venueValues: [String: String] = [:]
     /// Each keyed venue's API key, resolved from the key, its file or the systemd credential
     /// (see `APIKeyResolver`), by venue.
-    public var apiKeys: [SourceName: APIKey]
+    public var apiKeys: [SourceName: APIKey] = [:]
     /// Each keyed venue's key file setting, where given, by venue.
-    public var apiKeyFiles: [SourceName: String]
-    public var mode: SourceMode
+    public var apiKeyFiles: [SourceName: String] = [:]
+    public var mode: SourceMode = .fallback
     /// A fraction: `0.01` for 1 %.
-    public var maximumDeviation: Decimal
-    public var consensusMinimum: Int
-    public var consensusIncludesUSDT: Bool
+    public var maximumDeviation: Decimal = 0
+    public var consensusMinimum: Int = 0
+    public var consensusIncludesUSDT: Bool = false
     /// A fraction: a larger move from a recent quote waits for a second venue; nil when off.
-    public var confirmMove: Decimal?
+    public var confirmMove: Decimal? = nil
     /// Whether the minutes of the last week the history lacks are filled from venues' candles at start.
-    public var backfill: Bool
-    public var stateDirectory: String
+    public var backfill: Bool = false
+    public var stateDirectory: String = ""
     /// Where the instances on this host keep each venue's shared pace; nil for one instance alone.
-    public var limitsDirectory: String?
-    public var socketPath: String
-    public var logLevel: LogLevel
+    public var limitsDirectory: String? = nil
+    public var socketPath: String = ""
+    public var logLevel: LogLevel = .info
     /// Where node_exporter's textfile collector reads the metrics; nil for none.
-    public var metricsTextfile: String?
-    public var metricsTextfileInterval: Duration
+    public var metricsTextfile: String? = nil
+    public var metricsTextfileInterval: Duration = .zero
     /// The HTTP listener (the API, the dashboard and `GET /metrics`); none by default.
     public var http: HTTPSettings = HTTPSettings()
     /// Socket connections one local user (UID) may hold at once.
-    public var userConnections: Int
+    public var userConnections: Int = 0
     /// `watch` streams one UID may hold; fewer than `userConnections`.
-    public var userWatchers: Int
+    public var userWatchers: Int = 0
     /// Which proxy each venue URL goes through: `BTCPRICED_PROXY`, else curl's variables.
     public var proxies: ProxyRules = .none
+    /// LAN hosts a venue URL may reach over plain `http://` (`BTCPRICED_PLAIN_HTTP_HOSTS`).
+    public var plainHTTPHosts: [String] = []
+
+    /// Every field blank, for the setting table to fill (`SettingsLoader`).
+    init(catalog: [Venue]) { self.catalog = catalog }
 
     public func restURL(_ venue: Venue) -> String { restURLs[venue.name] ?? venue.rest.url.defaultURL }
 
@@ -109,39 +114,6 @@ public struct DaemonSettings: Sendable, Equatable {
         firstDirectory(environment["CONFIGURATION_DIRECTORY"]).map { $0 + "/btcpriced.conf" } ?? defaultConfigPath
     }
 
-    /// Defaults follow systemd's directories when it provides them.
-    static func defaultValue(for key: SettingKey, environment: [String: String], names: SettingNames) -> String {
-        switch key {
-        case .sources: names.catalog.filter(\.inDefaultChain).map(\.name.rawValue).joined(separator: ",")
-        case .currency: "USD"
-        case .interval: "1s"
-        case .timeout: Self.defaultTimeout(interval: nil).humanReadable
-        // Through a proxy 30s; direct, within BTCPRICED_TIMEOUT.
-        case .connectTimeout: ""
-        case .staleAfter: "10s"
-        case .persistInterval: "2m"
-        case .watchStall: "30s"
-        case .stream: "auto"
-        case .publishInterval: "250ms"
-        case .mode: "fallback"
-        case .maximumDeviation: "1%"
-        case .consensusMinimum: "2"
-        case .consensusUSDT: "no"
-        case .confirmMove: "5%"
-        case .backfill: "on"
-        case .stateDirectory: firstDirectory(environment["STATE_DIRECTORY"]) ?? "/var/lib/btcpriced"
-        // The units name it as their second StateDirectory=, shared by every instance.
-        case .limitsDirectory: directories(environment["STATE_DIRECTORY"]).dropFirst().first ?? ""
-        case .socket: firstDirectory(environment["RUNTIME_DIRECTORY"]).map { $0 + "/btcpriced.sock" } ?? "/run/btcpriced/btcpriced.sock"
-        case .logLevel: "info"
-        case .metricsTextfile, .httpListen, .metricsListen, .httpHosts, .httpOrigins, .proxy, .plainHTTPHosts: ""
-        case .metricsTextfileInterval: "15s"
-        case .userConnections: "128"
-        case .userWatchers: "64"
-        default: names.venueDefault(for: key) ?? ""
-        }
-    }
-
     /// The settings' catalog entry for `name`.
     public func venue(named name: SourceName) -> Venue? { catalog.named(name) }
 
@@ -169,9 +141,9 @@ public struct DaemonSettings: Sendable, Equatable {
     }
 
     /// systemd sets `STATE_DIRECTORY=/a:/b` when a unit names several; ours is the first.
-    private static func firstDirectory(_ value: String?) -> String? { directories(value).first }
+    static func firstDirectory(_ value: String?) -> String? { directories(value).first }
 
-    private static func directories(_ value: String?) -> [String] {
+    static func directories(_ value: String?) -> [String] {
         (value ?? "").split(separator: ":").filter { !$0.isEmpty }.map(String.init)
     }
 }

@@ -1,22 +1,19 @@
 import Exchanges
 
-/// The settings a venue catalog gives: the general ones, then each venue's own (its URLs, then
-/// its other settings) with their defaults. The daemon uses `standard` (Venue.catalog); a test may load settings for a
-/// catalog of its own, so a venue added there is known to the config file and the environment.
+/// The names of a setting table's keys (`SettingTable`), for the config file's parser and for
+/// "did you mean" hints.
 public struct SettingNames: Sendable {
     public let catalog: [Venue]
     /// Every setting, in the order --check-config and the manual list them.
     public let all: [SettingKey]
     private let names: Set<String>
 
-    public static let standard = SettingNames(catalog: Venue.catalog)
+    public static var standard: SettingNames { SettingTable.standard.names }
 
-    public init(catalog: [Venue]) {
+    /// `keys` in the table's order (`SettingTable`).
+    init(catalog: [Venue], keys: [SettingKey]) {
         self.catalog = catalog
-        all = SettingKey.general + catalog.flatMap { venue in
-            [SettingKey.restURL(venue)] + [SettingKey.streamURL(venue)].compactMap { $0 }
-                + venue.settings.flatMap { [SettingKey.venue($0)] + [SettingKey.file(of: $0)].compactMap { $0 } }
-        }
+        all = keys
         names = Set(all.map(\.rawValue))
     }
 
@@ -29,14 +26,5 @@ public struct SettingNames: Sendable {
     func suggestion(for unknown: String) -> SettingKey? {
         all.min { editDistance($0.rawValue, unknown) < editDistance($1.rawValue, unknown) }
             .flatMap { editDistance($0.rawValue, unknown) <= 4 ? $0 : nil }
-    }
-
-    /// A venue setting's default: a URL's, or another setting's ("" for an API key or its file).
-    func venueDefault(for key: SettingKey) -> String? {
-        if let url = catalog.lazy.flatMap({ [$0.rest.url, $0.stream?.url].compactMap { $0 } }).first(where: { $0.key == key.rawValue }) {
-            return url.defaultURL
-        }
-        return catalog.lazy.flatMap(\.settings).first { $0.key == key.rawValue || $0.fileKey == key.rawValue }
-            .map { $0.key == key.rawValue ? $0.defaultValue : "" }
     }
 }

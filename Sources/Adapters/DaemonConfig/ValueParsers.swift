@@ -89,6 +89,10 @@ enum ValueParsers {
     /// Empty for none, else an absolute path ending in `.prom`, as node_exporter's textfile
     /// collector reads only those.
     /// An absolute directory, or empty for none.
+    static func nonEmpty(_ text: String) -> Result<String, InvalidValue> {
+        text.isEmpty ? .failure("must not be empty") : .success(text)
+    }
+
     static func optionalDirectory(_ text: String) -> Result<String?, InvalidValue> {
         if text.isEmpty { return .success(nil) }
         guard text.hasPrefix("/") else { return .failure("\(quoted(text)) is not an absolute directory; use e.g. /var/lib/btcpriced-limits") }
@@ -138,39 +142,32 @@ enum ValueParsers {
 
     static func isOnion(_ host: String) -> Bool { host.lowercased().hasSuffix(".onion") }
 
-    /// `BTCPRICED_PLAIN_HTTP_HOSTS`: host names, comma-separated; never a public suffix pattern.
-    static func plainHosts(_ text: String) -> Result<[String], InvalidValue> {
-        let hosts = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
-        for host in hosts where host.isEmpty || host.contains("*") || host.contains("/") || host.contains(":") {
-            return .failure("\(quoted(host)) is not a host name; list exact host names such as umbrel.local or 192.168.1.20")
-        }
-        return .success(hosts)
+    /// One of `BTCPRICED_PLAIN_HTTP_HOSTS`: a host name; never a public suffix pattern.
+    static func plainHost(_ host: String) -> Result<String, InvalidValue> {
+        guard host.contains("*") || host.contains("/") || host.contains(":") else { return .success(host) }
+        return .failure("\(quoted(host)) is not a host name; list exact host names such as umbrel.local or 192.168.1.20")
     }
 
-    /// `BTCPRICED_HTTP_HOSTS`: names the HTTP listener's `Host` header may carry, such as
-    /// `umbrel.local` behind a LAN name, or `btc.example.org` behind a reverse proxy.
-    static func hostNames(_ text: String) -> Result<[String], InvalidValue> {
-        let hosts = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
-        for host in hosts where !host.allSatisfy({ $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "-" || $0 == "_" }) {
-            return .failure("\(quoted(host)) is not a host name; list exact names without port or scheme, such as umbrel.local or btc.example.org")
+    /// One of `BTCPRICED_HTTP_HOSTS`: a name the HTTP listener's `Host` header may carry, such
+    /// as `umbrel.local` behind a LAN name, or `btc.example.org` behind a reverse proxy.
+    static func hostName(_ host: String) -> Result<String, InvalidValue> {
+        guard !host.allSatisfy({ $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "-" || $0 == "_" }) else {
+            return .success(host)
         }
-        return .success(hosts)
+        return .failure("\(quoted(host)) is not a host name; list exact names without port or scheme, such as umbrel.local or btc.example.org")
     }
 
-    /// `BTCPRICED_HTTP_ORIGINS`: the web origins allowed to read the HTTP API from a page, each
+    /// One of `BTCPRICED_HTTP_ORIGINS`: a web origin allowed to read the HTTP API from a page,
     /// exactly as a browser sends it: `https://example.org`, `http://localhost:3000`.
-    static func origins(_ text: String) -> Result<[String], InvalidValue> {
-        let origins = text.split { $0 == "," || $0 == " " }.map { $0.lowercased() }
-        for origin in origins {
-            let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil
-            let authority = scheme.map { origin.dropFirst($0.count) } ?? ""
-            let valid = scheme != nil && !authority.isEmpty && !authority.hasPrefix(":")
-                && authority.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:[]".contains($0)) }
-            guard valid else {
-                return .failure("\(quoted(origin)) is not a web origin; list them as a browser sends them, scheme and host with an optional port and no path, such as https://example.org or http://localhost:3000")
-            }
+    static func origin(_ origin: String) -> Result<String, InvalidValue> {
+        let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil
+        let authority = scheme.map { origin.dropFirst($0.count) } ?? ""
+        let valid = scheme != nil && !authority.isEmpty && !authority.hasPrefix(":")
+            && authority.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:[]".contains($0)) }
+        guard valid else {
+            return .failure("\(quoted(origin)) is not a web origin; list them as a browser sends them, scheme and host with an optional port and no path, such as https://example.org or http://localhost:3000")
         }
-        return .success(origins)
+        return .success(origin)
     }
 
     static func isLoopback(_ host: String) -> Bool {
