@@ -145,88 +145,24 @@ public enum CtlCommandLine {
     public static let promptTimeoutMilliseconds = 250
     public static let barMinimumIntervalMilliseconds = 1000
 
-    static let commandList = "status, price, watch, sources, ping, metrics, waybar, i3blocks, polybar, prompt, chart, history, wait, convert, alert, version or help"
-    static let commandNames = ["status", "price", "watch", "sources", "ping", "metrics", "waybar", "i3blocks", "polybar", "prompt", "chart", "history", "wait",
-                               "convert", "alert", "version", "help"]
+    /// `status, price, … version or help`, for messages.
+    static var commandList: String {
+        let names = verbs.map { String($0.name) }
+        return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+    }
 
-    public static let usage = """
-    Usage: btcctl [--socket PATH | --currency CODE] [--timeout DURATION] COMMAND
+    public static var usage: String {
+        """
+        Usage: btcctl [--socket PATH | --currency CODE] [--timeout DURATION] COMMAND
 
-    Queries btcpriced, the BTC/USD price daemon.
+        Queries btcpriced, the BTC/USD price daemon.
 
-    Commands:
-      status [--json]             price, source, age and freshness (--json: the daemon's JSON)
-      price [--format T]          the exact price alone, or formatted by template T
-      watch [--json]              print a line for every new quote and state change
-      sources [--json] [--wide]   each configured exchange: state, last price, latency,
-                                  calls against its budget; * marks the one(s) in use;
-                                  errors cut to the terminal's width unless --wide or piped
-      ping                        check that the daemon answers
-      metrics                     the daemon's metrics in Prometheus text format
-      waybar [--watch [--min-interval D]] [--exit-status]
-                                  JSON for a Waybar custom module (--watch: continuous mode,
-                                  at most one update per --min-interval, default 1s; 0 = all)
-      i3blocks [--watch [--min-interval D]] [--exit-status]
-                                  i3blocks lines (--watch: JSON blocks for interval=persist
-                                  with format=json)
-      polybar [--watch [--min-interval D]] [--exit-status]
-                                  polybar's custom/script text, coloured by state
-                                  (--watch: for tail = true)
-      version                     the client's version, like --version
-      help                        this help, like --help
-      prompt [--strict] [--format T]
-                                  short form for PS1/tmux, e.g. ₿114.5k; prints nothing and
-                                  exits 0 when the daemon is down, unless --strict
-      chart [--range R] [--width N] [--json]
-                                  sparkline of 1h, 24h (default), 7d or 1y (daily bars) with
-                                  first, last, low, high and change; N cells (default: the
-                                  terminal's width, or 40)
-      history --daily [--since DATE] [--csv [--faraday] | --json]
-                                  one bar per UTC day, up to ten years: a table, CSV
-                                  (date,open,high,low,close) or faraday's unix_ts,price
-      wait --above P | --below P [--timeout D]
-                                  block until a fresh price reaches P, print it and exit 0;
-                                  exit 3 when D (up to 7d) runs out, 1 if the daemon is lost
-      convert AMOUNT [UNIT] [--json]
-                                  AMOUNT of btc (default), sats or the daemon's currency
-                                  (e.g. usd) in all three: btcctl convert 0.05, convert 20 usd
-      alert [--above P] [--below P] [--band B] [--exec CMD] [--notify]
-                                  run until stopped; once per crossing of P by a fresh price,
-                                  run CMD (no shell; BTC_PRICE, BTC_CURRENCY, BTC_THRESHOLD,
-                                  BTC_DIRECTION set) and/or notify the desktop; re-arm once
-                                  back beyond the band B (default 0.5%, or an amount);
-                                  --thresholds below-P_above-P as btcctl-alert@.service gives
+        Commands:
+        \(verbs.map(HelpText.lines).joined(separator: "\n"))
 
-    status, price, watch, prompt and the bars take --unit sats: sats per unit of the
-    currency in place of the price (874 sats/$ at $114,459.80).
-    waybar, i3blocks, polybar and prompt take --above P and --below P too: class above/below,
-    a colour for i3blocks and polybar, and ↑/↓ after the prompt when the price reaches P.
-    They also take --symbol S, shown in place of ₿ (U+20BF, missing from DejaVu Sans; Noto
-    Sans and Symbola have it): e.g. --symbol BTC, or --symbol '' for none.
-
-    Template placeholders for --format: {price} {price_rounded} {price_grouped}
-    {price_short} {price_money} {currency} {currency_symbol} {symbol} {source} {age}
-    {timestamp} {state} {stale}
-    {change_1h} {change_24h} {change_7d} {arrow} {spark} {sats}
-
-    Options:
-      --socket PATH        daemon socket (env BTCCTL_SOCKET; default \(defaultSocket),
-                           or the per-user daemon's $XDG_RUNTIME_DIR/btcpriced/btcpriced.sock
-                           when the system one does not exist)
-      --currency CODE      the btcpriced@CODE instance's socket, e.g. eur (env BTCCTL_CURRENCY);
-                           the socket is chosen by --socket, then --currency, then
-                           BTCCTL_SOCKET, then BTCCTL_CURRENCY, then the defaults above
-      --timeout DURATION   give up after this long, e.g. 500ms or 2s (default 1s; prompt: 250ms;
-                           wait: no limit unless given)
-      -V, --version        print the version
-      -h, --help           print this help (also: btcctl help)
-
-    Bars (waybar, i3blocks, polybar) exit 0 whenever they printed a block, stale or down included, as
-    bars hide or break a module that exits non-zero; --exit-status gives them the codes below.
-    Exit status: 0 ok and fresh, 1 daemon unreachable or protocol error,
-    2 usage error, 3 stale or no data (output is still printed); for sources,
-    0 when at least one source is ok and 3 otherwise.
-    """
+        \(HelpText.afterCommands)
+        """
+    }
 
     /// Arguments without the program name. Throws rather than returning a Result: every generic
     /// type costs btcctl a runtime metadata lookup at start-up.
@@ -234,31 +170,27 @@ public enum CtlCommandLine {
     public static func parse(_ arguments: [String], socketFromEnvironment: String?,
                              currencyFromEnvironment: String? = nil, runtimeDirectory: String? = nil) throws(CtlUsageError) -> CtlInvocation {
         let socketFromEnvironment = socketFromEnvironment.flatMap { $0.isEmpty ? nil : $0 }
-        var socket = socketFromEnvironment ?? defaultSocket
-        var socketGiven = false
-        var currency: String?
-        var timeout: Int?
-        var command: String?
-        var json = false, watch = false, strict = false, exitStatus = false, wide = false
-        var seen: [String] = []
-        var format: String?
-        var symbol: String?
-        var minimumInterval: Int?
-        var timeoutText: String?
-        var thresholds = PriceThresholds.none
-        var range = ChartRange.minutes(.day)
-        var width: Int?
-        var unit = PriceUnit.fiat
-        // Words after the command: `convert`'s amount and unit.
-        var operands: [String] = []
-        var band: AlertRule.Band?
-        var exec: ChildCommand?
-        var notify = false
-        var daily = false, csv = false, faraday = false
-        var since: String?
-        // The last option that took the next argument as its value, and that value: when no
-        // command is left, it is likely the command (`btcctl --timeout status`).
-        var valuedFlag = "", valuedText = ""
+        var words = CtlWords()
+        if let early = try read(arguments, into: &words) {
+            return CtlInvocation(action: early, socketPath: words.socket ?? socketFromEnvironment ?? defaultSocket, timeoutMilliseconds: defaultTimeoutMilliseconds)
+        }
+        let verb = try chosenVerb(words)
+        try checkOptions(words, for: verb)
+        let action = try verb.action(words)
+        // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
+        let currencyChosen = words.currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil)
+        var socket = words.socket ?? socketFromEnvironment ?? defaultSocket
+        if words.socket == nil, let code = currencyChosen { socket = try instanceSocket(currency: code) }
+        if action == .help { return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds) }
+        var userSocket: String?
+        if words.socket == nil, socketFromEnvironment == nil, currencyChosen == nil, let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
+            userSocket = userSocketPath(runtimeDirectory: runtimeDirectory)
+        }
+        return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: try timeout(words, verb: verb))
+    }
+
+    /// Reads every word into `words`; `--help` or `--version` ends it with that action.
+    static func read(_ arguments: [String], into words: inout CtlWords) throws(CtlUsageError) -> CtlAction? {
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]
@@ -268,210 +200,78 @@ public enum CtlCommandLine {
                 inlineValue = String(argument[argument.index(after: equals)...])
                 argument = String(argument[..<equals])
             }
-            func value() -> String? {
-                if let inlineValue { return inlineValue }
-                guard index < arguments.count else { return nil }
-                index += 1
-                valuedFlag = argument
-                valuedText = arguments[index - 1]
-                return valuedText
-            }
             if argument.hasPrefix("-") {
-                guard !seen.contains(argument) else { throw CtlUsageError(message: "\(argument) is given twice; give it once") }
-                seen.append(argument)
+                guard !words.gave(argument) else { throw CtlUsageError(message: "\(argument) is given twice; give it once") }
+                words.seen.append(argument)
             }
-            switch argument {
-            case "--help", "-h": return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
-            case "--version", "-V": return CtlInvocation(action: .version, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
-            case "--json": json = true
-            case "--watch": watch = true
-            case "--wide": wide = true
-            case "--strict": strict = true
-            case "--exit-status": exitStatus = true
-            case "--format":
-                guard let template = value() else { throw CtlUsageError(message: "--format needs a template, e.g. '₿{price_short}'") }
-                try Template.validate(template)
-                format = template
-            case "--symbol":
-                guard let text = value() else { throw CtlUsageError(message: "--symbol needs the text to show before the price, e.g. BTC or '' for none") }
-                guard text.unicodeScalars.count <= 8, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                    throw CtlUsageError(message: "--symbol takes at most 8 printable characters, such as BTC, XBT or '' for none")
-                }
-                symbol = text
-            case "--min-interval":
-                guard let text = value() else { throw CtlUsageError(message: "--min-interval needs a duration, e.g. 1s, 250ms or 0") }
-                guard let ms = text == "0" ? 0 : parseMilliseconds(text) else {
-                    throw CtlUsageError(message: "invalid --min-interval \"\(text.prefix(40))\": use a duration of at most 1h, such as 1s or 250ms, or 0 for every update")
-                }
-                minimumInterval = ms
-            case "--above", "--below":
-                guard let text = value() else { throw CtlUsageError(message: "\(argument) needs a price, e.g. 80000") }
-                let price = try PriceThresholds.validated(text, flag: argument)
-                if argument == "--above" { thresholds.above = price } else { thresholds.below = price }
-            case "--range":
-                guard let text = value(), let chosen = ChartRange(text) else {
-                    throw CtlUsageError(message: "--range needs \(ChartRange.names)")
-                }
-                range = chosen
-            case "--width":
-                guard let text = value(), text.count <= 4, text.allSatisfy(\.isASCIIDigit), let cells = Int(text),
-                      (1...HistoryQuery.maximumPoints).contains(cells) else {
-                    throw CtlUsageError(message: "--width needs a number of cells from 1 to \(HistoryQuery.maximumPoints)")
-                }
-                width = cells
-            case "--unit":
-                guard let text = value(), let chosen = PriceUnit(rawValue: text.lowercased()) else {
-                    throw CtlUsageError(message: "--unit needs sats (sats per unit of the currency) or fiat (the price, the default)")
-                }
-                unit = chosen
-            case "--band":
-                guard let text = value(), let chosen = AlertRule.Band(text) else {
-                    throw CtlUsageError(message: "--band needs a percent of the threshold up to 50%, such as 0.5% or 1%, or an amount such as 250")
-                }
-                band = chosen
-            case "--exec":
-                guard let text = value() else { throw CtlUsageError(message: "--exec needs a command, e.g. --exec 'notify-send BTC'") }
-                exec = try ChildCommand(parsing: text)
-            case "--notify": notify = true
-            case "--daily": daily = true
-            case "--csv": csv = true
-            case "--faraday": faraday = true
-            case "--since":
-                guard let text = value(), DailyQuery.isDate(text) else { throw CtlUsageError(message: "--since needs a date like 2025-01-01") }
-                since = text
-            case "--thresholds":
-                guard let text = value() else { throw CtlUsageError(message: "--thresholds needs below-P, above-P or both joined by _, e.g. below-80000_above-120000") }
-                try PriceThresholds.merge(instance: text, into: &thresholds)
-            case "--socket":
-                guard let path = value(), !path.isEmpty else { throw CtlUsageError(message: "--socket needs a path") }
-                socket = path
-                socketGiven = true
-            case "--currency":
-                guard let code = value(), !code.isEmpty else { throw CtlUsageError(message: "--currency needs an ISO 4217 code, e.g. eur") }
-                currency = code
-            case "--timeout":
-                guard let text = value() else { throw CtlUsageError(message: "--timeout needs a duration, e.g. 500ms or 2s") }
-                timeoutText = text
-            default:
-                // `convert -5` is a bad amount, said as such, not an unknown option.
-                let negativeNumber = argument.dropFirst().first?.isASCIIDigit == true
-                if argument.hasPrefix("-"), !(command == "convert" && negativeNumber) { throw CtlUsageError(message: "unknown option \(argument)") }
-                if command == nil {
-                    command = argument
-                } else if command == "convert" {
-                    operands.append(argument)
+            if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--version" || argument == "-V" { return .version }
+            guard let flag = CtlFlag.named(argument) else {
+                try readOperand(argument, into: &words)
+                continue
+            }
+            var text = ""
+            if flag.value != nil {
+                if let inlineValue {
+                    text = inlineValue
                 } else {
-                    throw CtlUsageError(message: "unexpected argument \"\(argument.prefix(40))\"")
+                    guard index < arguments.count else { throw CtlUsageError(message: flag.needs) }
+                    text = arguments[index]
+                    index += 1
+                    (words.valuedFlag, words.valuedText) = (argument, text)
                 }
             }
+            guard try flag.take(&words, text) else { throw CtlUsageError(message: flag.needs) }
         }
-        // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
-        let currencyChosen = currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil)
-        if !socketGiven, let code = currencyChosen {
-            socket = try instanceSocket(currency: code)
+        return nil
+    }
+
+    /// The command, or `convert`'s amount and unit.
+    private static func readOperand(_ argument: String, into words: inout CtlWords) throws(CtlUsageError) {
+        // `convert -5` is a bad amount, said as such, not an unknown option.
+        let negativeNumber = argument.dropFirst().first?.isASCIIDigit == true
+        if argument.hasPrefix("-"), !(words.command == "convert" && negativeNumber) { throw CtlUsageError(message: "unknown option \(argument)") }
+        if words.command == nil {
+            words.command = argument
+        } else if words.command == "convert" {
+            words.operands.append(argument)
+        } else {
+            throw CtlUsageError(message: "unexpected argument \"\(argument.prefix(40))\"")
         }
-        var userSocket: String?
-        if !socketGiven, socketFromEnvironment == nil, currencyChosen == nil, let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
-            userSocket = userSocketPath(runtimeDirectory: runtimeDirectory)
-        }
-        // Plain arrays and ifs, not a Set or tuples: each generic instantiation costs btcctl a
-        // runtime metadata lookup on every start.
-        func only(_ allowed: [String]) throws(CtlUsageError) {
-            func check(_ flag: String, _ given: Bool) throws(CtlUsageError) {
-                if given && !allowed.contains(flag) {
-                    throw CtlUsageError(message: "\(flag) does not apply to \(command ?? "this command")")
-                }
-            }
-            try check("--json", json)
-            try check("--watch", watch)
-            try check("--strict", strict)
-            try check("--format", format != nil)
-            try check("--exit-status", exitStatus)
-            try check("--wide", wide)
-            try check("--min-interval", minimumInterval != nil)
-            try check("--symbol", symbol != nil)
-            try check("--unit", seen.contains("--unit"))
-            try check("--band", band != nil)
-            try check("--exec", exec != nil)
-            try check("--notify", notify)
-            try check("--thresholds", seen.contains("--thresholds"))
-            try check("--daily", daily)
-            try check("--since", since != nil)
-            try check("--csv", csv)
-            try check("--faraday", faraday)
-            if format != nil && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --format: put {sats} in the template") }
-            if json && seen.contains("--unit") { throw CtlUsageError(message: "--unit does not apply with --json, which always carries sats_per_unit beside the price") }
-            try check(thresholds.above != nil ? "--above" : "--below", thresholds != .none)
-            try check(seen.contains("--range") ? "--range" : "--width", seen.contains("--range") || width != nil)
-            if minimumInterval != nil && !watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
-        }
-        let barInterval = minimumInterval ?? barMinimumIntervalMilliseconds
-        let barFlags = ["--watch", "--exit-status", "--min-interval", "--above", "--below", "--symbol", "--unit"]
-        let mark = symbol ?? BarFormat.bitcoinSign
-        let action: CtlAction
-        switch command {
-        case "status": try only(["--json", "--unit"]); action = .status(json: json, unit: unit)
-        case "watch": try only(["--json", "--unit"]); action = .watch(json: json, unit: unit)
-        case "sources": try only(["--json", "--wide"]); action = .sources(json: json, wide: wide)
-        case "price": try only(["--format", "--unit"]); action = .price(format: format, unit: unit)
-        case "ping": try only([]); action = .ping
-        case "metrics": try only([]); action = .metrics
-        case "waybar":
-            try only(barFlags)
-            action = .waybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
-        case "i3blocks":
-            try only(barFlags)
-            action = .i3blocks(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
-        case "polybar":
-            try only(barFlags)
-            action = .polybar(watch: watch, exitStatus: exitStatus, minimumInterval: barInterval, thresholds: thresholds, symbol: mark, unit: unit)
-        case "version": try only([]); action = .version
-        case "help": try only([]); return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds)
-        case "prompt":
-            try only(["--strict", "--format", "--above", "--below", "--symbol", "--unit"])
-            action = .prompt(strict: strict, format: format, thresholds: thresholds, symbol: mark, unit: unit)
-        case "chart": try only(["--json", "--range", "--width"]); action = .chart(range: range, width: width, json: json)
-        case "history":
-            try only(["--daily", "--since", "--csv", "--faraday", "--json"])
-            guard daily else { throw CtlUsageError(message: "history needs --daily (one bar per UTC day); the last hour, day or week is chart --range 1h|24h|7d --json") }
-            if faraday && !csv { throw CtlUsageError(message: "--faraday applies only with --csv") }
-            if json && csv { throw CtlUsageError(message: "--json and --csv are two forms of the same days; give one") }
-            action = .daily(since: since, csv: csv, faraday: faraday, json: json)
-        case "alert":
-            try only(["--above", "--below", "--thresholds", "--band", "--exec", "--notify"])
-            guard thresholds != .none else { throw CtlUsageError(message: "alert needs --above P, --below P or both") }
-            action = .alert(thresholds: thresholds, band: band ?? .standard, exec: exec, notify: notify)
-        case "convert":
-            try only(["--json"])
-            action = try convertAction(operands, json: json)
-        case "wait":
-            try only(["--above", "--below"])
-            guard thresholds != .none else { throw CtlUsageError(message: "wait needs --above P or --below P") }
-            var waitFor: Int?
-            if let timeoutText {
-                guard let ms = parseMilliseconds(timeoutText, limit: 7 * 86_400_000), ms > 0 else {
-                    throw CtlUsageError(message: "invalid --timeout \"\(timeoutText.prefix(40))\": use a positive duration of at most 7d, such as 30s, 10m, 2h or 1d")
-                }
-                waitFor = ms
-            }
-            return CtlInvocation(action: .wait(thresholds: thresholds, timeoutMilliseconds: waitFor), socketPath: socket,
-                                 userSocketPath: userSocket, timeoutMilliseconds: defaultTimeoutMilliseconds)
-        case nil:
-            if commandNames.contains(valuedText) {
-                throw CtlUsageError(message: "\(valuedFlag) needs a value: \"\(valuedText)\" was taken as its value, which left no command; give the value first, e.g. btcctl \(valuedFlag) VALUE \(valuedText)")
+    }
+
+    private static func chosenVerb(_ words: CtlWords) throws(CtlUsageError) -> CtlVerb {
+        guard let command = words.command else {
+            if CtlVerb.named(words.valuedText) != nil {
+                throw CtlUsageError(message: "\(words.valuedFlag) needs a value: \"\(words.valuedText)\" was taken as its value, which left no command; give the value first, e.g. btcctl \(words.valuedFlag) VALUE \(words.valuedText)")
             }
             throw CtlUsageError(message: "missing command: \(commandList)")
-        case let other?: throw CtlUsageError(message: "unknown command \"\(other.prefix(40))\"; try \(commandList)")
         }
-        if let timeoutText {
-            guard let ms = parseMilliseconds(timeoutText), ms > 0 else {
-                throw CtlUsageError(message: "invalid --timeout \"\(timeoutText.prefix(40))\": use a positive duration of at most 1h, such as 500ms, 1.5s, 2 (seconds) or 1m")
-            }
-            timeout = ms
+        guard let verb = CtlVerb.named(command) else { throw CtlUsageError(message: "unknown command \"\(command.prefix(40))\"; try \(commandList)") }
+        return verb
+    }
+
+    /// Each option given is one the verb's synopsis names (or a global one), and the pairs
+    /// that cannot meet do not.
+    private static func checkOptions(_ words: CtlWords, for verb: CtlVerb) throws(CtlUsageError) {
+        let allowed = verb.flags
+        for flag in words.seen where CtlFlag.named(flag) != nil && !CtlFlag.global.contains(flag) && !allowed.contains(flag) {
+            throw CtlUsageError(message: "\(flag) does not apply to \(verb.name)")
         }
+        if words.format != nil && words.gave("--unit") { throw CtlUsageError(message: "--unit does not apply with --format: put {sats} in the template") }
+        if words.json && words.gave("--unit") { throw CtlUsageError(message: "--unit does not apply with --json, which always carries sats_per_unit beside the price") }
+        if words.minimumInterval != nil && !words.watch { throw CtlUsageError(message: "--min-interval applies only with --watch") }
+    }
+
+    /// How long the daemon may take to answer; `wait` reads its `--timeout` as how long to wait.
+    private static func timeout(_ words: CtlWords, verb: CtlVerb) throws(CtlUsageError) -> Int {
         // A prompt must never make a shell wait: it gets a shorter default.
-        let defaultTimeout = command == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
-        return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: timeout ?? defaultTimeout)
+        let standard = verb.name == "prompt" ? promptTimeoutMilliseconds : defaultTimeoutMilliseconds
+        guard let text = words.timeoutText, verb.name != "wait" else { return standard }
+        guard let ms = parseMilliseconds(text), ms > 0 else {
+            throw CtlUsageError(message: "invalid --timeout \"\(text.prefix(40))\": use a positive duration of at most 1h, such as 500ms, 1.5s, 2 (seconds) or 1m")
+        }
+        return ms
     }
 
     /// `convert AMOUNT [UNIT]`: the amount is plain decimal text, the unit btc (the default),
