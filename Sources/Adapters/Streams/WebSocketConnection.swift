@@ -100,22 +100,36 @@ enum WebSocketConnection {
             if Task.isCancelled { return .givenUp }
             return .failed(proxy.map { "cannot connect to the proxy \($0): \(error)" } ?? "cannot connect to \(target.hostHeader): \(error)")
         }
-        if let proxy, let tunnel {
-            do {
-                // Closing the channel fails the tunnel's promise at once.
-                try await withTaskCancellationHandler {
-                    try await tunnel.futureResult.get()
-                } onCancel: {
-                    channel.close(promise: nil)
-                }
-                try await ProxyTunnel.removeCodec(from: channel).get()
-                try await channel.eventLoop.submit { try setUp(channel) }.get()
-            } catch {
-                channel.close(promise: nil)
-                if Task.isCancelled { return .givenUp }
-                return .failed("the proxy \(proxy) did not open a tunnel to \(target.hostHeader): \(error)")
-            }
+        if let proxy, let tunnel, let failure = await awaitTunnel(tunnel, on: channel, proxy: proxy, target: target, setUp: setUp) {
+            return failure
         }
+        await readUntilClosed(channel, ending: ending)
+        return ending.reason ?? .closedByVenue(nil)
+    }
+
+    /// Through an HTTP proxy: waits for its CONNECT, then starts the WebSocket in the tunnel.
+    /// Nil once it stands; the reason when it did not.
+    private static func awaitTunnel(_ tunnel: EventLoopPromise<Void>, on channel: any Channel, proxy: ProxyURL, target: Target,
+                                    setUp: @escaping @Sendable (any Channel) throws -> Void) async -> WebSocketEnding.Reason? {
+        do {
+            // Closing the channel fails the tunnel's promise at once.
+            try await withTaskCancellationHandler {
+                try await tunnel.futureResult.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+            try await ProxyTunnel.removeCodec(from: channel).get()
+            try await channel.eventLoop.submit { try setUp(channel) }.get()
+            return nil
+        } catch {
+            channel.close(promise: nil)
+            if Task.isCancelled { return .givenUp }
+            return .failed("the proxy \(proxy) did not open a tunnel to \(target.hostHeader): \(error)")
+        }
+    }
+
+    /// Until the channel closes; cancelled, it says goodbye first.
+    private static func readUntilClosed(_ channel: any Channel, ending: WebSocketEnding) async {
         await withTaskCancellationHandler {
             try? await channel.closeFuture.get()
         } onCancel: {
@@ -129,7 +143,6 @@ enum WebSocketConnection {
                 }
             }
         }
-        return ending.reason ?? .closedByVenue(nil)
     }
 
     private static func configure(_ channel: any Channel, target: Target, greetings: [String], maximumMessage: Int, readInterval: TimeAmount?, reads: PacedReads?,

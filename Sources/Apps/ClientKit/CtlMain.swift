@@ -25,83 +25,102 @@ public enum CtlMain {
             return CtlExit.usage
         }
         do throws(ClientError) {
-            switch invocation.action {
-            case .help:
-                Output.line(CtlCommandLine.usage)
-                return CtlExit.ok
-            case .version:
-                Output.line("btcctl \(ProductVersion.current) (protocol \(WireProtocol.version))")
-                return CtlExit.ok
-            case .ping:
-                let reply = try query(.ping, invocation)
-                guard reply == "pong" else { throw ClientError(message: "unexpected reply to ping: \(reply.prefix(80))") }
-                Output.line("pong")
-                return CtlExit.ok
-            case .status(let json, let unit):
-                let line = try query(.status, invocation)
-                let status = try decodeStatus(line)
-                Output.write(json ? line + "\n" : HumanFormat.status(status, color: Terminal.wantsColor(), unit: unit))
-                return exitStatus(for: status)
-            case .price(let format, let unit):
-                let status = try decodeStatus(try query(.status, invocation))
-                guard let price = status.price else {
-                    Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
-                    return CtlExit.staleOrNoData
-                }
-                Output.line(format.map { render($0, status, invocation) } ?? (unit == .sats ? status.satsPerUnit ?? price : price))
-                return exitStatus(for: status)
-            case .prompt(let strict, let format, let thresholds, let symbol, let unit):
-                return prompt(invocation, strict: strict, format: format, thresholds: thresholds, symbol: symbol, unit: unit)
-            case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
-                // The tooltip's sparkline changes at most once a minute: fetched that often.
-                var spark = "", sparkFetchedAt = Int64.min / 2
-                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: { status in
-                    if monotonicMilliseconds() - sparkFetchedAt >= 60_000 {
-                        spark = Self.spark(invocation)
-                        sparkFetchedAt = monotonicMilliseconds()
-                    }
-                    return BarFormat.waybar(status, spark: spark, thresholds: thresholds, symbol: symbol, unit: unit)
-                }, unreachable: { BarFormat.waybarUnreachable($0, symbol: symbol) })
-                return exitStatus ? code : CtlExit.ok
-            case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
-                // Persistent blocks read one JSON object per line (format=json), which keeps the
-                // short text and colour that the three-line form gives a one-shot block.
-                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol, unit: unit)
-                                                 : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
-                    watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.i3blocksUnreachable(symbol: symbol)
-                }
-                return exitStatus ? code : CtlExit.ok
-            case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
-                let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
-                               render: { BarFormat.polybar($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
-                    BarFormat.polybarUnreachable(symbol: symbol)
-                }
-                return exitStatus ? code : CtlExit.ok
-            case .metrics:
-                Output.write(try exposition(invocation))
-                return CtlExit.ok
-            case .chart(let range, let width, let json):
-                return try chart(invocation, range: range, width: width, json: json)
-            case .daily(let since, let csv, let faraday, let json):
-                return try daily(invocation, since: since, csv: csv, faraday: faraday, json: json)
-            case .alert(let thresholds, let band, let exec, let notify):
-                return alert(invocation, rule: AlertRule(thresholds: thresholds, band: band), exec: exec, notify: notify)
-            case .convert(let amount, let unit, let json):
-                return try convert(invocation, amount: amount, unit: unit, json: json)
-            case .wait(let thresholds, let timeout):
-                return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
-            case .watch(let json, let unit):
-                return try watch(invocation, json: json, unit: unit)
-            case .sources(let json, let wide):
-                let line = try query(.sources, invocation)
-                let report = try decodeSources(line)
-                Output.write(json ? line + "\n" : SourcesTable.render(report, columns: wide ? nil : Terminal.columns()))
-                return report.anyOK ? CtlExit.ok : CtlExit.staleOrNoData
-            }
+            return try perform(invocation)
         } catch {
             Output.error("btcctl: \(error.message)")
             return CtlExit.unreachable
+        }
+    }
+
+    static func perform(_ invocation: CtlInvocation) throws(ClientError) -> Int32 {
+        switch invocation.action {
+        case .help:
+            Output.line(CtlCommandLine.usage)
+            return CtlExit.ok
+        case .version:
+            Output.line("btcctl \(ProductVersion.current) (protocol \(WireProtocol.version))")
+            return CtlExit.ok
+        case .ping:
+            let reply = try query(.ping, invocation)
+            guard reply == "pong" else { throw ClientError(message: "unexpected reply to ping: \(reply.prefix(80))") }
+            Output.line("pong")
+            return CtlExit.ok
+        case .status(let json, let unit):
+            let line = try query(.status, invocation)
+            let status = try decodeStatus(line)
+            Output.write(json ? line + "\n" : HumanFormat.status(status, color: Terminal.wantsColor(), unit: unit))
+            return exitStatus(for: status)
+        case .price(let format, let unit):
+            return try price(invocation, format: format, unit: unit)
+        case .prompt(let strict, let format, let thresholds, let symbol, let unit):
+            return prompt(invocation, strict: strict, format: format, thresholds: thresholds, symbol: symbol, unit: unit)
+        case .waybar, .i3blocks, .polybar:
+            return bar(invocation)
+        case .metrics:
+            Output.write(try exposition(invocation))
+            return CtlExit.ok
+        case .chart(let range, let width, let json):
+            return try chart(invocation, range: range, width: width, json: json)
+        case .daily(let since, let csv, let faraday, let json):
+            return try daily(invocation, since: since, csv: csv, faraday: faraday, json: json)
+        case .alert(let thresholds, let band, let exec, let notify):
+            return alert(invocation, rule: AlertRule(thresholds: thresholds, band: band), exec: exec, notify: notify)
+        case .convert(let amount, let unit, let json):
+            return try convert(invocation, amount: amount, unit: unit, json: json)
+        case .wait(let thresholds, let timeout):
+            return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
+        case .watch(let json, let unit):
+            return try watch(invocation, json: json, unit: unit)
+        case .sources(let json, let wide):
+            let line = try query(.sources, invocation)
+            let report = try decodeSources(line)
+            Output.write(json ? line + "\n" : SourcesTable.render(report, columns: wide ? nil : Terminal.columns()))
+            return report.anyOK ? CtlExit.ok : CtlExit.staleOrNoData
+        }
+    }
+
+    static func price(_ invocation: CtlInvocation, format: String?, unit: PriceUnit) throws(ClientError) -> Int32 {
+        let status = try decodeStatus(try query(.status, invocation))
+        guard let price = status.price else {
+            Output.error("btcctl: no data: the daemon has no quote yet\(status.lastError.map { " (\($0))" } ?? "")")
+            return CtlExit.staleOrNoData
+        }
+        Output.line(format.map { render($0, status, invocation) } ?? (unit == .sats ? status.satsPerUnit ?? price : price))
+        return exitStatus(for: status)
+    }
+
+    /// The three bars: one block, or one per change while watching. They exit 0 whenever they
+    /// printed a block, unless asked for the codes (`--exit-status`).
+    static func bar(_ invocation: CtlInvocation) -> Int32 {
+        switch invocation.action {
+        case .waybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
+            // The tooltip's sparkline changes at most once a minute: fetched that often.
+            var spark = "", sparkFetchedAt = Int64.min / 2
+            let code = bar(invocation, watch: watch, minimumInterval: minimumInterval, render: { status in
+                if monotonicMilliseconds() - sparkFetchedAt >= 60_000 {
+                    spark = Self.spark(invocation)
+                    sparkFetchedAt = monotonicMilliseconds()
+                }
+                return BarFormat.waybar(status, spark: spark, thresholds: thresholds, symbol: symbol, unit: unit)
+            }, unreachable: { BarFormat.waybarUnreachable($0, symbol: symbol) })
+            return exitStatus ? code : CtlExit.ok
+        case .i3blocks(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
+            // Persistent blocks read one JSON object per line (format=json), which keeps the
+            // short text and colour that the three-line form gives a one-shot block.
+            let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
+                           render: { watch ? BarFormat.i3blocksJSON($0, thresholds: thresholds, symbol: symbol, unit: unit)
+                                             : BarFormat.i3blocks($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
+                watch ? BarFormat.i3blocksUnreachableJSON(symbol: symbol) : BarFormat.i3blocksUnreachable(symbol: symbol)
+            }
+            return exitStatus ? code : CtlExit.ok
+        case .polybar(let watch, let exitStatus, let minimumInterval, let thresholds, let symbol, let unit):
+            let code = bar(invocation, watch: watch, minimumInterval: minimumInterval,
+                           render: { BarFormat.polybar($0, thresholds: thresholds, symbol: symbol, unit: unit) }) { _ in
+                BarFormat.polybarUnreachable(symbol: symbol)
+            }
+            return exitStatus ? code : CtlExit.ok
+        default:
+            return CtlExit.usage
         }
     }
 

@@ -98,105 +98,143 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         ledger.configure(fetcher.sources)
     }
 
+    /// What one cycle leaves the next: the grid's next tick and the run of failures.
+    struct LoopState {
+        var deadline: C.Instant
+        var consecutiveFailures = 0
+    }
+
     /// Returns when the task is cancelled.
     public func run(_ handle: @Sendable (CycleReport) async -> Void) async {
-        let clock = fetcher.clock, ledger = self.ledger, hostPace = self.hostPace, wallClock = self.wallClock
-        var consecutiveFailures = 0
-        var deadline = clock.now
+        var state = LoopState(deadline: fetcher.clock.now)
         while !Task.isCancelled {
-            let started = clock.now
-            if let carriedUntil = streamGate.carriedUntil(at: started) {
-                consecutiveFailures = 0
-                ledger.quoteArrivedElsewhere(at: started)
-                // Never sooner than the next tick, so a gate that answers "until now" cannot spin
-                // the loop. The watchdog's cap is kept exactly; the stream's moment may be late.
-                let cap = started.advanced(by: schedule.maximumBackoff)
-                deadline = min(max(carriedUntil, schedule.nextTick(after: deadline, now: started)), cap)
-                let capped = deadline == cap
-                let tolerance = capped ? nil : restTolerance.map { min($0, schedule.interval) }
-                await handle(CycleReport(reading: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
-                                         nextCycleIn: started.duration(to: deadline)))
-                if let bell = streamGate.bell {
-                    await bell.rest(until: deadline, tolerance: tolerance, on: clock)
-                } else {
-                    do { try await clock.sleep(until: deadline, tolerance: tolerance) } catch { return }
-                }
-                if Task.isCancelled { return }
-                // The grid starts again when the rest ended (early on the bell, or late on a shared
-                // wakeup), so polling begins at once if the stream stopped, and its next tick is a
-                // whole interval after this first call: never sooner than a venue's pace allows.
-                deadline = clock.now
-                continue
-            }
-            // Calls count at the tick they were scheduled for when the wake-up was only a little
-            // late; otherwise wake-up jitter would make a source whose pace equals the interval
-            // look early every other cycle and hand its turn to the next source.
-            let countedAt = min(started, max(deadline, started.advanced(by: Self.wakeUpSlack * -1)))
-            // A wake-up later than that moves the grid with it: the next tick is then a whole
-            // interval after the call as counted, never sooner than a venue's pace allows (the old
-            // grid's next tick would make the first venue look early and skip it for a cycle).
-            deadline = max(deadline, countedAt)
-            // A source another instance has just asked is a wait for this one, not an outage.
-            var heldByHost: [SourceName] = []
-            let admit: (SourceName) -> SourceAttempt? = { source in
-                ledger.admit(source, at: countedAt) { limits in
-                    guard let hostPace, !hostPace.claim(source, pace: limits.hostPace, at: wallClock.now()) else { return true }
-                    heldByHost.append(source)
-                    return false
-                }
-            }
-            let round: FetchRound
-            switch mode {
-            case .fallback: round = await fetcher.fetch(admit: admit)
-            case .consensus: round = await fetcher.fetchAll(admit: admit)
-            }
-            if Task.isCancelled { return }
-            let now = clock.now
-            let wallTime = wallClock.now()
-            var outcome: ConsensusOutcome?
-            let reading: PolledReading?
-            switch mode {
-            case .fallback:
-                // An answer stale on arrival only when no venue did better.
-                reading = (round.answers.first ?? round.lateAnswers.first).map { PolledReading($0.quote, from: $0.source) }
-            case .consensus(let rule):
-                let evaluated = Consensus.evaluate(round.answers, rule: rule)
-                outcome = evaluated
-                reading = Self.consensusReading(evaluated, round: round)
-            }
-            // A working source that may not be asked yet is a wait, not an outage; so is a venue
-            // that answered with a price held for a second venue's word.
-            let holding = reading == nil && round.attempts.contains { attempt in
-                switch attempt {
-                case .paced(let source): ledger.isAnswering(source) || heldByHost.contains(source)
-                case .failed(_, let failure): failure.sentPrice != nil
-                case .succeeded, .coolingDown: false
-                }
-            }
-            let events = ledger.record(round, reading: reading, outcome: outcome, holding: holding, at: now, wallTime: wallTime)
-
-            let onlyWaiting = round.attempts.allSatisfy(\.isWaiting)
-            if reading != nil || holding {
-                if reading != nil { consecutiveFailures = 0 }
-                deadline = schedule.nextTick(after: deadline, now: now)
-                if onlyWaiting, let reopening = ledger.earliestReopening(after: now), reopening > deadline {
-                    // Nothing to ask before then: sleep through, capped so the watchdog stays fed.
-                    deadline = min(reopening, now.advanced(by: schedule.maximumBackoff))
-                }
-            } else {
-                consecutiveFailures += 1
-                var wait = schedule.backoff(afterConsecutiveFailures: consecutiveFailures, jitter: jitter.unitInterval())
-                if let reopening = ledger.earliestReopening(after: now), onlyWaiting {
-                    // Capped like any backoff, so the loop keeps proving it is alive to the watchdog.
-                    wait = min(max(now.duration(to: reopening), schedule.interval), schedule.maximumBackoff)
-                }
-                deadline = now.advanced(by: wait)
-            }
-            let day = mode == .fallback ? (round.answers.first ?? round.lateAnswers.first)?.quote.day : nil
-            await handle(CycleReport(reading: reading, day: day, attempts: round.attempts, events: events,
-                                     failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: deadline)))
-            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            let started = fetcher.clock.now
+            let carried = streamGate.carriedUntil(at: started)
+            let goOn = if let carried { await rest(until: carried, started: started, state: &state, handle) }
+                else { await cycle(started: started, state: &state, handle) }
+            if !goOn { return }
         }
+    }
+
+    /// While the stream carries the quotes: no source is asked, and the loop rests until the
+    /// gate's moment, its bell or the watchdog's cap. False when cancelled.
+    private func rest(until carriedUntil: C.Instant, started: C.Instant, state: inout LoopState,
+                      _ handle: @Sendable (CycleReport) async -> Void) async -> Bool {
+        let clock = fetcher.clock
+        state.consecutiveFailures = 0
+        ledger.quoteArrivedElsewhere(at: started)
+        // Never sooner than the next tick, so a gate that answers "until now" cannot spin
+        // the loop. The watchdog's cap is kept exactly; the stream's moment may be late.
+        let cap = started.advanced(by: schedule.maximumBackoff)
+        let deadline = min(max(carriedUntil, schedule.nextTick(after: state.deadline, now: started)), cap)
+        let tolerance = deadline == cap ? nil : restTolerance.map { min($0, schedule.interval) }
+        await handle(CycleReport(reading: nil, attempts: [], events: [], failureSummary: ledger.failureSummary,
+                                 nextCycleIn: started.duration(to: deadline)))
+        if let bell = streamGate.bell {
+            await bell.rest(until: deadline, tolerance: tolerance, on: clock)
+        } else {
+            do { try await clock.sleep(until: deadline, tolerance: tolerance) } catch { return false }
+        }
+        // The grid starts again when the rest ended (early on the bell, or late on a shared
+        // wakeup), so polling begins at once if the stream stopped, and its next tick is a
+        // whole interval after this first call: never sooner than a venue's pace allows.
+        state.deadline = clock.now
+        return !Task.isCancelled
+    }
+
+    /// One round of asking the chain, its record in the ledger, the report, and the sleep to
+    /// the next tick or the backoff's end. False when cancelled.
+    private func cycle(started: C.Instant, state: inout LoopState, _ handle: @Sendable (CycleReport) async -> Void) async -> Bool {
+        let clock = fetcher.clock
+        // Calls count at the tick they were scheduled for when the wake-up was only a little
+        // late; otherwise wake-up jitter would make a source whose pace equals the interval
+        // look early every other cycle and hand its turn to the next source.
+        let countedAt = min(started, max(state.deadline, started.advanced(by: Self.wakeUpSlack * -1)))
+        // A wake-up later than that moves the grid with it: the next tick is then a whole
+        // interval after the call as counted, never sooner than a venue's pace allows (the old
+        // grid's next tick would make the first venue look early and skip it for a cycle).
+        state.deadline = max(state.deadline, countedAt)
+        let (round, heldByHost) = await ask(countedAt: countedAt)
+        if Task.isCancelled { return false }
+        let now = clock.now
+        let verdict = judge(round, heldByHost: heldByHost)
+        let events = ledger.record(round, reading: verdict.reading, outcome: verdict.outcome, holding: verdict.holding, at: now,
+                                   wallTime: wallClock.now())
+        state.deadline = nextDeadline(after: round, verdict: verdict, now: now, state: &state)
+        let day = mode == .fallback ? (round.answers.first ?? round.lateAnswers.first)?.quote.day : nil
+        await handle(CycleReport(reading: verdict.reading, day: day, attempts: round.attempts, events: events,
+                                 failureSummary: ledger.failureSummary, nextCycleIn: now.duration(to: state.deadline)))
+        do { try await clock.sleep(until: state.deadline, tolerance: nil) } catch { return false }
+        return true
+    }
+
+    /// Asks the chain, each source only when the ledger and the host's pace admit it. A source
+    /// another instance has just asked is a wait for this one, not an outage.
+    private func ask(countedAt: C.Instant) async -> (FetchRound, heldByHost: [SourceName]) {
+        let ledger = self.ledger, hostPace = self.hostPace, wallClock = self.wallClock
+        var heldByHost: [SourceName] = []
+        let admit: (SourceName) -> SourceAttempt? = { source in
+            ledger.admit(source, at: countedAt) { limits in
+                guard let hostPace, !hostPace.claim(source, pace: limits.hostPace, at: wallClock.now()) else { return true }
+                heldByHost.append(source)
+                return false
+            }
+        }
+        let round = switch mode {
+        case .fallback: await fetcher.fetch(admit: admit)
+        case .consensus: await fetcher.fetchAll(admit: admit)
+        }
+        return (round, heldByHost)
+    }
+
+    /// What a round gave: a reading, the consensus outcome, and whether its lack is a wait.
+    struct Verdict {
+        var reading: PolledReading?
+        var outcome: ConsensusOutcome?
+        var holding: Bool
+    }
+
+    private func judge(_ round: FetchRound, heldByHost: [SourceName]) -> Verdict {
+        var verdict = Verdict(holding: false)
+        switch mode {
+        case .fallback:
+            // An answer stale on arrival only when no venue did better.
+            verdict.reading = (round.answers.first ?? round.lateAnswers.first).map { PolledReading($0.quote, from: $0.source) }
+        case .consensus(let rule):
+            let evaluated = Consensus.evaluate(round.answers, rule: rule)
+            verdict.outcome = evaluated
+            verdict.reading = Self.consensusReading(evaluated, round: round)
+        }
+        // A working source that may not be asked yet is a wait, not an outage; so is a venue
+        // that answered with a price held for a second venue's word.
+        verdict.holding = verdict.reading == nil && round.attempts.contains { attempt in
+            switch attempt {
+            case .paced(let source): ledger.isAnswering(source) || heldByHost.contains(source)
+            case .failed(_, let failure): failure.sentPrice != nil
+            case .succeeded, .coolingDown: false
+            }
+        }
+        return verdict
+    }
+
+    /// The next tick after a reading or a wait; after a failure, the backoff. Nothing to ask
+    /// before a reopening means sleeping through to it, capped so the watchdog stays fed.
+    private func nextDeadline(after round: FetchRound, verdict: Verdict, now: C.Instant, state: inout LoopState) -> C.Instant {
+        let onlyWaiting = round.attempts.allSatisfy(\.isWaiting)
+        guard verdict.reading != nil || verdict.holding else {
+            state.consecutiveFailures += 1
+            var wait = schedule.backoff(afterConsecutiveFailures: state.consecutiveFailures, jitter: jitter.unitInterval())
+            if let reopening = ledger.earliestReopening(after: now), onlyWaiting {
+                wait = min(max(now.duration(to: reopening), schedule.interval), schedule.maximumBackoff)
+            }
+            return now.advanced(by: wait)
+        }
+        if verdict.reading != nil { state.consecutiveFailures = 0 }
+        let tick = schedule.nextTick(after: state.deadline, now: now)
+        if onlyWaiting, let reopening = ledger.earliestReopening(after: now), reopening > tick {
+            return min(reopening, now.advanced(by: schedule.maximumBackoff))
+        }
+        return tick
     }
 
     /// How late a wake-up may be and still count as on its tick.

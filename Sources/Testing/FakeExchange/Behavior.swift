@@ -180,39 +180,54 @@ enum Payloads {
         case .invalidJSON:
             return CannedResponse(status: 200, body: "{\"symbol\":\"BTCUSDT\",\"price\":")
         case .apiError:
-            switch market {
-            case .binance: return CannedResponse(status: 400, body: #"{"code":-1121,"msg":"Invalid symbol."}"#)
-            case .coinbase: return CannedResponse(status: 404, body: #"{"errors":[{"id":"not_found","message":"Invalid base currency"}]}"#)
-            case .kraken: return CannedResponse(status: 200, body: #"{"error":["EQuery:Unknown asset pair"]}"#)
-            case .bitstamp: return CannedResponse(status: 404, body: #"{"status":"error","reason":"Invalid currency pair.","code":"404.002"}"#)
-            case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"fsym param is invalid. (fsym is a required param.)","HasWarning":false,"Type":2,"RateLimit":{},"Data":{},"ParamWithError":"fsym"}"#)
-            // Before its price updater has reached any exchange.
-            case .mempool: return CannedResponse(status: 200, body: #"{"time":0,"USD":-1,"EUR":-1,"GBP":-1,"CAD":-1,"CHF":-1,"AUD":-1,"JPY":-1}"#)
-            }
+            return apiErrorResponse(market)
         case .rateLimitError:
-            switch market {
-            case .binance: return CannedResponse(status: 429, headers: [("Content-Type", "application/json"), ("Retry-After", "30")], body: errorBody(market, status: 429))
-            case .coinbase: return CannedResponse(status: 429, body: #"{"errors":[{"id":"rate_limit_exceeded","message":"Too many requests"}]}"#)
-            case .kraken: return CannedResponse(status: 200, body: #"{"error":["EAPI:Rate limit exceeded"]}"#)
-            case .bitstamp: return CannedResponse(status: 400, body: #"{"status":"error","reason":"Request rejected due to exceeded rate limit.","code":"400.002"}"#)
-            case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You are over your rate limit please upgrade your account!","HasWarning":false,"Type":99,"RateLimit":{"calls_made":{"second":21}},"Data":{}}"#)
-            case .mempool: return CannedResponse(status: 429, headers: [("Content-Type", "text/plain")], body: "Too Many Requests")
-            }
+            return rateLimitResponse(market)
         case .authError:
             return CannedResponse(status: 401, body: #"{"Err":{"type":1,"message":"API key required, please refer to the documentation at https://developers.coindesk.com/","other_info":{}},"Data":{}}"#)
         case .authError200:
             return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You need a valid auth key or api key to access this endpoint","HasWarning":false,"Type":1,"RateLimit":{},"Data":{}}"#)
         case .wrongSymbol:
-            switch market {
-            case .binance: return CannedResponse(status: 200, body: #"{"symbol":"ETHUSDT","price":"3021.55000000"}"#)
-            case .coinbase: return CannedResponse(status: 200, body: #"{"data":{"amount":"99123.4","base":"BTC","currency":"EUR"}}"#)
-            case .kraken: return CannedResponse(status: 200, body: #"{"error":[],"result":{"XXBTZEUR":{"c":["99123.40000","0.01"]}}}"#)
-            case .bitstamp: return CannedResponse(status: 200, body: #"{"timestamp":"1763740800","open":"3000.1"}"#)
-            case .cryptocompare: return CannedResponse(status: 200, body: #"{"EUR":99123.4}"#)
-            case .mempool: return CannedResponse(status: 200, body: "{\"time\":\(WallClock.seconds()),\"EUR\":99123}")
-            }
+            return wrongSymbolResponse(market)
         case .body(let body):
             return CannedResponse(status: 200, body: body)
+        }
+    }
+
+    /// Each venue's own answer to a request it cannot serve (an unknown pair).
+    static func apiErrorResponse(_ market: Market) -> CannedResponse {
+        switch market {
+        case .binance: return CannedResponse(status: 400, body: #"{"code":-1121,"msg":"Invalid symbol."}"#)
+        case .coinbase: return CannedResponse(status: 404, body: #"{"errors":[{"id":"not_found","message":"Invalid base currency"}]}"#)
+        case .kraken: return CannedResponse(status: 200, body: #"{"error":["EQuery:Unknown asset pair"]}"#)
+        case .bitstamp: return CannedResponse(status: 404, body: #"{"status":"error","reason":"Invalid currency pair.","code":"404.002"}"#)
+        case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"fsym param is invalid. (fsym is a required param.)","HasWarning":false,"Type":2,"RateLimit":{},"Data":{},"ParamWithError":"fsym"}"#)
+        // Before its price updater has reached any exchange.
+        case .mempool: return CannedResponse(status: 200, body: #"{"time":0,"USD":-1,"EUR":-1,"GBP":-1,"CAD":-1,"CHF":-1,"AUD":-1,"JPY":-1}"#)
+        }
+    }
+
+    /// Each venue's own answer over its rate limit.
+    static func rateLimitResponse(_ market: Market) -> CannedResponse {
+        switch market {
+        case .binance: return CannedResponse(status: 429, headers: [("Content-Type", "application/json"), ("Retry-After", "30")], body: errorBody(market, status: 429))
+        case .coinbase: return CannedResponse(status: 429, body: #"{"errors":[{"id":"rate_limit_exceeded","message":"Too many requests"}]}"#)
+        case .kraken: return CannedResponse(status: 200, body: #"{"error":["EAPI:Rate limit exceeded"]}"#)
+        case .bitstamp: return CannedResponse(status: 400, body: #"{"status":"error","reason":"Request rejected due to exceeded rate limit.","code":"400.002"}"#)
+        case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You are over your rate limit please upgrade your account!","HasWarning":false,"Type":99,"RateLimit":{"calls_made":{"second":21}},"Data":{}}"#)
+        case .mempool: return CannedResponse(status: 429, headers: [("Content-Type", "text/plain")], body: "Too Many Requests")
+        }
+    }
+
+    /// A well-formed answer for a market other than the one asked.
+    static func wrongSymbolResponse(_ market: Market) -> CannedResponse {
+        switch market {
+        case .binance: return CannedResponse(status: 200, body: #"{"symbol":"ETHUSDT","price":"3021.55000000"}"#)
+        case .coinbase: return CannedResponse(status: 200, body: #"{"data":{"amount":"99123.4","base":"BTC","currency":"EUR"}}"#)
+        case .kraken: return CannedResponse(status: 200, body: #"{"error":[],"result":{"XXBTZEUR":{"c":["99123.40000","0.01"]}}}"#)
+        case .bitstamp: return CannedResponse(status: 200, body: #"{"timestamp":"1763740800","open":"3000.1"}"#)
+        case .cryptocompare: return CannedResponse(status: 200, body: #"{"EUR":99123.4}"#)
+        case .mempool: return CannedResponse(status: 200, body: "{\"time\":\(WallClock.seconds()),\"EUR\":99123}")
         }
     }
 

@@ -133,40 +133,51 @@ final class FakeStreamHandler: ChannelInboundHandler {
             floodUntil = .now() + .seconds(Int64(seconds))
             flood(context: context)
         case .trades(_, let perSecond):
-            // Above 1,000 a second, several trades per millisecond tick.
-            let perTick = max(1, perSecond / 1000)
-            schedule(every: .milliseconds(Int64(1000 * perTick / max(perSecond, 1))), context: context) { handler, context in
-                let now = handler.exchange.streamBehavior(for: handler.market)
-                guard case .trades(let prices, _) = now, !prices.isEmpty else {
-                    // Prices stop; the connection stays alive on heartbeats, or goes silent.
-                    if now == .heartbeatsOnly, handler.market != .binance {
-                        handler.send(StreamPayloads.heartbeat(market: handler.market, sequence: handler.sent), context: context)
-                    } else {
-                        handler.ticker?.cancel()
-                    }
-                    return
-                }
-                for _ in 0..<perTick { handler.pushTrade(prices[handler.sent % prices.count], context: context) }
-            }
+            pushTrades(perSecond: perSecond, context: context)
         case .clockTrades(let perSecond):
             schedule(every: .milliseconds(Int64(1000 / max(perSecond, 1))), context: context) { handler, context in
                 handler.pushTrade(StreamPayloads.clockPrice(), context: context)
             }
         case .closeAfter(let count, let shutdownNotice):
-            // With a notice, Binance's `serverShutdown` comes first and trades go on for a second
-            // (ten more) before the close, time for a client to open its replacement.
-            let noticeGiven = shutdownNotice && market == .binance
-            schedule(every: .milliseconds(100), context: context) { handler, context in
-                if noticeGiven && handler.sent == count { handler.send(StreamPayloads.serverShutdown(), context: context) }
-                guard handler.sent < count + (noticeGiven ? 10 : 0) else {
+            closeAfter(count, shutdownNotice: shutdownNotice, context: context)
+        }
+    }
+
+    /// The trade prices the behaviour holds now, `perSecond` of them; when they stop, the
+    /// connection lives on heartbeats or goes silent.
+    private func pushTrades(perSecond: Int, context: ChannelHandlerContext) {
+        // Above 1,000 a second, several trades per millisecond tick.
+        let perTick = max(1, perSecond / 1000)
+        schedule(every: .milliseconds(Int64(1000 * perTick / max(perSecond, 1))), context: context) { handler, context in
+            let now = handler.exchange.streamBehavior(for: handler.market)
+            guard case .trades(let prices, _) = now, !prices.isEmpty else {
+                // Prices stop; the connection stays alive on heartbeats, or goes silent.
+                if now == .heartbeatsOnly, handler.market != .binance {
+                    handler.send(StreamPayloads.heartbeat(market: handler.market, sequence: handler.sent), context: context)
+                } else {
                     handler.ticker?.cancel()
-                    let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: context.channel.allocator.buffer(bytes: [0x03, 0xE8]))
-                    let channel = context.channel
-                    context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
-                    return
                 }
-                handler.pushTrade("114459.80", context: context)
+                return
             }
+            for _ in 0..<perTick { handler.pushTrade(prices[handler.sent % prices.count], context: context) }
+        }
+    }
+
+    /// `count` trades, then a clean close (after Binance's notice and ten more, with `shutdownNotice`).
+    private func closeAfter(_ count: Int, shutdownNotice: Bool, context: ChannelHandlerContext) {
+        // With a notice, Binance's `serverShutdown` comes first and trades go on for a second
+        // (ten more) before the close, time for a client to open its replacement.
+        let noticeGiven = shutdownNotice && market == .binance
+        schedule(every: .milliseconds(100), context: context) { handler, context in
+            if noticeGiven && handler.sent == count { handler.send(StreamPayloads.serverShutdown(), context: context) }
+            guard handler.sent < count + (noticeGiven ? 10 : 0) else {
+                handler.ticker?.cancel()
+                let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: context.channel.allocator.buffer(bytes: [0x03, 0xE8]))
+                let channel = context.channel
+                context.writeAndFlush(handler.wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+            handler.pushTrade("114459.80", context: context)
         }
     }
 

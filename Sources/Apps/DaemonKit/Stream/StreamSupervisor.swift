@@ -145,47 +145,20 @@ public final class StreamSupervisor<C: Clock>: Sendable where C.Duration == Dura
                            announcements: StreamAnnouncements) async -> StreamLink<C.Instant>.Ending? {
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         defer { sink.finish() }
-        let (clock, jitter, logger, tolerance, venue, bell) = (self.clock, self.jitter, self.logger, timerTolerance, link.venue, standbyBell)
-        // What the link answers on a connection's or the watch's thread: the log line here,
-        // the rest to the loop below.
-        let perform: @Sendable ([StreamLink<C.Instant>.Action]) -> Void = { actions in
-            for action in actions {
-                switch action {
-                case .carrying:
-                    if let line = announcements.live(venue.rawValue) { logger.info("\(line)", metadata: ["source": "\(venue.rawValue)"]) }
-                case .open, .close, .handOver: sink.yield(.act(action))
-                case .live, .rest: break
-                }
-            }
-        }
+        let (clock, jitter, tolerance, venue, bell, logger) = (self.clock, self.jitter, timerTolerance, link.venue, standbyBell, self.logger)
+        let perform = performer(venue, announcements: announcements, sink: sink)
         return await withDiscardingTaskGroup(returning: StreamLink<C.Instant>.Ending?.self) { group in
             var closers: [Int: ConnectionCloser] = [:]
             func open(_ id: Int) {
                 let closer = ConnectionCloser()
                 closers[id] = closer
                 group.addTask {
-                    let ending = await closer.run({
-                        await link.connection.run(
-                            opened: { perform(link.handle(.opened(id), at: clock.now, jitter: 0)) },
-                            received: { events in
-                                let reception = link.received(events, from: id, at: clock.now)
-                                if !reception.actions.isEmpty { perform(reception.actions) }
-                                guard reception.counts else { return }
-                                intake.accept(events, from: venue) { event in link.order.withLock { $0.admits(event) } }
-                            })
-                    }, closed: StreamLink<C.Instant>.Ending.closed("closed by the supervisor"))
+                    let ending = await closer.run({ await Self.connect(id, link, clock: clock, into: intake, perform: perform) },
+                                                  closed: StreamLink<C.Instant>.Ending.closed("closed by the supervisor"))
                     sink.yield(.ended(id, ending))
                 }
             }
-            group.addTask {
-                while true {
-                    let now = clock.now
-                    let actions = link.handle(.due, at: now, jitter: jitter.unitInterval())
-                    perform(actions)
-                    if actions.contains(where: \.isHandOver) { return }
-                    do { try await clock.sleep(until: link.nextCheck(at: now), tolerance: tolerance) } catch { return }
-                }
-            }
+            group.addTask { await Self.watch(link, clock: clock, jitter: jitter, tolerance: tolerance, perform: perform) }
             open(first)
             for await signal in signals {
                 switch signal {
@@ -213,6 +186,51 @@ public final class StreamSupervisor<C: Clock>: Sendable where C.Duration == Dura
             }
             group.cancelAll()
             return nil
+        }
+    }
+
+    /// What the link answers on a connection's or the watch's thread: the log line here, the
+    /// rest to the supervising loop.
+    private func performer(_ venue: SourceName, announcements: StreamAnnouncements,
+                           sink: AsyncStream<Signal>.Continuation) -> @Sendable ([StreamLink<C.Instant>.Action]) -> Void {
+        let logger = self.logger
+        return { actions in
+            for action in actions {
+                switch action {
+                case .carrying:
+                    if let line = announcements.live(venue.rawValue) { logger.info("\(line)", metadata: ["source": "\(venue.rawValue)"]) }
+                case .open, .close, .handOver: sink.yield(.act(action))
+                case .live, .rest: break
+                }
+            }
+        }
+    }
+
+    /// One connection of the link: each message's trades go to the intake on the connection's
+    /// own thread, when the link counts them (a replacement's duplicates do not).
+    @_specialize(where C == DaemonClock)
+    private static func connect(_ id: Int, _ link: VenueLink<C.Instant>, clock: C, into intake: PriceIntake<C>,
+                                perform: @escaping @Sendable ([StreamLink<C.Instant>.Action]) -> Void) async -> StreamLink<C.Instant>.Ending {
+        let venue = link.venue
+        return await link.connection.run(
+            opened: { perform(link.handle(.opened(id), at: clock.now, jitter: 0)) },
+            received: { events in
+                let reception = link.received(events, from: id, at: clock.now)
+                if !reception.actions.isEmpty { perform(reception.actions) }
+                guard reception.counts else { return }
+                intake.accept(events, from: venue) { event in link.order.withLock { $0.admits(event) } }
+            })
+    }
+
+    /// The watch on the link for stalls, the connect timeout and rotation, until it hands over.
+    private static func watch(_ link: VenueLink<C.Instant>, clock: C, jitter: any JitterSource, tolerance: Duration?,
+                              perform: @Sendable ([StreamLink<C.Instant>.Action]) -> Void) async {
+        while true {
+            let now = clock.now
+            let actions = link.handle(.due, at: now, jitter: jitter.unitInterval())
+            perform(actions)
+            if actions.contains(where: \.isHandOver) { return }
+            do { try await clock.sleep(until: link.nextCheck(at: now), tolerance: tolerance) } catch { return }
         }
     }
 }
