@@ -32,7 +32,7 @@ let package = Package(
     targets: [
         // Core: domain types, ports and use cases. No IO; clocks are injected.
         // JSONText for its decimal-literal scanner: one grammar for every price text.
-        .target(name: "PriceCore", dependencies: ["JSONText", "CivilTime"], path: "Sources/Core/PriceCore"),
+        .target(name: "PriceCore", dependencies: ["JSONText", "CivilTime", "WireProtocol"], path: "Sources/Core/PriceCore"),
 
         // Shared, Foundation-free building blocks.
         .target(name: "JSONText", path: "Sources/Shared/JSONText"),
@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Streams",
             dependencies: [
-                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles", "DaemonConfig", "SocketServer", "WireProtocol",
+                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles", "DaemonConfig", "WireProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -90,10 +90,21 @@ let package = Package(
             path: "Sources/Adapters/TorCircuits"
         ),
         .target(name: "FileStore", dependencies: ["PriceCore", "JSONText", "PosixFiles"], path: "Sources/Adapters/FileStore"),
+        // What both listeners share: the watch fan-out, the per-UID budget and its seat, the limits.
+        .target(
+            name: "ListenerKit",
+            dependencies: [
+                "PosixFiles",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/ListenerKit"
+        ),
         .target(
             name: "SocketServer",
             dependencies: [
-                "PriceCore", "WireProtocol", "PosixFiles", "CLinux",
+                "PriceCore", "WireProtocol", "PosixFiles", "CLinux", "ListenerKit",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -107,7 +118,7 @@ let package = Package(
         .target(
             name: "HTTPAPI",
             dependencies: [
-                "PriceCore", "WireProtocol", "JSONText", "SocketServer", "DaemonConfig",
+                "PriceCore", "WireProtocol", "JSONText", "ListenerKit", "DaemonConfig",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -170,7 +181,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "TorCircuits", "FileStore", "SocketServer", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
+                "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "TorCircuits", "FileStore", "SocketServer", "ListenerKit", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
                 "EventLoopScheduling", "HTTPAPI", "CLinux",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -221,7 +232,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "watch-bench",
-            dependencies: ["SocketServer", "TestClocks", "WireProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["SocketServer", "ListenerKit", "PriceCore", "TestClocks", "WireProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/WatchBench"
         ),
 
@@ -237,7 +249,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit", "CivilTime"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits",
+            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits", "ListenerKit",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

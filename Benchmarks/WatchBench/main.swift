@@ -9,6 +9,8 @@
 import Glibc
 import NIOCore
 import NIOPosix
+import ListenerKit
+import PriceCore
 import SocketServer
 import TestClocks
 import WireProtocol

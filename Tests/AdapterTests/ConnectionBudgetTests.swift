@@ -1,4 +1,6 @@
 import Logging
+import ListenerKit
+import PriceCore
 import SocketServer
 import Synchronization
 import Testing

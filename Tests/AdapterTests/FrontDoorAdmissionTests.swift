@@ -1,5 +1,7 @@
 import Glibc
 import Logging
+import ListenerKit
+import PriceCore
 import SocketServer
 import Testing
 import WireProtocol

@@ -1,3 +1,5 @@
+import ListenerKit
+import PriceCore
 import SocketServer
 import Testing
 

@@ -2,6 +2,8 @@ import ClientKit
 import Foundation
 import MetricsExport
 import NIOPosix
+import ListenerKit
+import PriceCore
 import SocketServer
 import Synchronization
 import Testing

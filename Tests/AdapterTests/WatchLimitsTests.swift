@@ -1,5 +1,7 @@
 import ClientKit
 import NIOPosix
+import ListenerKit
+import PriceCore
 import SocketServer
 import Testing
 import TestClocks

@@ -1,6 +1,6 @@
 import NIOCore
 import PriceCore
-import SocketServer
+import ListenerKit
 import Synchronization
 
 /// `GET /api/v1/events`: each line `watch` would send, as a Server-Sent Event with an `id:`,

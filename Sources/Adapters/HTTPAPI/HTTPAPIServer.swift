@@ -6,7 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import SocketServer
+import ListenerKit
 import WireProtocol
 
 /// The HTTP listener (`BTCPRICED_HTTP_LISTEN`): the API, the event stream, the compatible

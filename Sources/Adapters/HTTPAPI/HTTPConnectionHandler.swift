@@ -4,7 +4,7 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import PriceCore
-import SocketServer
+import ListenerKit
 import WireProtocol
 
 /// One HTTP/1.1 connection, with keep-alive: checks each request's `Host`, answers it through

@@ -1,7 +1,8 @@
+import PriceCore
 import DaemonConfig
 import Logging
 import NIOCore
-import SocketServer
+import ListenerKit
 import WireProtocol
 
 extension HTTPAPIServer {

@@ -1,5 +1,5 @@
 import CoreMetrics
-import SocketServer
+import ListenerKit
 
 /// What the HTTP listener records, made once so a request costs an increment, not a lookup.
 struct HTTPMetrics: Sendable {

@@ -1,6 +1,6 @@
 import NIOHTTP1
 import PriceCore
-import SocketServer
+import ListenerKit
 import WireProtocol
 import JSONText
 

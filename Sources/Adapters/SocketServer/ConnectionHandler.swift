@@ -1,3 +1,5 @@
+import PriceCore
+import ListenerKit
 import CoreMetrics
 import Logging
 import NIOCore

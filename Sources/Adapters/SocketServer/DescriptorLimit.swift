@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ListenerKit
 import Glibc
 #endif
 

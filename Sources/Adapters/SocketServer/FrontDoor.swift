@@ -1,3 +1,4 @@
+import ListenerKit
 import CLinux
 import Glibc
 import NIOCore

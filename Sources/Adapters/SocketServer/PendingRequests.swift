@@ -1,3 +1,4 @@
+import ListenerKit
 import WireProtocol
 
 /// The front door's bookkeeping, apart from its system calls: the connections still sending

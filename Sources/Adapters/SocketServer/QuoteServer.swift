@@ -1,3 +1,5 @@
+import PriceCore
+import ListenerKit
 import Glibc
 import Logging
 import CoreMetrics

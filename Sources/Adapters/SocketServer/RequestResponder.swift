@@ -1,3 +1,4 @@
+import PriceCore
 import WireProtocol
 
 /// The one place a request is routed: what a parsed request line asks of the server, answered

@@ -1,3 +1,4 @@
+import ListenerKit
 import CoreMetrics
 import WireProtocol
 

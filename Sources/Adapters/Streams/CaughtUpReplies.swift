@@ -1,4 +1,4 @@
-import SocketServer
+import PriceCore
 import WireProtocol
 
 /// The replies as every reader gets them (the socket, HTTP, the metrics textfile): each first

@@ -7,6 +7,7 @@ import DaemonConfig
 import EventLoopScheduling
 import FileStore
 import HTTPAPI
+import ListenerKit
 import Logging
 import MetricsExport
 import PriceCore

@@ -1,5 +1,3 @@
-import WireProtocol
-
 /// Bounds that keep one misbehaving client from hurting the daemon or other clients.
 public struct ServerLimits: Sendable {
     public var maximumConnections: Int
@@ -36,27 +34,4 @@ public struct ServerLimits: Sendable {
         self.watchQueueLimit = watchQueueLimit
         self.watchSendBuffer = watchSendBuffer
     }
-}
-
-/// What the server needs from the daemon, answered on an event loop: keep it cheap. Each is
-/// one reply line, newline included.
-public protocol StatusProvider: Sendable {
-    /// The `status` reply, and the first line of a `watch` stream.
-    func statusReply() -> String
-    /// The `price` reply: the price, or the nodata error.
-    func priceReply() -> String
-    /// The `sources` reply.
-    func sourcesReport() -> String
-    /// The `history` reply.
-    func historyReply(_ query: HistoryQuery) -> String
-    /// The `history daily [SINCE]` reply.
-    func dailyReply(_ query: DailyQuery) -> String
-    /// The `metrics` reply: the Prometheus text exposition.
-    func metricsReply() -> String
-    /// A `watch` stream's first line: the status, as a watcher joins.
-    func firstWatchLine() -> String
-}
-
-extension StatusProvider {
-    public func firstWatchLine() -> String { statusReply() }
 }

@@ -1,0 +1,26 @@
+import WireProtocol
+
+/// The daemon's answers to the protocol's requests, as both listeners serve them (the socket
+/// one line each, HTTP as a body): a port of the core the app implements, so no listener
+/// needs another to know it.
+/// Answered on an event loop: keep it cheap. Each is one reply line, newline included.
+public protocol StatusProvider: Sendable {
+    /// The `status` reply, and the first line of a `watch` stream.
+    func statusReply() -> String
+    /// The `price` reply: the price, or the nodata error.
+    func priceReply() -> String
+    /// The `sources` reply.
+    func sourcesReport() -> String
+    /// The `history` reply.
+    func historyReply(_ query: HistoryQuery) -> String
+    /// The `history daily [SINCE]` reply.
+    func dailyReply(_ query: DailyQuery) -> String
+    /// The `metrics` reply: the Prometheus text exposition.
+    func metricsReply() -> String
+    /// A `watch` stream's first line: the status, as a watcher joins.
+    func firstWatchLine() -> String
+}
+
+extension StatusProvider {
+    public func firstWatchLine() -> String { statusReply() }
+}
