@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Streams",
             dependencies: [
-                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles", "DaemonConfig", "WireProtocol",
+                "PriceCore", "Exchanges", "EventLoopScheduling", "PosixFiles", "WireProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -82,8 +82,7 @@ let package = Package(
         .target(
             name: "TorCircuits",
             dependencies: [
-                "PriceCore", "Exchanges", "ExchangeHTTP", "DaemonConfig",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "PriceCore", "Exchanges",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -118,7 +117,7 @@ let package = Package(
         .target(
             name: "HTTPAPI",
             dependencies: [
-                "PriceCore", "WireProtocol", "JSONText", "ListenerKit", "DaemonConfig",
+                "PriceCore", "WireProtocol", "JSONText", "ListenerKit",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import Configuration
 import Exchanges
 
 /// A setting's text from the first place that gives it (flag, environment, config file, the
@@ -10,24 +9,23 @@ struct SettingReader {
     /// The `BTCPRICED_*` variables that are set and not empty (empty counts as unset).
     private let environment: [String: String]
     private let file: (path: String, assignments: [ConfigAssignment])?
-    private let reader: ConfigReader
+    /// The text of the first place that gives a key: flag, environment, file.
+    private let lookup: (SettingKey) -> String?
 
-    init(_ input: SettingsLoader.Sources, table: SettingTable) throws(ConfigError) {
-        context = SettingContext(catalog: input.catalog, environment: input.environment)
+    /// `lookup` is the loader's (swift-configuration's providers, in order); the rest say where
+    /// a value came from.
+    init(context: SettingContext, table: SettingTable, flags: [SettingKey: String], environment: [String: String],
+         file: (path: String, assignments: [ConfigAssignment])?, lookup: @escaping (SettingKey) -> String?) {
+        self.context = context
         self.table = table
-        flags = input.flags
-        let assignments = try input.file.map { file throws(ConfigError) in try ConfigFile.parse(file.text, path: file.path, names: table.names) } ?? []
-        file = input.file.map { ($0.path, assignments) }
-        environment = input.environment.filter { $0.key.hasPrefix(SettingKey.prefix) && !$0.value.isEmpty }
-        reader = ConfigReader(providers: [
-            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: input.flags.map { ($0.key.rawValue, $0.value) })),
-            EnvironmentVariablesProvider(environmentVariables: environment),
-            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: assignments.map { ($0.key, $0.value) })),
-        ])
+        self.flags = flags
+        self.environment = environment
+        self.file = file
+        self.lookup = lookup
     }
 
     /// Whether anything gives the key, so the default stands aside.
-    func given(_ key: SettingKey) -> Bool { reader.string(forKey: ConfigKey(key.configKey)) != nil }
+    func given(_ key: SettingKey) -> Bool { lookup(key) != nil }
 
     /// The place to fix: the flag, the variable, the file and line, or the default.
     func origin(of key: SettingKey) -> String {
@@ -40,7 +38,7 @@ struct SettingReader {
     }
 
     func value<T>(_ key: SettingKey, _ parse: (String) -> Result<T, InvalidValue>) throws(ConfigError) -> T {
-        let text = reader.string(forKey: ConfigKey(key.configKey)) ?? table.spec(key)?.defaultText(context) ?? ""
+        let text = lookup(key) ?? table.spec(key)?.defaultText(context) ?? ""
         switch parse(text) {
         case .success(let value): return value
         case .failure(let reason): throw ConfigError("\(origin(of: key)): \(reason.reason)")

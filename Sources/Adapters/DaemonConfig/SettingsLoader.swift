@@ -1,3 +1,4 @@
+import Configuration
 import Exchanges
 import PriceCore
 
@@ -47,5 +48,22 @@ public enum SettingsLoader {
             let hint = SettingNames.standard.suggestion(for: key).map { " (did you mean \($0.rawValue)?)" } ?? "; see btcpriced.conf(5) for valid keys"
             return "ignoring unknown environment variable \(shown)\(hint)"
         }
+    }
+}
+
+extension SettingReader {
+    /// Flags, then the environment (empty counts as unset, as most tools treat it), then the
+    /// config file, through swift-configuration's providers.
+    init(_ input: SettingsLoader.Sources, table: SettingTable) throws(ConfigError) {
+        let assignments = try input.file.map { file throws(ConfigError) in try ConfigFile.parse(file.text, path: file.path, names: table.names) } ?? []
+        let environment = input.environment.filter { $0.key.hasPrefix(SettingKey.prefix) && !$0.value.isEmpty }
+        let reader = ConfigReader(providers: [
+            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: input.flags.map { ($0.key.rawValue, $0.value) })),
+            EnvironmentVariablesProvider(environmentVariables: environment),
+            EnvironmentVariablesProvider(environmentVariables: Dictionary(uniqueKeysWithValues: assignments.map { ($0.key, $0.value) })),
+        ])
+        self.init(context: SettingContext(catalog: input.catalog, environment: input.environment), table: table, flags: input.flags,
+                  environment: environment, file: input.file.map { ($0.path, assignments) },
+                  lookup: { reader.string(forKey: ConfigKey($0.configKey)) })
     }
 }

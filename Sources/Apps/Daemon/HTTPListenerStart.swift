@@ -1,5 +1,6 @@
 import PriceCore
 import DaemonConfig
+import HTTPAPI
 import Logging
 import NIOCore
 import ListenerKit

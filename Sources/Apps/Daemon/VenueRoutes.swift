@@ -4,6 +4,7 @@ import ExchangeHTTP
 import Exchanges
 import NIOCore
 import PriceCore
+import TorCircuits
 
 /// How each venue's requests leave the host: through the HTTP client of its route
 /// (`BTCPRICED_PROXY`, curl's variables), and through a Tor circuit of its own when that route
