@@ -32,7 +32,7 @@ struct HistoryBoardTests {
         #expect(board.current.statusLine.contains(#""change_1h":null"#), "\(board.current.statusLine)")
         let hourAgo = MinuteBar.minute(of: wallClock.now()) - 60
         let price = try #require(Decimal(string: "100000"))
-        let filled = intake.filled(CandleBatch(reading: [MinuteBar(minute: hourAgo, open: price, high: price, low: price, close: price)]),
+        let filled = intake.board.history.fill(CandleBatch(reading: [MinuteBar(minute: hourAgo, open: price, high: price, low: price, close: price)]),
                                    within: hourAgo...hourAgo, from: "binance")
         #expect(filled == 1)
         let line = board.current.statusLine

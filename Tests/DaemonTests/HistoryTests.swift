@@ -61,7 +61,7 @@ struct HistoryTests {
         let intake = makeIntake(board)
         let now = MinuteBar.minute(of: wallClock.now())
         let bars = [now - 2, now, now + 5].map { MinuteBar(minute: $0, open: 1, high: 1, low: 1, close: 1) }
-        #expect(intake.restored(history: PriceHistory(bars: bars)) == 1)
+        #expect(intake.board.history.restore(PriceHistory(bars: bars)) == 1)
         #expect(board.history.minutes(changedSince: -1)?.history.bars.map(\.minute) == [now - 2, now])
     }
 

@@ -64,7 +64,7 @@ struct StreamSupervisorExchangeTests {
             StreamVenue(name: venue.name, connection: VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(venue == .kraken ? "/v2" : "/")")!,
                         policy: policy)
         }, clock: clock, jitter: FixedJitter(0), logger: logger, executor: executor))
-        let door = LedgerDoor(SourceLedger(), chain: [],
+        let door = LedgerKeeper(LedgerDoor(SourceLedger()), chain: [],
                               restraints: RestraintKeeper(store: FileRestraintStore(directory: stateDirectory), work: TestWork(), logger: logger),
                               clock: clock, wallClock: wallClock, logger: logger)
         await door.restore()

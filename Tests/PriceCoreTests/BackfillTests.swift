@@ -65,12 +65,12 @@ struct BackfillTests {
 
     /// Runs the backfill, moving the clock to each wait it sleeps on (the wall clock with it),
     /// until it is done.
-    func run(_ sources: [ScriptedCandles], ledger: SourceLedger<ManualClock.Instant>, history: PriceHistory = PriceHistory(),
+    func run(_ sources: [ScriptedCandles], door: LedgerDoor<ManualClock.Instant>, history: PriceHistory = PriceHistory(),
              hostPace: (any HostPace)? = nil) async -> Outcome {
-        ledger.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
+        door.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
         let outcome = Outcome()
         outcome.history.withLock { $0 = history }
-        var backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, ledger: ledger)
+        var backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, door: door)
         backfill.hostPace = hostPace
         let task = Task {
             _ = await backfill.run(history: { outcome.history.withLock { $0 } },
@@ -98,16 +98,16 @@ struct BackfillTests {
 
     @Test func theFirstVenueFillsTheWeekInElevenRequestsAtItsCandlePaceBesideThePolls() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock), coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
-        let ledger = SourceLedger<ManualClock.Instant>()
-        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
+        let door = LedgerDoor<ManualClock.Instant>()
+        door.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
         let start = clock.now
-        #expect(ledger.admit("binance", at: start) == nil, "a poll just asked binance")
-        let outcome = await run([binance, coinbase], ledger: ledger)
+        #expect(door.admitPrice("binance", at: start) == nil, "a poll just asked binance")
+        let outcome = await run([binance, coinbase], door: door)
         let requests = binance.requests
         #expect(requests.count == 11 && coinbase.requests.isEmpty, "binance \(requests.count), coinbase \(coinbase.requests.count)")
         #expect(requests.first.map { start.duration(to: $0.at) } == .zero, "a poll's turn is not a candle's: \(requests.map(\.at))")
         #expect(gaps(requests).allSatisfy { $0 >= binance.candlePace }, "never faster than the candle pace: \(gaps(requests))")
-        #expect(ledger.statuses(at: clock.now).first?.candleRequests == 11, "the ledger counts the candles apart")
+        #expect(door.ledger.statuses(at: clock.now).first?.candleRequests == 11, "the ledger counts the candles apart")
         let history = outcome.history.withLock { $0 }
         #expect(history.bars.count == 10_080 && history.bars.last?.minute == nowMinute - 1, "\(history.bars.count) bars")
         #expect(history.filled == [FilledSpan(minutes: (nowMinute - 10_080)...(nowMinute - 1), source: "binance")], "\(history.filled)")
@@ -116,43 +116,43 @@ struct BackfillTests {
 
     @Test func whileTheBackfillWaitsForItsCandlePaceTheFetchCyclesKeepEveryTurn() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, candlePace: .seconds(2), clock: clock)
-        let ledger = SourceLedger<ManualClock.Instant>()
-        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
+        let door = LedgerDoor<ManualClock.Instant>()
+        door.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: binance.limits)])
         let start = clock.now
-        let backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, ledger: ledger)
+        let backfill = Backfill(sources: [binance], clock: clock, wallClock: wallClock, door: door)
         let task = Task { _ = await backfill.run(history: { PriceHistory() }, fill: { _, _, _ in 0 }, finished: { _ in }) }
         #expect(await yieldUntil { clock.nextDeadline == start.advanced(by: .seconds(2)) }, "the backfill asked once and waits for its candle pace")
         #expect(binance.requests.map(\.at) == [start], "\(binance.requests.map(\.at))")
         // The cycles' own pace (one a second) is untouched by the candles.
         for second in 0...2 {
             let at = start.advanced(by: .seconds(Int64(second)))
-            #expect(ledger.admit("binance", at: at) == nil, "a cycle at \(second) s gets its turn")
+            #expect(door.admitPrice("binance", at: at) == nil, "a cycle at \(second) s gets its turn")
         }
         task.cancel()
         await task.value
-        #expect(ledger.statuses(at: clock.now).first?.candleRequests == 1)
+        #expect(door.ledger.statuses(at: clock.now).first?.candleRequests == 1)
     }
 
     @Test func aRestTheVenueAskedForStopsTheCandlesToo() {
-        let ledger = SourceLedger<ManualClock.Instant>()
-        ledger.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: SourceLimits(minimumInterval: .seconds(1)))])
+        let door = LedgerDoor<ManualClock.Instant>()
+        door.configure([SourceDescriptor(name: "binance", quoteAsset: "USD", limits: SourceLimits(minimumInterval: .seconds(1)))])
         let start = clock.now
-        ledger.requestFailed("binance", .rateLimited(retryAfter: .seconds(60)), at: start)
-        #expect(ledger.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(59))) == .coolingDown("binance"))
-        #expect(ledger.nextCandlesAllowed("binance", pace: .milliseconds(250), at: start) == start.advanced(by: .seconds(60)))
-        #expect(ledger.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(60))) == nil)
+        door.candlesFailed("binance", .rateLimited(retryAfter: .seconds(60)), at: start)
+        #expect(door.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(59))) == .coolingDown("binance"))
+        #expect(door.ledger.nextCandlesAllowed("binance", pace: .milliseconds(250), at: start) == start.advanced(by: .seconds(60)))
+        #expect(door.admitCandles("binance", pace: .milliseconds(250), at: start.advanced(by: .seconds(60))) == nil)
     }
 
     @Test func aVenueThatRefusesRestsAndTheNextFillsTheRest() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock) { _ throws(FetchFailure) in throw .geoRestricted }
         let coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
-        let ledger = SourceLedger<ManualClock.Instant>()
-        let outcome = await run([binance, coinbase], ledger: ledger)
+        let door = LedgerDoor<ManualClock.Instant>()
+        let outcome = await run([binance, coinbase], door: door)
         #expect(binance.requests.count == 1 && coinbase.requests.count == 29, "binance \(binance.requests.count), coinbase \(coinbase.requests.count)")
         #expect(gaps(coinbase.requests).allSatisfy { $0 >= coinbase.candlePace }, "\(gaps(coinbase.requests))")
-        let binanceState = ledger.statuses(at: clock.now).first { $0.name == "binance" }?.state
+        let binanceState = door.ledger.statuses(at: clock.now).first { $0.name == "binance" }?.state
         #expect(binanceState == .coolingDown, "a 451 rests binance for its prices too: \(String(describing: binanceState))")
-        #expect(ledger.restraints(at: clock.now, wallTime: wallClock.now())["binance"]?.restingUntil != nil, "and the rest is kept for a restart")
+        #expect(door.ledger.restraints(at: clock.now, wallTime: wallClock.now())["binance"]?.restingUntil != nil, "and the rest is kept for a restart")
         let reports = outcome.reports.withLock { $0 }
         #expect(reports.map(\.source) == ["binance", "coinbase"] && reports[0].failure == .geoRestricted && reports[1].filled == 10_080, "\(reports)")
         #expect(outcome.history.withLock { $0.filled.map(\.source) } == ["coinbase"])
@@ -161,7 +161,7 @@ struct BackfillTests {
     @Test func aVenueThatReachesTwelveHoursFillsThemAndTheNextVenueTheRestOfTheWeek() async {
         let kraken = ScriptedCandles("kraken", perRequest: 720, reachesBack: 720, pace: .seconds(2), clock: clock)
         let bitstamp = ScriptedCandles("bitstamp", perRequest: 1000, clock: clock)
-        let outcome = await run([kraken, bitstamp], ledger: SourceLedger())
+        let outcome = await run([kraken, bitstamp], door: LedgerDoor())
         #expect(kraken.requests.map(\.minutes) == [(nowMinute - 720)...(nowMinute - 1)], "\(kraken.requests.map(\.minutes))")
         #expect(bitstamp.requests.count == 10 && bitstamp.requests.allSatisfy { $0.minutes.upperBound < nowMinute - 720 },
                 "only what kraken cannot reach: \(bitstamp.requests.map(\.minutes))")
@@ -175,7 +175,7 @@ struct BackfillTests {
         let seen = (1...9_000).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) }
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock, answer: ScriptedCandles.every("100", unusable: 4))
         let coinbase = ScriptedCandles("coinbase", perRequest: 350, clock: clock)
-        let outcome = await run([binance, coinbase], ledger: SourceLedger(), history: PriceHistory(bars: seen))
+        let outcome = await run([binance, coinbase], door: LedgerDoor(), history: PriceHistory(bars: seen))
         #expect(binance.requests.map(\.minutes) == [(nowMinute - 10_000)...(nowMinute - 9_001), (nowMinute - 10_080)...(nowMinute - 10_001)],
                 "the 1,080 minutes before the 9,000 seen, newest first: \(binance.requests.map(\.minutes))")
         #expect(coinbase.requests.isEmpty, "a venue that answered is not second-guessed")
@@ -205,7 +205,7 @@ struct BackfillTests {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
         let host = BusyHost()
         let start = clock.now
-        _ = await run([binance], ledger: SourceLedger(), history: PriceHistory(bars: (2...10_080).map {
+        _ = await run([binance], door: LedgerDoor(), history: PriceHistory(bars: (2...10_080).map {
             MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7)
         }), hostPace: host)
         #expect(binance.requests.count == 1, "one minute missing, one request: \(binance.requests.map(\.minutes))")
@@ -217,7 +217,7 @@ struct BackfillTests {
     @Test func aFullWeekAsksNoVenue() async {
         let binance = ScriptedCandles("binance", perRequest: 1000, clock: clock)
         let full = PriceHistory(bars: (1...10_080).map { MinuteBar(minute: nowMinute - Int64($0), open: 7, high: 7, low: 7, close: 7) })
-        let outcome = await run([binance], ledger: SourceLedger(), history: full)
+        let outcome = await run([binance], door: LedgerDoor(), history: full)
         #expect(binance.requests.isEmpty && outcome.reports.withLock { $0.isEmpty })
     }
 
@@ -225,10 +225,10 @@ struct BackfillTests {
 
     /// Runs the daily backfill as `run` does the minutes', on `daily` as it stands.
     func runDays(_ sources: [ScriptedCandles], daily: DailyHistory = DailyHistory()) async -> (daily: DailyHistory, gaveAll: Bool, reports: [Backfill<ManualClock>.VenueReport]) {
-        let ledger = SourceLedger<ManualClock.Instant>()
-        ledger.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
+        let door = LedgerDoor<ManualClock.Instant>()
+        door.configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: "USD", limits: $0.limits) })
         let kept = Mutex(daily), reports = Mutex<[Backfill<ManualClock>.VenueReport]>([])
-        let backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, ledger: ledger), wallClock = self.wallClock
+        let backfill = Backfill(sources: sources, clock: clock, wallClock: wallClock, door: door), wallClock = self.wallClock
         let task = Task {
             await backfill.run(.day, plan: { now, perRequest in BackfillPlan(daily: kept.withLock { $0 }, now: now, perRequest: perRequest) },
                                fill: { batch, days, _ in kept.withLock { $0.fill(batch.bars, within: days, now: wallClock.now()) } },

@@ -23,10 +23,10 @@ func yieldUntil(_ condition: () -> Bool, maximumYields: Int = 100_000) async -> 
 @Suite("Fetch loop: fixed rate, backoff, cool-downs, transitions")
 struct FetchLoopTests {
     func makeLoop(_ sources: [StubSource], clock: ManualClock, interval: Duration = .seconds(1), jitter: Double = 1,
-                  ledger: SourceLedger<ManualClock.Instant> = SourceLedger(), mode: FetchMode = .fallback) -> FetchLoop<ManualClock> {
+                  door: LedgerDoor<ManualClock.Instant> = LedgerDoor(), mode: FetchMode = .fallback) -> FetchLoop<ManualClock> {
         FetchLoop(fetcher: FallbackFetcher(sources: sources, timeout: .milliseconds(800), clock: clock),
                   schedule: FetchSchedule(interval: interval), wallClock: ManualWallClock(), jitter: FixedJitter(jitter),
-                  ledger: ledger, mode: mode)
+                  door: door, mode: mode)
     }
 
     /// Runs the loop for `cycles` reports. After each report the loop's only sleeper is its wait
@@ -251,18 +251,18 @@ struct FetchLoopTests {
 
     @Test func aReloadKeepsCooldownsAndBudgetsBecauseTheLedgerIsShared() async {
         let clock = ManualClock()
-        let ledger = SourceLedger<ManualClock.Instant>()
+        let door = LedgerDoor<ManualClock.Instant>()
         let limited = SourceLimits(minimumInterval: .seconds(10), dailyCalls: 7500)
         let first = StubSource(.cryptoCompare, [.quote("9")], limits: limited)
-        _ = await run(makeLoop([first], clock: clock, ledger: ledger), clock: clock, cycles: 1)
+        _ = await run(makeLoop([first], clock: clock, door: door), clock: clock, cycles: 1)
         // 50 reloads in a row: each new loop starts at once, and none may call again yet.
         for _ in 0..<50 {
             let again = StubSource(.cryptoCompare, [.quote("9")], limits: limited)
-            let reports = await run(makeLoop([again], clock: clock, ledger: ledger), clock: clock, cycles: 1)
+            let reports = await run(makeLoop([again], clock: clock, door: door), clock: clock, cycles: 1)
             #expect(again.callCount == 0)
             #expect(reports.first?.attempts == [.paced(.cryptoCompare)])
         }
-        #expect(ledger.statuses(at: clock.now).first?.callsLastDay == 1)
+        #expect(door.ledger.statuses(at: clock.now).first?.callsLastDay == 1)
     }
 
     @Test func consensusTakesTheMedianOfTheVenuesThatAgree() async {

@@ -73,7 +73,10 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     public let schedule: FetchSchedule
     public let wallClock: any WallClock
     public let jitter: any JitterSource
-    public let ledger: SourceLedger<C.Instant>
+    /// The loop's way into the ledger: its requests are admitted and recorded there.
+    public let door: LedgerDoor<C.Instant>
+    /// What the ledger knows, for reading.
+    public var ledger: SourceLedger<C.Instant> { door.ledger }
     public let mode: FetchMode
     /// Whether a stream carries the quotes: while it does, the loop asks no source and rests
     /// until the moment the gate gives (at most `maximumBackoff` ahead, so the watchdog stays
@@ -85,17 +88,17 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     /// Shared with the other instances on this host (other currencies), when there are any.
     public var hostPace: (any HostPace)?
 
-    /// Pass the same `ledger` to the loop that replaces this one on reload, so health,
+    /// Pass the same `door` to the loop that replaces this one on reload, so health,
     /// cool-downs and call budgets carry over.
     public init(fetcher: FallbackFetcher<C>, schedule: FetchSchedule, wallClock: any WallClock, jitter: any JitterSource = SystemJitter(),
-                ledger: SourceLedger<C.Instant> = SourceLedger(), mode: FetchMode = .fallback) {
+                door: LedgerDoor<C.Instant> = LedgerDoor(), mode: FetchMode = .fallback) {
         self.fetcher = fetcher
         self.schedule = schedule
         self.wallClock = wallClock
         self.jitter = jitter
-        self.ledger = ledger
+        self.door = door
         self.mode = mode
-        ledger.configure(fetcher.sources)
+        door.configure(fetcher.sources)
     }
 
     /// What one cycle leaves the next: the grid's next tick and the run of failures.
@@ -122,7 +125,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
                       _ handle: @Sendable (CycleReport) async -> Void) async -> Bool {
         let clock = fetcher.clock
         state.consecutiveFailures = 0
-        ledger.quoteArrivedElsewhere(at: started)
+        door.quoteArrivedElsewhere(at: started)
         // Never sooner than the next tick, so a gate that answers "until now" cannot spin
         // the loop. The watchdog's cap is kept exactly; the stream's moment may be late.
         let cap = started.advanced(by: schedule.maximumBackoff)
@@ -158,7 +161,7 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
         if Task.isCancelled { return false }
         let now = clock.now
         let verdict = judge(round, heldByHost: heldByHost)
-        let events = ledger.record(round, reading: verdict.reading, outcome: verdict.outcome, holding: verdict.holding, at: now,
+        let events = door.record(round, reading: verdict.reading, outcome: verdict.outcome, holding: verdict.holding, at: now,
                                    wallTime: wallClock.now())
         state.deadline = nextDeadline(after: round, verdict: verdict, now: now, state: &state)
         let day = mode == .fallback ? (round.answers.first ?? round.lateAnswers.first)?.quote.day : nil
@@ -171,10 +174,10 @@ public struct FetchLoop<C: Clock>: Sendable where C.Duration == Duration {
     /// Asks the chain, each source only when the ledger and the host's pace admit it. A source
     /// another instance has just asked is a wait for this one, not an outage.
     private func ask(countedAt: C.Instant) async -> (FetchRound, heldByHost: [SourceName]) {
-        let ledger = self.ledger, hostPace = self.hostPace, wallClock = self.wallClock
+        let door = self.door, hostPace = self.hostPace, wallClock = self.wallClock
         var heldByHost: [SourceName] = []
         let admit: (SourceName) -> SourceAttempt? = { source in
-            ledger.admit(source, at: countedAt) { limits in
+            door.admitPrice(source, at: countedAt) { limits in
                 guard let hostPace, !hostPace.claim(source, pace: limits.hostPace, at: wallClock.now()) else { return true }
                 heldByHost.append(source)
                 return false

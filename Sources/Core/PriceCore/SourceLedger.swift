@@ -57,7 +57,8 @@ public struct SourceStatus: Sendable, Hashable {
 
 /// What the daemon knows about each source across fetch cycles and reloads: health and
 /// cool-downs, the calls made against each source's limits, and the last answers. Shared by
-/// successive fetch loops, so a reload neither forgets a cool-down nor resets a budget.
+/// successive fetch loops, so a reload neither forgets a cool-down nor resets a budget. Its
+/// writes are internal: they come through `LedgerDoor`, the one writer; everyone reads here.
 public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     struct Observation: Sendable {
         var lastPrice: Price?
@@ -92,11 +93,11 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     public init() {}
 
     /// Sets the chain for the next cycles, keeping everything known about sources that stay.
-    public func configure(_ sources: [any PriceSource]) {
+    func configure(_ sources: [any PriceSource]) {
         configure(sources.map { SourceDescriptor(name: $0.name, quoteAsset: $0.quoteAsset, limits: $0.limits) })
     }
 
-    public func configure(_ sources: [SourceDescriptor]) {
+    func configure(_ sources: [SourceDescriptor]) {
         state.withLock { state in
             state.order = sources.map(\.name)
             state.health.reorder(state.order)
@@ -110,7 +111,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     /// Nil when the source may be asked now, which is then counted as a call; otherwise why not.
     /// `alsoAllowed` is asked last with the source's limits, once the ledger allows the call (the
     /// host-wide pace), and its refusal counts no call.
-    public func admit(_ source: SourceName, at now: Instant, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
+    func admit(_ source: SourceName, at now: Instant, alsoAllowed: (SourceLimits) -> Bool = { _ in true }) -> SourceAttempt? {
         state.withLock { state in
             if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
             let limits = state.limits[source] ?? SourceLimits(minimumInterval: .seconds(1))
@@ -128,7 +129,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     /// catalog sets inside the venue's published limits), so a candle never takes a fetch's turn
     /// and a fetch never waits for a candle; a rest the venue asked for stops both.
     /// `alsoAllowed` is the host-wide candle pace, asked last; its refusal counts nothing.
-    public func admitCandles(_ source: SourceName, pace: Duration, at now: Instant, alsoAllowed: () -> Bool = { true }) -> SourceAttempt? {
+    func admitCandles(_ source: SourceName, pace: Duration, at now: Instant, alsoAllowed: () -> Bool = { true }) -> SourceAttempt? {
         state.withLock { state in
             if state.health.isCoolingDown(source, at: now) { return .coolingDown(source) }
             if let last = state.lastCandles[source], last.duration(to: now) < pace { return .paced(source) }
@@ -159,7 +160,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
 
     /// A request outside the fetch cycles (candles for the history) failed: a rest the venue
     /// asked for (429, 418, 451) applies to every request to it, and outlives a restart.
-    public func requestFailed(_ source: SourceName, _ failure: FetchFailure, at now: Instant) {
+    func requestFailed(_ source: SourceName, _ failure: FetchFailure, at now: Instant) {
         guard let cooldown = failure.cooldown else { return }
         state.withLock { state in
             let until = now.advanced(by: cooldown)
@@ -169,7 +170,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// A venue refused its stream: recorded so that it outlives a restart (see `restraints`).
-    public func refuseStream(_ source: SourceName, until: Instant) {
+    func refuseStream(_ source: SourceName, until: Instant) {
         state.withLock { state in
             state.streamRefusals[source] = until
             state.restraintVersion += 1
@@ -191,7 +192,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// Folds one cycle in; returns the transitions worth a log line.
-    public func record(_ round: FetchRound, reading: PolledReading?, outcome: ConsensusOutcome? = nil, holding: Bool,
+    func record(_ round: FetchRound, reading: PolledReading?, outcome: ConsensusOutcome? = nil, holding: Bool,
                        at now: Instant, wallTime: Timestamp) -> [HealthEvent] {
         state.withLock { state in
             var events = state.health.record(round.attempts, gotQuote: reading != nil, holding: holding, at: now)
@@ -265,7 +266,7 @@ public final class SourceLedger<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// The stream carried this cycle's quotes: failures before now are history.
-    public func quoteArrivedElsewhere(at now: Instant) {
+    func quoteArrivedElsewhere(at now: Instant) {
         state.withLock { $0.health.quoteArrived(at: now) }
     }
 

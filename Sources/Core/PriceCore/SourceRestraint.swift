@@ -55,7 +55,7 @@ extension SourceLedger {
 
     /// Takes back what a previous run left; returns the sources still resting.
     @discardableResult
-    public func restore(_ restraints: [SourceName: SourceRestraint], at now: Instant, wallTime: Timestamp) -> [SourceName] {
+    func restore(_ restraints: [SourceName: SourceRestraint], at now: Instant, wallTime: Timestamp) -> [SourceName] {
         // A time in the future (a clock stepped back) counts as now: the safe side for a call.
         func instant(_ timestamp: Timestamp) -> Instant {
             now.advanced(by: .milliseconds(min(0, timestamp.milliseconds(since: wallTime))))

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The whole daemon as one Service, built from the ports the composition root hands over:
 /// restores the saved quote and history through the intake and the restraints through the
-/// ledger's door, serves the socket, calls
+/// ledger's keeper, serves the socket, calls
 /// the on-ready hook, then runs the fetch loop, the stream, the backfill, the writers and the
 /// health services until graceful shutdown, which ends with a final save of each file.
 public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
@@ -18,8 +18,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     private let server = ServerSlot()
     private let persister: QuotePersister
     private let firstQuote: FirstQuoteLog
-    /// The ledger's door: the chain, the saved restraints, the stream's refusals.
-    private let door: LedgerDoor<C>
+    /// The ledger's keeper: the chain, the saved restraints, the stream's refusals.
+    private let keeper: LedgerKeeper<C>
     private let history: HistorySaver
     private let daily: DailySaver?
     private let health: DaemonHealth<C>
@@ -64,13 +64,13 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         await history.restore(into: intake)
         daily = ports.dailyStore.map { DailySaver(store: $0, work: ports.work, logger: logger) }
         await daily?.restore(into: intake)
-        door = LedgerDoor(directory.ledger, chain: plan.descriptors,
+        keeper = LedgerKeeper(LedgerDoor(directory.ledger), chain: plan.descriptors,
                           restraints: RestraintKeeper(store: ports.restraintStore, work: ports.work, logger: logger),
                           clock: ports.clock, wallClock: ports.wallClock, logger: logger)
-        await door.restore()
+        await keeper.restore()
         if let streams {
             directory.attach { streams.report(at: $0) }
-            for (venue, until) in streams.resumeRefusals(from: door.ledger, at: ports.clock.now) {
+            for (venue, until) in streams.resumeRefusals(from: keeper.ledger, at: ports.clock.now) {
                 logger.notice("not asking \(venue) for its stream for another \(ports.clock.now.duration(to: until).humanReadable): it refused before the restart",
                               metadata: ["source": "\(venue)"])
             }
@@ -88,7 +88,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     /// plan's sources (health, cool-downs and budgets carry over in the shared ledger).
     public func apply(_ plan: Plan) {
         ports.directory.current = plan
-        door.use(chain: plan.descriptors)
+        keeper.use(chain: plan.descriptors)
         intake.use(plan.stalenessPolicy)
         intake.confirmation?.check.use(confirmMove: plan.confirmMove)
         streams?.use(priceSilenceAfter: plan.priceSilenceAfter)
@@ -143,11 +143,11 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         ]
         if let candleSources = ports.candleSources {
             var backfill = Backfill(sources: candleSources(ports.directory.current), clock: ports.clock, wallClock: ports.wallClock,
-                                    ledger: door.ledger)
+                                    door: keeper.door)
             backfill.hostPace = ports.hostPace
             // The slots it asks for are the venues' minutes and days, as the history files them.
             backfill.slotClock = board.history.venueClock
-            var service = BackfillService(backfill: backfill, intake: intake, door: door, firstLiveQuote: firstQuote.firstLiveQuote,
+            var service = BackfillService(backfill: backfill, intake: intake, keeper: keeper, firstLiveQuote: firstQuote.firstLiveQuote,
                                           logger: ports.logger)
             service.finished = ports.returnFreedMemory
             services.append(service)
@@ -158,8 +158,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         monitor.readLag = ports.streamReadLag
         services.append(monitor)
         if let streams {
-            let door = self.door
-            services.append(streams.service(feeding: intake, telling: { await door.handle($0) }))
+            let keeper = self.keeper
+            services.append(streams.service(feeding: intake, telling: { await keeper.handle($0) }))
         }
         services.append(WatchdogService(health: health))
         // What reading the saved files took (a week of minutes, ten years of days) is freed now.
@@ -175,12 +175,12 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         var service = HistoryService(board: board, saver: history, clock: ports.clock)
         service.daily = daily
         let intake = self.intake
-        service.completeDays = { intake.completeDays() }
+        service.completeDays = { intake.board.history.completeDays() }
         return service
     }
 
     private func fetchService() -> FetchService<C, Plan> {
-        let ports = self.ports, ledger = door.ledger, streamGate = self.streamGate, intake = self.intake
+        let ports = self.ports, door = keeper.door, streamGate = self.streamGate, intake = self.intake
         let maximumBackoff = min(.seconds(30), health.longestIdle ?? .seconds(30))
         let makeLoop: @Sendable (Plan) -> FetchLoop<C> = { plan in
             var fetcher = FallbackFetcher(sources: ports.sources(plan), timeout: plan.timeout, clock: ports.clock)
@@ -194,14 +194,14 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             var loop = FetchLoop(
                 fetcher: fetcher,
                 schedule: FetchSchedule(interval: plan.interval, maximumBackoff: maximumBackoff),
-                wallClock: ports.wallClock, jitter: ports.jitter, ledger: ledger, mode: plan.mode
+                wallClock: ports.wallClock, jitter: ports.jitter, door: door, mode: plan.mode
             )
             loop.streamGate = streamGate
             loop.restTolerance = ports.publishInterval
             loop.hostPace = ports.hostPace
             return loop
         }
-        var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, door: door,
+        var fetch = FetchService(makeLoop: makeLoop, initialPlan: ports.directory.current, reloads: reloads, intake: intake, keeper: keeper,
                                  health: health, logger: ports.logger)
         fetch.cycleHandled = ports.cycleHandled
         fetch.executor = ports.executor

@@ -72,9 +72,11 @@ public final class HistoryBoard: IntakeFollower {
         return Trend.figures(latest: quote, history: minutes, completedDay: completedDay, venueDay: venueDay, now: now, text: text)
     }
 
-    /// The minutes saved by the previous run. Bars stamped after now (a clock that was wrong
-    /// then) are dropped, or they would block recording until the clock caught up; returns how many.
-    func restore(_ minutes: PriceHistory) -> Int {
+    /// The minutes saved by the previous run, taken before anyone is served. Bars stamped after
+    /// now (a clock that was wrong then) are dropped, or they would block recording until the
+    /// clock caught up; returns how many.
+    @discardableResult
+    public func restore(_ minutes: PriceHistory) -> Int {
         let nowMinute = MinuteBar.minute(of: venueClock.now())
         let kept = minutes.bars.filter { $0.minute <= nowMinute }
         state.withLock { state in
@@ -85,8 +87,10 @@ public final class HistoryBoard: IntakeFollower {
         return minutes.bars.count - kept.count
     }
 
-    /// Adds a venue's candles for minutes the history lacks; returns how many minutes they filled.
-    func fill(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from source: SourceName) -> Int {
+    /// Adds a venue's candles for minutes the history lacks (the backfill); a minute seen here is
+    /// never overwritten. Returns how many minutes they filled. Watchers see the new change
+    /// figures with their next line; the next request sees them at once.
+    public func fill(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from source: SourceName) -> Int {
         let filled = state.withLock { state in
             let filled = state.minutes.fill(batch.bars, within: minutes, from: source)
             guard !filled.isEmpty else { return 0 }
@@ -98,17 +102,20 @@ public final class HistoryBoard: IntakeFollower {
         return filled
     }
 
-    /// The daily bars the previous run saved.
-    func restore(_ daily: DailyHistory) {
+    /// The daily bars the previous run saved, taken before anyone is served; the days the
+    /// restored minutes cover whole are made at once.
+    public func restore(_ daily: DailyHistory) {
         state.withLock { state in
             state.daily = daily
             state.dailyVersion += 1
         }
+        completeDays()
     }
 
     /// Makes each day the minutes now cover whole; returns whether any day changed. Called at
     /// start and with each save of the history, never on a trade's path.
-    func completeDays() -> Bool {
+    @discardableResult
+    public func completeDays() -> Bool {
         let now = venueClock.now()
         return state.withLock { state in
             guard state.daily.complete(from: state.minutes, now: now) else { return false }
@@ -117,8 +124,9 @@ public final class HistoryBoard: IntakeFollower {
         }
     }
 
-    /// Adds a venue's daily candles for days the daily bars lack; returns how many they filled.
-    func fillDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
+    /// Adds a venue's daily candles for days the daily bars lack (the backfill); a day made from
+    /// the minutes seen here is never overwritten. Returns how many they filled.
+    public func fillDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
         let now = venueClock.now()
         return state.withLock { state in
             let filled = state.daily.fill(batch.bars, within: days, now: now)
@@ -128,7 +136,7 @@ public final class HistoryBoard: IntakeFollower {
     }
 
     /// Every venue asked for days gave what it had: the days before the oldest are not asked again.
-    func markDaysBackfilled() {
+    public func markDaysBackfilled() {
         state.withLock { state in
             if state.daily.markBackfilled() { state.dailyVersion += 1 }
         }

@@ -10,7 +10,7 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
     let reloads: AsyncStream<Plan>
     let intake: PriceIntake<C>
     /// Where the cycles' restraints are offered to sources.json; the loop writes the ledger behind it.
-    let door: LedgerDoor<C>
+    let keeper: LedgerKeeper<C>
     let health: DaemonHealth<C>
     let logger: Logger
     /// Hears every cycle after the service has handled it (tests wait on it).
@@ -22,12 +22,12 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
 
     /// `makeLoop` makes the fetch loop for a plan: the first, then each one `reloads` brings.
     public init(makeLoop: @escaping @Sendable (Plan) -> FetchLoop<C>, initialPlan: Plan, reloads: AsyncStream<Plan>, intake: PriceIntake<C>,
-                door: LedgerDoor<C>, health: DaemonHealth<C>, logger: Logger) {
+                keeper: LedgerKeeper<C>, health: DaemonHealth<C>, logger: Logger) {
         self.makeLoop = makeLoop
         self.initialPlan = initialPlan
         self.reloads = reloads
         self.intake = intake
-        self.door = door
+        self.keeper = keeper
         self.health = health
         self.logger = logger
     }
@@ -35,14 +35,14 @@ public struct FetchService<C: Clock, Plan: ChainPlan>: Service where C.Duration 
     public func run() async throws {
         let cycleHandled = self.cycleHandled, metrics = self.metrics
         let intake = self.intake, board = intake.board, health = self.health, logger = self.logger
-        let door = self.door
+        let keeper = self.keeper
         let handle: @Sendable (CycleReport, Duration, Plan) async -> Void = { report, maximumBackoff, plan in
             health.cycleCompleted()
             metrics.record(report.attempts)
             let hasQuote = board.quote != nil
             HealthLogging.log(report.events, report: report, hasQuote: hasQuote, maximumBackoff: maximumBackoff, plan: plan, logger: logger)
             intake.accept(report)
-            await door.saveChanges()
+            await keeper.saveChanges()
             cycleHandled(report)
         }
         await cancelWhenGracefulShutdown {

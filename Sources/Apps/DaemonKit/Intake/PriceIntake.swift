@@ -2,8 +2,9 @@ import Logging
 import PriceCore
 
 /// The one door every change to the board comes through: polled and streamed prices, a
-/// venue's day range, the quote and history restored at start, saving failing or working
-/// again, a reload's policy, and time passing. The board's mutators are internal to DaemonKit,
+/// venue's day range, the quote restored at start, saving failing or working again, a
+/// reload's policy, and time passing. (The history is a board of its own: it follows these
+/// changes, and takes the saved minutes and days and the backfill's candles itself.) The board's mutators are internal to DaemonKit,
 /// so there is no other way in. It decides and mutates, and returns what changed
 /// (`IntakeChange`), which its followers hear in order: the publisher (the only writer to
 /// watchers), systemd's status, the persister, the first-quote log. Nothing on this path
@@ -17,14 +18,15 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// Dates every answer, polled or streamed, against the venues' clocks.
     public let hostClock: HostClockWatch<C>
     /// Checks each venue's price before it may replace the served one; nil: every price is taken.
-    public let confirmation: PriceConfirmation?
+    let confirmation: PriceConfirmation?
 
-    /// `followers` hear every change, in this order, on the thread that made it.
+    /// The history hears every change first (whoever renders next shows this minute's figures),
+    /// then `followers`, in this order, on the thread that made it.
     public init(board: PriceBoard<C>, followers: [any IntakeFollower], streamGate: StreamGate<C.Instant> = .closed,
                 hostClock: HostClockWatch<C>? = nil, confirmation: PriceConfirmation? = nil, logger: Logger) {
         self.confirmation = confirmation
         self.board = board
-        self.followers = followers
+        self.followers = [board.history] + followers
         self.streamGate = streamGate
         self.hostClock = hostClock ?? HostClockWatch(clock: board.clock, wallClock: board.wallClock, logger: logger, correcting: board.history.venueClock)
     }
@@ -32,7 +34,7 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     /// Nil when a venue's `price` may replace the served quote now; otherwise the venue's failure
     /// for this answer (held until another venue confirms it, or refused). The fetch loop asks
     /// before it takes an answer; a stream's trades are asked on arrival.
-    public func vet(_ price: Price, from venue: SourceName) -> FetchFailure? {
+    func vet(_ price: Price, from venue: SourceName) -> FetchFailure? {
         guard let confirmation else { return nil }
         // The board's own age: never negative, and unknown for a quote stamped in the future.
         let age = board.freshness().ageMilliseconds.map { Duration.milliseconds($0) }
@@ -101,42 +103,6 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
         tell(IntakeChange(restoredQuote: true))
     }
 
-    /// The history the previous run saved, taken before anyone is served. Returns how many
-    /// minutes were dropped for being stamped in the future (a wrong clock then): they would
-    /// block recording until the clock caught up.
-    public func restored(history: PriceHistory) -> Int {
-        board.history.restore(history)
-    }
-
-    /// A venue's candles for minutes the history lacks (the backfill); a minute seen here is
-    /// never overwritten. Returns how many minutes they filled. Watchers see the new change
-    /// figures with their next line; the next request sees them at once.
-    public func filled(_ batch: CandleBatch, within minutes: ClosedRange<Int64>, from venue: SourceName) -> Int {
-        board.history.fill(batch, within: minutes, from: venue)
-    }
-
-    /// The daily bars the previous run saved, taken before anyone is served; the days the
-    /// restored minute history covers whole are made at once.
-    public func restored(daily: DailyHistory) {
-        board.history.restore(daily)
-        _ = board.history.completeDays()
-    }
-
-    /// A venue's daily candles for days the daily bars lack (the backfill); a day made from the
-    /// minutes seen here is never overwritten. Returns how many days they filled.
-    public func filledDays(_ batch: CandleBatch, within days: ClosedRange<Int64>) -> Int {
-        board.history.fillDays(batch, within: days)
-    }
-
-    /// Every venue asked for days gave what it had: the days before the oldest kept (before the
-    /// market was listed) are not asked for again at the next start.
-    public func daysBackfilled() { board.history.markDaysBackfilled() }
-
-    /// Makes the days the minute history now covers whole (a day ended, a backfill filled
-    /// some); returns whether any day changed.
-    @discardableResult
-    public func completeDays() -> Bool { board.history.completeDays() }
-
     /// Saving started failing (`problem`), or works again (nil): the status's last error says so.
     @discardableResult
     public func savingFailed(_ problem: String?) -> IntakeChange {
@@ -173,8 +139,6 @@ public final class PriceIntake<C: Clock>: Sendable where C.Duration == Duration,
     @discardableResult
     private func tell(_ change: IntakeChange) -> IntakeChange {
         guard !change.isEmpty else { return change }
-        // The history first: whoever renders next shows this minute's figures.
-        board.history.follow(change)
         for follower in followers { follower.follow(change) }
         return change
     }

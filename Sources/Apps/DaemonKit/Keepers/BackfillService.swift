@@ -11,7 +11,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     let backfill: Backfill<C>
     let intake: PriceIntake<C>
     /// Where the budgets its requests used are offered to sources.json.
-    let door: LedgerDoor<C>
+    let keeper: LedgerKeeper<C>
     /// Fires at the first live quote (`FirstQuoteLog`), which the backfill waits for.
     let firstLiveQuote: OneTimeSignal
     let logger: Logger
@@ -20,16 +20,16 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     /// Where its requests are counted, as `kind="candles"`.
     public var metrics = FetchMetrics()
 
-    public init(backfill: Backfill<C>, intake: PriceIntake<C>, door: LedgerDoor<C>, firstLiveQuote: OneTimeSignal, logger: Logger) {
+    public init(backfill: Backfill<C>, intake: PriceIntake<C>, keeper: LedgerKeeper<C>, firstLiveQuote: OneTimeSignal, logger: Logger) {
         self.backfill = backfill
         self.firstLiveQuote = firstLiveQuote
         self.intake = intake
-        self.door = door
+        self.keeper = keeper
         self.logger = logger
     }
 
     public func run() async throws {
-        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, door = self.door, firstLiveQuote = self.firstLiveQuote, metrics = self.metrics
+        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, keeper = self.keeper, firstLiveQuote = self.firstLiveQuote, metrics = self.metrics
         let now = board.history.venueClock.now()
         let minutesMissing = BackfillPlan.missing(in: board.history.minutes, now: now) > 0
         let daysMissing = !BackfillPlan(daily: board.history.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
@@ -40,23 +40,23 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
                 await firstLiveQuote.wait()
                 guard !Task.isCancelled else { return }
                 if minutesMissing {
-                    await backfill.run(history: { board.history.minutes }, fill: { intake.filled($0, within: $1, from: $2) }) { report in
+                    await backfill.run(history: { board.history.minutes }, fill: { board.history.fill($0, within: $1, from: $2) }) { report in
                         metrics.requests(report.source, .candles).increment(by: Int64(report.requests))
                         Self.log(report, .minute, logger: logger)
                     }
                     // The days the filled week covers whole are made from its minutes, not asked.
-                    intake.completeDays()
+                    board.history.completeDays()
                 }
                 guard !Task.isCancelled else { return }
                 let gaveAll = await backfill.run(.day, plan: { BackfillPlan(daily: board.history.daily, now: $0, perRequest: $1) },
-                                                 fill: { batch, days, _ in intake.filledDays(batch, within: days) }) { report in
+                                                 fill: { batch, days, _ in board.history.fillDays(batch, within: days) }) { report in
                     metrics.requests(report.source, .candles).increment(by: Int64(report.requests))
                     Self.log(report, .day, logger: logger)
                 }
-                if gaveAll { intake.daysBackfilled() }
+                if gaveAll { board.history.markDaysBackfilled() }
             }
-            await door.saveChanges()
-            intake.completeDays()
+            await keeper.saveChanges()
+            board.history.completeDays()
             finished()
         }
         try? await gracefulShutdown()

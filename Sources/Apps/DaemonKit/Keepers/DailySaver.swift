@@ -22,20 +22,20 @@ public actor DailySaver {
         do {
             switch try store.load() {
             case .none:
-                intake.restored(daily: DailyHistory())
+                intake.board.history.restore(DailyHistory())
             case .kept(let daily):
-                intake.restored(daily: daily)
+                intake.board.history.restore(daily)
                 logger.info("restored \(daily.bars.count) days of daily prices from \(store.path)")
             case .otherCurrency(let other, let movedTo):
                 logger.notice("the daily prices in \(store.path) were in \(other); moved them to \(movedTo)")
-                intake.restored(daily: DailyHistory())
+                intake.board.history.restore(DailyHistory())
             case .quarantined(let reason, let movedTo):
                 report.ignoring(reason, then: "moved it to \(movedTo); days are made again from the minute history")
-                intake.restored(daily: DailyHistory())
+                intake.board.history.restore(DailyHistory())
             }
         } catch {
             report.cannotRead("the daily prices", error)
-            intake.restored(daily: DailyHistory())
+            intake.board.history.restore(DailyHistory())
         }
     }
 

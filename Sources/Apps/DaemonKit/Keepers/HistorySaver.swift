@@ -38,7 +38,7 @@ public actor HistorySaver {
             case .none:
                 logger.info("no price history in \(store.path) yet; changes appear as it fills")
             case .kept(let history):
-                let dropped = intake.restored(history: history)
+                let dropped = intake.board.history.restore(history)
                 logger.info("restored \(history.bars.count - dropped) minutes of price history from \(store.path)")
                 if dropped > 0 {
                     logger.warning("dropped \(dropped) minutes of history stamped in the future (was the clock wrong before?)")

@@ -25,7 +25,8 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     public let sources: [any CandleSource]
     public let clock: C
     public let wallClock: any WallClock
-    public let ledger: SourceLedger<C.Instant>
+    /// Its way into the ledger: each candle request is admitted and its failure recorded there.
+    public let door: LedgerDoor<C.Instant>
     public var hostPace: (any HostPace)?
     /// The time the slots are counted in: the venues', where the host clock is known to be wrong
     /// (the history's clock). Unset, the wall clock. The host-wide pace is always claimed in the
@@ -35,11 +36,11 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
     /// pace) is passed over for the next.
     public var longestWait: Duration = .seconds(60)
 
-    public init(sources: [any CandleSource], clock: C, wallClock: any WallClock, ledger: SourceLedger<C.Instant>) {
+    public init(sources: [any CandleSource], clock: C, wallClock: any WallClock, door: LedgerDoor<C.Instant>) {
         self.sources = sources
         self.clock = clock
         self.wallClock = wallClock
-        self.ledger = ledger
+        self.door = door
     }
 
     /// Fills the minutes of the last week. `history` is the history as it stands (the daemon
@@ -81,7 +82,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
                     report.filled += fill(batch, request, source.name)
                     report.skipped += batch.skipped
                 case .failure(let failure):
-                    ledger.requestFailed(source.name, failure, at: clock.now)
+                    door.candlesFailed(source.name, failure, at: clock.now)
                     report.failure = failure
                 }
                 if report.failure != nil { break }
@@ -102,7 +103,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
         while !Task.isCancelled {
             let now = clock.now
             var heldByHost = false
-            switch ledger.admitCandles(source.name, pace: pace, at: now, alsoAllowed: {
+            switch door.admitCandles(source.name, pace: pace, at: now, alsoAllowed: {
                 guard let hostPace, !hostPace.claim(source.name, kind: claim.kind, pace: claim.pace, at: wallClock.now()) else { return true }
                 heldByHost = true
                 return false
@@ -113,7 +114,7 @@ public struct Backfill<C: Clock>: Sendable where C.Duration == Duration {
                 return "it rests until it may be asked again"
             default:
                 // Another instance's candle request takes the host-wide pace: try again after it.
-                let next = heldByHost ? now.advanced(by: claim.pace) : ledger.nextCandlesAllowed(source.name, pace: pace, at: now)
+                let next = heldByHost ? now.advanced(by: claim.pace) : door.ledger.nextCandlesAllowed(source.name, pace: pace, at: now)
                 guard next <= deadline else { return "its limits allow no request within \(longestWait)" }
                 do { try await clock.sleep(until: max(next, now.advanced(by: .milliseconds(1))), tolerance: nil) } catch { return "stopped" }
             }

@@ -4,16 +4,16 @@ import PriceCore
 import Testing
 import TestClocks
 
-/// The ledger's door: the chain, the rests and refused streams the previous run saved, and the
-/// stream's refusals, each kept in sources.json through the restraint keeper.
-@Suite("The ledger's door")
-struct LedgerDoorTests {
+/// The ledger's keeper, through its door: the chain, the rests and refused streams the previous
+/// run saved, and the stream's refusals, each kept in sources.json through the restraint keeper.
+@Suite("The ledger's keeper")
+struct LedgerKeeperTests {
     let clock = ManualClock()
     let wallClock = ManualWallClock()
     let logs = LogRecorder()
 
-    func door(_ store: any RestraintStore, chain: [SourceName] = [.binance, .coinbase]) -> LedgerDoor<ManualClock> {
-        LedgerDoor(SourceLedger(), chain: chain.map { SourceDescriptor(name: $0, quoteAsset: "USD", limits: SourceLimits(minimumInterval: .seconds(1))) },
+    func door(_ store: any RestraintStore, chain: [SourceName] = [.binance, .coinbase]) -> LedgerKeeper<ManualClock> {
+        LedgerKeeper(LedgerDoor(SourceLedger()), chain: chain.map { SourceDescriptor(name: $0, quoteAsset: "USD", limits: SourceLimits(minimumInterval: .seconds(1))) },
                    restraints: RestraintKeeper(store: store, work: TestWork(), logger: logs.logger), clock: clock, wallClock: wallClock, logger: logs.logger)
     }
 

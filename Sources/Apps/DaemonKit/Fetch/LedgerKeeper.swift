@@ -8,32 +8,34 @@ public enum LedgerEvent<Instant: Sendable>: Sendable {
     case streamRefused(SourceName, until: Instant)
 }
 
-/// The one door to the venues' ledger besides the fetch loop's own requests: the chain a plan
-/// brings, the rests and budgets the previous run saved, and the events the stream sends. A
-/// change that must outlive a restart is offered to sources.json (`RestraintKeeper`), which the
-/// fetch service and the backfill also ask after their requests.
-public final class LedgerDoor<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
-    public let ledger: SourceLedger<C.Instant>
+/// The daemon's side of the ledger's one door (`LedgerDoor`, which the fetch loop and the
+/// backfill also hold for their requests): the chain a plan brings, the rests and budgets the
+/// previous run saved, and the events the stream sends. A change that must outlive a restart
+/// is offered to sources.json (`RestraintKeeper`), which the fetch service and the backfill
+/// also ask after their requests.
+public final class LedgerKeeper<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+    public let door: LedgerDoor<C.Instant>
+    public var ledger: SourceLedger<C.Instant> { door.ledger }
     private let restraints: RestraintKeeper
     private let clock: C
     private let wallClock: any WallClock
     private let logger: Logger
 
     /// `ledger` learns `chain` at once, so `sources` lists it before the first cycle.
-    public init(_ ledger: SourceLedger<C.Instant>, chain: [SourceDescriptor], restraints: RestraintKeeper, clock: C, wallClock: any WallClock,
+    public init(_ door: LedgerDoor<C.Instant>, chain: [SourceDescriptor], restraints: RestraintKeeper, clock: C, wallClock: any WallClock,
                 logger: Logger) {
-        self.ledger = ledger
+        self.door = door
         self.restraints = restraints
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
-        ledger.configure(chain)
+        door.configure(chain)
     }
 
     /// What the previous run saved (rests, budgets, refused streams), before anything asks a venue.
     public func restore() async {
         let saved = await restraints.load()
-        for source in ledger.restore(saved, at: clock.now, wallTime: wallClock.now()) {
+        for source in door.restore(saved, at: clock.now, wallTime: wallClock.now()) {
             if let until = saved[source]?.restingUntil {
                 logger.notice("\(source) still rests until \(until.rfc3339), as it asked before the restart", metadata: ["source": "\(source)"])
             }
@@ -42,13 +44,13 @@ public final class LedgerDoor<C: Clock>: Sendable where C.Duration == Duration, 
 
     /// A reload's chain, for the next cycles; what is known of the venues that stay is kept.
     public func use(chain: [SourceDescriptor]) {
-        ledger.configure(chain)
+        door.configure(chain)
     }
 
     public func handle(_ event: LedgerEvent<C.Instant>) async {
         switch event {
         case .streamRefused(let venue, let until):
-            ledger.refuseStream(venue, until: until)
+            door.refuseStream(venue, until: until)
         }
         await saveChanges()
     }
