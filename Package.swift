@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "ListenerKit",
             dependencies: [
-                "PosixFiles",
+                "PosixFiles", "PriceCore",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -232,7 +232,7 @@ let package = Package(
         .executableTarget(
             name: "watch-bench",
             dependencies: ["SocketServer", "ListenerKit", "PriceCore", "TestClocks", "WireProtocol", .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio")],
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/WatchBench"
         ),
 

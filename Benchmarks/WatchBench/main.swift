@@ -10,10 +10,14 @@ import Glibc
 import NIOCore
 import NIOPosix
 import ListenerKit
+import Logging
 import PriceCore
 import SocketServer
 import TestClocks
 import WireProtocol
+
+/// The server logs as the daemon's does: to stderr, under its label.
+let benchLogger = Logger(label: "btcpriced.socket")
 
 struct SampleStatus: StatusProvider {
     let line: String
@@ -75,7 +79,7 @@ final class ServeTally: @unchecked Sendable {
 
 if arguments.count == 5, arguments[1] == "serve", let seconds = Int(arguments[2]), let interval = Int(arguments[3]) {
     let server = try await QuoteServer.start(listener: .path(arguments[4] + "/watch-fanout.sock"), status: SampleStatus(line: statusLine(0)),
-                                             version: "bench", limits: roomForOneUser(ServerLimits()), group: daemonLoop)
+                                             version: "bench", limits: roomForOneUser(ServerLimits()), logger: benchLogger, group: daemonLoop)
     // Each line is broadcast from the server's own loop, as the daemon's are (a trade is read
     // there and its line sent at once): no thread of the benchmark's wakes for it or hands it over.
     let loop = daemonLoop.next()
@@ -108,7 +112,7 @@ let status = statusLine(0)
 let clock = ManualClock()
 let path = arguments[4] + "/watch-bench.sock"
 let server = try await QuoteServer.start(listener: .path(path), status: SampleStatus(line: status), version: "bench",
-                                         limits: limits, clock: clock, group: MultiThreadedEventLoopGroup.singleton)
+                                         limits: limits, clock: clock, logger: benchLogger, group: MultiThreadedEventLoopGroup.singleton)
 let baseline = rssAnonKiB()
 let clients = (0..<watchers).map { _ in connectWatcher(path) }
 while server.watcherCount < watchers { try await Task.sleep(for: .milliseconds(10)) }

@@ -5,6 +5,7 @@ import Glibc
 import NIOCore
 import NIOEmbedded
 import NIOPosix
+import PriceCore
 import Streams
 import Synchronization
 import TestClocks
@@ -72,18 +73,12 @@ struct ReadPacerTests {
         return (loop, Wire(channel: channel, requests: requests), served)
     }
 
-    /// Whether anyone watches, as the daemon's socket server would say.
-    final class Audience: Sendable {
-        let watching = Mutex(false)
-    }
-
-    func startPaced(interval: Duration, audience: Audience) throws -> (EmbeddedEventLoop, Wire, Served, PacedReads) {
+    func startPaced(interval: Duration, audience: WatchAudience) throws -> (EmbeddedEventLoop, Wire, Served, PacedReads) {
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
         let requests = ReadRequests()
         let served = Served(loop: loop)
-        let reads = try #require(PacedReads(interval: interval))
-        reads.attach { audience.watching.withLock { $0 } }
+        let reads = try #require(PacedReads(interval: interval, audience: audience))
         try channel.pipeline.syncOperations.addHandlers([requests, ReadPacer(interval: TimeAmount(interval), reads: reads), served])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9443)).wait()
         return (loop, Wire(channel: channel, requests: requests), served, reads)
@@ -93,7 +88,7 @@ struct ReadPacerTests {
     /// takes what waits, once it may be more than one interval old. A joining watcher brings the
     /// reads back to the interval.
     @Test func aStreamNobodyWatchesIsReadOnceASecondAndCaughtUpForWhoeverAsks() throws {
-        let audience = Audience()
+        let audience = WatchAudience()
         var (loop, wire, served, reads) = try startPaced(interval: .milliseconds(250), audience: audience)
         let start = loop.now
         #expect(reads.unwatchedInterval == .seconds(1))
@@ -128,7 +123,7 @@ struct ReadPacerTests {
 
         loop.advanceTime(by: .milliseconds(10))
         try wire.arrives("D")
-        audience.watching.withLock { $0 = true }
+        audience.joined()
         reads.watcherJoins()
         loop.advanceTime(by: .milliseconds(240))
         try wire.deliverIfAsked()
@@ -424,8 +419,7 @@ struct ReadPacerSocketTests {
     /// A stream client on `socket`, read by a pacer whose interval is a nanosecond: unread bytes
     /// are behind as soon as they arrive, while its own reads stay a second apart (nobody watches).
     private func pacedClient(on socket: CInt, group: any EventLoopGroup, record: Record) async throws -> (any Channel, PacedReads) {
-        let reads = try #require(PacedReads(interval: .nanoseconds(1)))
-        reads.attach { false }
+        let reads = try #require(PacedReads(interval: .nanoseconds(1), audience: WatchAudience()))
         let client = try await ClientBootstrap(group: group)
             .channelOption(.autoRead, value: false)
             .channelInitializer { channel in

@@ -3,6 +3,7 @@ import Foundation
 import MetricsExport
 import NIOPosix
 import ListenerKit
+import Logging
 import PriceCore
 import SocketServer
 import Synchronization
@@ -34,10 +35,11 @@ struct RunningServer: ~Copyable {
     /// Its own registry, so each test reads only its own counts.
     let metrics = PrometheusExporter()
 
-    init(limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock()) async throws {
+    init(limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(), audience: WatchAudience = WatchAudience()) async throws {
         let path = directory.path + "/btcpriced.sock"
         server = try await QuoteServer.start(listener: .path(path), status: status, version: "9.9.9", limits: limits,
-                                             clock: clock, metrics: metrics.factory, group: MultiThreadedEventLoopGroup.singleton)
+                                             clock: clock, metrics: metrics.factory, audience: audience, logger: logger,
+                                             group: MultiThreadedEventLoopGroup.singleton)
     }
 
     func ask(_ request: String, timeoutMilliseconds: Int = 2000) throws -> [String] {
@@ -49,6 +51,9 @@ struct RunningServer: ~Copyable {
         return lines
     }
 }
+
+/// The servers under test log as the daemon's socket does.
+private let logger = Logger(label: "btcpriced.socket")
 
 @Suite("Socket server: protocol over a real Unix socket", .timeLimit(.minutes(2)))
 struct SocketServerTests {
@@ -210,6 +215,27 @@ struct SocketServerTests {
         client.closeConnection()
     }
 
+    /// The audience the stream's reader and the publisher load is the listeners' own count:
+    /// a watcher joining, leaving, and the streams shutdown ends each move it.
+    @Test func theAudienceFollowsTheWatchersAsTheyComeAndGo() async throws {
+        let audience = WatchAudience()
+        let running = try await RunningServer(audience: audience)
+        var first = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try first.send("watch\n")
+        _ = try first.readLine()
+        var second = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        try second.send("watch\n")
+        _ = try second.readLine()
+        await waitFor(running.server) { audience.count == 2 }
+        #expect(audience.count == 2 && audience.isWatched, "two watchers: \(audience.count)")
+        first.closeConnection()
+        await waitFor(running.server) { audience.count == 1 }
+        #expect(audience.count == 1, "one left: \(audience.count)")
+        await running.server.shutdown()
+        #expect(audience.count == 0 && !audience.isWatched, "the shutdown ended the last: \(audience.count)")
+        second.closeConnection()
+    }
+
     @Test func watcherThatStopsReadingIsDropped() async throws {
         let running = try await RunningServer(limits: ServerLimits(watchBacklogLimit: 16 * 1024))
         let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
@@ -230,7 +256,7 @@ struct SocketServerTests {
     @Test func refusesToStealALiveSocketButReplacesAStaleOne() async throws {
         let running = try await RunningServer()
         await #expect { _ = try await QuoteServer.start(listener: .path(running.path), status: running.status, version: "x",
-                                                        group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
+                                                        logger: logger, group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
             "\(error)".contains("another btcpriced is already listening")
         }
         // A crashed daemon leaves the socket file behind with no listener.
@@ -239,11 +265,12 @@ struct SocketServerTests {
         _ = UnixSocketAddress.bind(fd, to: stale)
         close(fd)
         #expect(FileManager.default.fileExists(atPath: stale))
-        let replacement = try await QuoteServer.start(listener: .path(stale), status: running.status, version: "x", group: MultiThreadedEventLoopGroup.singleton)
+        let replacement = try await QuoteServer.start(listener: .path(stale), status: running.status, version: "x", logger: logger,
+                                                      group: MultiThreadedEventLoopGroup.singleton)
         await replacement.shutdown()
         _ = FileManager.default.createFile(atPath: running.directory.path + "/regular", contents: nil)
         await #expect { _ = try await QuoteServer.start(listener: .path(running.directory.path + "/regular"), status: running.status, version: "x",
-                                                        group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
+                                                        logger: logger, group: MultiThreadedEventLoopGroup.singleton) } throws: { error in
             "\(error)".contains("is not a socket")
         }
         await running.server.shutdown()

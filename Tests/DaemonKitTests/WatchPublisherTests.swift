@@ -22,7 +22,7 @@ struct WatchPublisherTests {
         let lines = Lines()
         // The flush's task runs when the test says: each step is complete before the next.
         let executor = ManualExecutor()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor, audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         #expect(lines.prices == ["100.1"], "the first goes out at once")
@@ -47,7 +47,7 @@ struct WatchPublisherTests {
     @Test func aReadJustShortOfAnIntervalAfterTheLastLineSendsAtOnce() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         clock.advance(by: .microseconds(249_800))
@@ -76,7 +76,7 @@ struct WatchPublisherTests {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
         let executor = CountingExecutor()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor, audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(100))
@@ -91,8 +91,8 @@ struct WatchPublisherTests {
     @Test func withNoWatcherNoLineIsMade() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
-        let watching = Mutex(false)
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: { watching.withLock { $0 } }) { lines.append($0) }
+        let audience = WatchAudience()
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: audience) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         let untouched = board.current
@@ -101,7 +101,7 @@ struct WatchPublisherTests {
         #expect(lines.count == 0, "nobody watches: nothing is broadcast")
         let afterTwoTrades = board.current
         #expect(afterTwoTrades !== untouched && afterTwoTrades.quote?.price.description == "100.2", "the board still serves the newest trade on request")
-        watching.withLock { $0 = true }
+        audience.joined()
         clock.advance(by: .milliseconds(300))
         intake.stream(quote("100.3"))
         #expect(lines.prices == ["100.3"], "once someone watches, lines go out again")
@@ -138,7 +138,7 @@ struct WatchPublisherTests {
                    executor: (any TaskExecutor)? = nil) -> Lines {
         let board = makeBoard(clock: clock, wallClock: wallClock)
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), executor: executor, audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         manual.advance(by: .milliseconds(100))
@@ -161,7 +161,7 @@ struct WatchPublisherTests {
     @Test func aChangeOfTransportOrStateIsNeverHeldBack() async throws {
         let (board, clock, _) = makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .milliseconds(250)) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .milliseconds(250), audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         intake.stream(quote("100.1"))
         clock.advance(by: .milliseconds(10))
@@ -172,7 +172,7 @@ struct WatchPublisherTests {
     @Test func zeroSendsEveryUpdate() throws {
         let (board, _, _) = makeBoard()
         let lines = Lines()
-        let publisher = WatchPublisher(board: board, interval: .zero) { lines.append($0) }
+        let publisher = WatchPublisher(board: board, interval: .zero, audience: .watched()) { lines.append($0) }
         let intake = makeIntake(board, publisher: publisher)
         for price in ["1.1", "1.2", "1.3"] { intake.stream(quote(price)) }
         #expect(lines.prices == ["1.1", "1.2", "1.3"])

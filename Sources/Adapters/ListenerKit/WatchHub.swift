@@ -1,4 +1,5 @@
 import NIOCore
+import PriceCore
 import Synchronization
 
 /// The fan-out of new lines to streaming connections (the socket's `watch`, the HTTP event
@@ -14,9 +15,12 @@ public final class WatchHub: Sendable {
     private let now: @Sendable () -> Duration
     /// Told when `count` or `queuedBytes` reaching zero changed, for whoever waits on them.
     private let countsChanged: @Sendable () -> Void
+    /// Every listener's watchers together, as the stream's reader and the publisher read them.
+    private let audience: WatchAudience
 
-    public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration,
+    public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration, audience: WatchAudience = WatchAudience(),
                 countsChanged: @escaping @Sendable () -> Void = {}) {
+        self.audience = audience
         registry = WatchRegistry(limits: limits, counters: counters)
         writer = WatchWriter(drained: countsChanged)
         self.countsChanged = countsChanged
@@ -29,12 +33,15 @@ public final class WatchHub: Sendable {
     /// late watchers are not left dangling. Called on the channel's event loop.
     public func add(_ channel: any Channel, firstLine: String) -> Bool {
         defer { countsChanged() }
-        return registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
+        let added = registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
+        if added { audience.joined() }
+        return added
     }
 
     /// Called on the channel's event loop when it closes.
     public func remove(_ channel: any Channel) {
         guard let stream = registry.remove(channel) else { return }
+        audience.left()
         writer.forget(stream)
         countsChanged()
     }
@@ -94,7 +101,9 @@ public final class WatchHub: Sendable {
 
     /// Ends every stream; used at shutdown.
     public func closeAll() async {
-        for stream in registry.closeAll() {
+        let streams = registry.closeAll()
+        audience.left(streams.count)
+        for stream in streams {
             try? await stream.channel.close()
             // On the loop, where a broadcast already under way may still write to it.
             try? await stream.channel.eventLoop.submit { stream.closeDescriptor() }.get()

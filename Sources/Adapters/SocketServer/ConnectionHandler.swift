@@ -74,7 +74,7 @@ final class ServerContext: Sendable {
     /// The server's clock, for request deadlines and the budget's log pacing.
     let now: @Sendable () -> Duration
 
-    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory, logger: Logger,
+    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory, audience: WatchAudience, logger: Logger,
          now: @escaping @Sendable () -> Duration) {
         self.status = status
         self.version = version
@@ -83,7 +83,8 @@ final class ServerContext: Sendable {
         self.metrics = SocketMetrics(factory: metrics)
         let budget = UserBudget(limits: limits, wording: .socket, logger: logger, now: now)
         self.budget = budget
-        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now, countsChanged: { budget.countsChanged() })
+        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now, audience: audience,
+                                 countsChanged: { budget.countsChanged() })
     }
 
     var openConnections: Int { budget.openConnections }

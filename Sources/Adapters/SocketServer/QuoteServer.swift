@@ -38,10 +38,12 @@ public final class QuoteServer: Sendable {
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
                              limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(),
-                             metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "btcpriced.socket"),
+                             metrics: any MetricsFactory = MetricsSystem.factory, audience: WatchAudience = WatchAudience(), logger: Logger,
                              group: any EventLoopGroup) async throws -> QuoteServer {
         let origin = clock.now
-        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, logger: logger) { origin.duration(to: clock.now) }
+        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, audience: audience, logger: logger) {
+            origin.duration(to: clock.now)
+        }
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
         let handOff: @Sendable (CInt, FrontDoor.HandOff, UserOccupant) -> Void = { descriptor, handOff, occupant in
             let arrival: ConnectionHandler.Arrival = switch handOff {

@@ -14,7 +14,8 @@ public final class PacedReads: Sendable {
     /// The longest a message waits unread: the unwatched interval.
     public let longestWait: Duration
     public var unwatchedInterval: TimeAmount { TimeAmount(longestWait) }
-    private let audience = Mutex<@Sendable () -> Bool>({ true })
+    /// Who watches, as the listeners count them: loaded at each read, with no lock.
+    let audience: WatchAudience
     private let pacers = Mutex<[ObjectIdentifier: Registration]>([:])
 
     /// One connection's pacer, to be reached from any thread.
@@ -25,17 +26,12 @@ public final class PacedReads: Sendable {
     }
 
     /// Nil for a zero interval: every message is then read as it comes, with nothing to pace.
-    public init?(interval: Duration) {
+    /// `audience` is the listeners' count of watchers.
+    public init?(interval: Duration, audience: WatchAudience) {
         guard interval > .zero else { return nil }
         longestWait = ReadCadence.unwatched(publishInterval: interval)
+        self.audience = audience
     }
-
-    /// Tells whether anyone watches; asked at each read.
-    public func attach(audience: @escaping @Sendable () -> Bool) {
-        self.audience.withLock { $0 = audience }
-    }
-
-    var isWatched: Bool { audience.withLock { $0 }() }
 
     /// Asks each stream's loop to read what waits, if it may be more than one publish interval
     /// old, and returns at once: the reply serves what the board holds now, and the trade that

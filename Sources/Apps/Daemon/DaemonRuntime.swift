@@ -81,13 +81,14 @@ public struct DaemonRuntime {
             connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
         if let notice { logger.notice("\(notice)") }
         let (settings, routes, notifier) = (self.settings, resources.routes, SystemdNotifier())
-        let lineup = plan.streamLineup(eventLoop: resources.loop, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
-        let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, notifier: notifier, metrics: metrics)
+        // Both listeners count their watchers into it; the stream's reader and the publisher read it.
+        let audience = WatchAudience()
+        let lineup = plan.streamLineup(eventLoop: resources.loop, audience: audience, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
+        let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics)
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
-        lineup.reads?.attach(audience: { daemon.isWatched })
         let replies = CaughtUpReplies.serving(daemon.replies, reads: lineup.reads)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
-                                                    replies: replies, limits: limits, logger: logger, group: resources.group) {
+                                                    replies: replies, limits: limits, audience: audience, logger: logger, group: resources.group) {
             daemon.alsoServe(http.events)
             application.readers.append(ClosingService { await http.shutdown() })
         }
@@ -108,7 +109,7 @@ public struct DaemonRuntime {
     /// The daemon on its ports: the state directory's files (prepared), the socket (the one
     /// systemd passed, else our own path) answering with the stream read first, the venues on
     /// their routes, the streams, the metrics exposition, and the event loop as its executor.
-    private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, notifier: SystemdNotifier,
+    private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, audience: WatchAudience, notifier: SystemdNotifier,
                             metrics: PrometheusExporter) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
         let (settings, plan, logger, routes, unix, group) = (self.settings, self.plan, self.logger, resources.routes, resources.listeners.unix, resources.group)
         let (clock, directory) = (DaemonClock(sleepingOn: resources.clock), SourceDirectory<SourcePlan, DaemonClock.Instant>(plan: plan))
@@ -124,12 +125,14 @@ public struct DaemonRuntime {
             quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints,
             serve: { replies in
                 QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(replies, reads: lineup.reads),
-                                                                version: ProductVersion.current, limits: limits, clock: clock, logger: logger, group: group))
+                                                                version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
+                                                                logger: logger, group: group))
             },
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) }, notifier: notifier,
             watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, persistInterval: settings.persistInterval, work: ThreadPoolWork())
         ports.dailyStore = files.daily
         ports.publishInterval = settings.publishInterval
+        ports.audience = audience
         (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)
         ports.hostPace = resources.hostPace
         ports.executor = EventLoopExecutor(resources.loop)

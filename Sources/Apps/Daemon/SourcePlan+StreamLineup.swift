@@ -7,10 +7,10 @@ import Streams
 extension SourcePlan {
     /// The streams BTCPRICED_STREAM allows, in the chain's order; none if no venue in the chain
     /// can stream. Each is read on `eventLoop`, the one that serves the watchers, paced by the
-    /// lineup's reads, and leaves through the proxy `proxy(venue, url)` names (its own Tor
+    /// lineup's reads (more often while `audience` watches), and leaves through the proxy `proxy(venue, url)` names (its own Tor
     /// circuit's relay, say).
-    public func streamLineup(eventLoop: any EventLoop, proxy: (SourceName, String) -> ProxyURL?) -> StreamLineup {
-        let reads = PacedReads(interval: settings.publishInterval)
+    public func streamLineup(eventLoop: any EventLoop, audience: WatchAudience, proxy: (SourceName, String) -> ProxyURL?) -> StreamLineup {
+        let reads = PacedReads(interval: settings.publishInterval, audience: audience)
         let venues = settings.stream.venues(among: active.map(\.name), in: settings.catalog).compactMap { venue -> StreamVenue? in
             guard let url = settings.streamURL(venue),
                   let connection = VenueStream(venue: venue, url: url, options: options, readInterval: settings.publishInterval, reads: reads,

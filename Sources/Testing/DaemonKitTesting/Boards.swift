@@ -19,7 +19,7 @@ public func makeIntake<C: Clock>(_ board: PriceBoard<C>, health: DaemonHealth<C>
                                  store: any QuoteStore = RecordingStore(), persister: QuotePersister? = nil,
                                  streamGate: StreamGate<C.Instant> = .closed, logger: Logger = Logger(label: "btcpriced"),
                                  broadcast: @escaping @Sendable (String) -> Void = { _ in }) -> PriceIntake<C> {
-    makeIntake(board, publisher: WatchPublisher(board: board, interval: interval, broadcast: broadcast), health: health, store: store,
+    makeIntake(board, publisher: WatchPublisher(board: board, interval: interval, audience: .watched(), broadcast: broadcast), health: health, store: store,
                persister: persister, streamGate: streamGate, logger: logger)
 }
 
@@ -71,4 +71,13 @@ public func quote(_ price: String, at milliseconds: Int64 = 1_763_740_800_000) -
     // Forced: the literal is the test's own, never outside input; a bad one is a bug in that test.
     Quote(price: try! Price(parsing: price), currency: "USDT", symbol: "BTCUSDT", source: .binance,
           timestamp: Timestamp(millisecondsSinceEpoch: milliseconds))
+}
+
+extension WatchAudience {
+    /// An audience of `count` watchers, as the listeners would count them.
+    public static func watched(by count: Int = 1) -> WatchAudience {
+        let audience = WatchAudience()
+        for _ in 0..<count { audience.joined() }
+        return audience
+    }
 }

@@ -40,6 +40,8 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     public var persistInterval: Duration
     /// `watch` subscribers get at most one line per this interval.
     public var publishInterval: Duration = .zero
+    /// Who watches, as the listeners count them (the publisher sends nothing to nobody).
+    public var audience = WatchAudience()
     /// The venues BTCPRICED_STREAM allows, in the chain's order; none when no venue can stream.
     public var streams: [StreamVenue] = []
     /// The longest a streamed trade may wait unread (zero when every message is read as it

@@ -32,7 +32,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
     private let reloadContinuation: AsyncStream<Plan>.Continuation
 
     /// Whether anyone watches: a `watch` on the socket or an event stream over HTTP.
-    public var isWatched: Bool { server.watcherCount > 0 }
+    public var isWatched: Bool { ports.audience.isWatched }
 
     /// Restores what the last run saved.
     public init(_ ports: DaemonPorts<C, Plan>) async {
@@ -44,9 +44,8 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
         replies = DaemonReplies(board: board, directory: directory, hostClock: hostClock, exposition: ports.exposition)
         health = DaemonHealth(notifier: ports.notifier, watchdogInterval: ports.watchdogInterval, clock: ports.clock)
         let server = self.server
-        let watched: @Sendable () -> Bool = { server.watcherCount > 0 }
         let publisher = WatchPublisher(board: board, interval: ports.publishInterval, executor: ports.executor,
-                                       audience: watched) { server.broadcast($0) }
+                                       audience: ports.audience) { server.broadcast($0) }
         persister = QuotePersister(store: ports.quoteStore, work: ports.work, minimumInterval: ports.persistInterval, logger: logger)
         let confirmation = PriceConfirmation(confirmMove: plan.confirmMove, logger: logger)
         let check = confirmation.check

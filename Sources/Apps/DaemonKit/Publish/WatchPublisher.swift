@@ -21,7 +21,8 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
     private let executor: (any TaskExecutor)?
     /// Whether anyone watches: with no watcher no line is made (a new one gets the current
     /// line when it subscribes), so a daemon nobody watches renders nothing per update.
-    private let audience: @Sendable () -> Bool
+    /// Who watches, as the listeners count them.
+    private let audience: WatchAudience
     private let state = Mutex(State())
     /// How early a line may go out. Paced reads fall on the interval's grid, each a varying
     /// fraction of a millisecond late, so a read often comes a little less than an interval
@@ -32,7 +33,7 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
 
     /// `broadcast` hands a line to every watcher (the socket server's).
     public init(board: PriceBoard<C>, interval: Duration, executor: (any TaskExecutor)? = nil,
-                audience: @escaping @Sendable () -> Bool = { true }, broadcast: @escaping @Sendable (String) -> Void) {
+                audience: WatchAudience, broadcast: @escaping @Sendable (String) -> Void) {
         self.board = board
         self.broadcast = broadcast
         self.interval = interval
@@ -45,7 +46,7 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
     /// The board changed. With nobody watching there is nothing to send or to hold (a new
     /// watcher gets the current line when it subscribes), so no flush is ever scheduled.
     public func publish() {
-        guard audience() else { return }
+        guard audience.isWatched else { return }
         let now = clock.now
         let key = board.stateKey
         let flushAt: C.Instant? = state.withLock { state in
@@ -80,6 +81,6 @@ public final class WatchPublisher<C: Clock>: Sendable where C.Duration == Durati
         state.lastSentAt = now
         state.lastKey = key
         state.held = false
-        if audience() { broadcast(board.current.statusLine) }
+        if audience.isWatched { broadcast(board.current.statusLine) }
     }
 }
