@@ -27,6 +27,11 @@ struct SampleStatus: StatusProvider {
     func historyReply(_ query: HistoryQuery) -> String { HistoryReply(range: query.range, points: []).line }
     func dailyReply(_ query: DailyQuery) -> String { DailyReply(currency: "USD", days: []).line }
     func metricsReply() -> String { "" }
+    func status() -> StatusMessage {
+        StatusMessage(price: "114459.80", symbol: "BTCUSDT", source: "binance", timestamp: nil, ageMilliseconds: 0, state: .fresh, lastError: nil, version: "bench")
+    }
+    func sources() -> SourcesReport { SourcesReport(mode: "fallback", entries: []) }
+    func history(_ query: HistoryQuery) -> HistoryReply { HistoryReply(range: query.range, points: []) }
 }
 
 func rssAnonKiB() -> Int {

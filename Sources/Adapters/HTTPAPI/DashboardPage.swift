@@ -32,14 +32,11 @@ public struct DashboardPage: Sendable {
         return String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
     }
 
-    /// The page for the replies' lines as they are now; `range` picks the chart's span.
-    public func render(status statusLine: String, sources sourcesLine: String, history historyLine: String, nonce: String) -> Rendered {
-        let status = (try? JSONValue(parsing: statusLine)).flatMap { try? StatusMessage(json: $0) }
-        let sources = (try? JSONValue(parsing: sourcesLine)).flatMap { try? SourcesReport(json: $0) }
-        let history = (try? JSONValue(parsing: historyLine)).flatMap { try? HistoryReply(json: $0) }
-        let state = status?.state ?? .nodata
-        let price = status?.price
-        let quoteCurrency = status?.currency ?? currency.code
+    /// The page for the replies as they are now, from their values: nothing is parsed back.
+    public func render(status: StatusMessage, sources: SourcesReport?, history: HistoryReply?, nonce: String) -> Rendered {
+        let state = status.state
+        let price = status.price
+        let quoteCurrency = status.currency
         let shownPrice = price.map { MoneyText.money($0, currency: quoteCurrency) } ?? "—"
         let values: [String: String] = [
             "TITLE": Self.escape(price.map { _ in "₿ \(shownPrice) \(quoteCurrency)" } ?? "₿ no data") + " · btcpriced",
@@ -50,23 +47,23 @@ public struct DashboardPage: Sendable {
                 JSONMember(key: "minor", value: .number(String(currency.minorUnits))),
                 JSONMember(key: "points", value: .number(String(Self.chartPoints))),
             ]))),
-            "STATUS": Self.scriptJSON((try? JSONValue(parsing: statusLine)) ?? .null),
+            "STATUS": Self.scriptJSON(status.json),
             "PAIR": Self.escape("BTC/\(quoteCurrency)"),
             "PRICE": Self.escape(shownPrice),
             "EXACT": Self.escape(price ?? ""),
             "STATE": state.rawValue,
             "STATE_WORDS": Self.stateWords(state),
-            "AGE": status?.ageMilliseconds.map { Self.escape(AgeText.compact(milliseconds: $0, spaced: true)) + " old" } ?? "",
-            "SOURCE": Self.escape(status.map(Self.sourceWords) ?? ""),
-            "CHANGE_1H": Self.change(status?.trend.change1h, id: "c1h", label: "1h"),
-            "CHANGE_24H": Self.change(status?.trend.change24h, id: "c24h", label: "24h"),
-            "CHANGE_7D": Self.change(status?.trend.change7d, id: "c7d", label: "7d"),
+            "AGE": status.ageMilliseconds.map { Self.escape(AgeText.compact(milliseconds: $0, spaced: true)) + " old" } ?? "",
+            "SOURCE": Self.escape(Self.sourceWords(status)),
+            "CHANGE_1H": Self.change(status.trend.change1h, id: "c1h", label: "1h"),
+            "CHANGE_24H": Self.change(status.trend.change24h, id: "c24h", label: "24h"),
+            "CHANGE_7D": Self.change(status.trend.change7d, id: "c7d", label: "7d"),
             "CHART": Self.escape(history.map { ChartPath.path(of: $0.points.map(\.close)) } ?? ""),
             "CHART_RANGE": history?.range.rawValue ?? HistoryRange.day.rawValue,
             "CHART_NOTE": Self.escape(history.map { ChartPath.summary(of: $0, currency: quoteCurrency) } ?? "no history yet"),
             "SOURCES": sources.map(Self.rows) ?? "",
             "STREAM": Self.escape(sources?.stream.map { "stream: \($0.name) \($0.state)" } ?? ""),
-            "ERROR": Self.escape(status?.lastError ?? ""),
+            "ERROR": Self.escape(status.lastError ?? ""),
             "VERSION": Self.escape(version),
         ]
         let csp = "default-src 'none'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; "

@@ -74,8 +74,8 @@ public struct HTTPRoutes: Sendable {
         case .dashboard:
             // `/?range=7d` draws another span, for a browser without JavaScript.
             let range = parameters["range"].flatMap(HistoryRange.init(rawValue:)) ?? .day
-            let page = dashboard.render(status: replies.statusReply(), sources: replies.sourcesReport(),
-                                        history: replies.historyReply(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce())
+            let page = dashboard.render(status: replies.status(), sources: replies.sources(),
+                                        history: replies.history(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce())
             return HTTPAnswer(status: .ok, contentType: "text/html; charset=utf-8", body: page.html, headers: page.headers)
         case .status:
             return .json(replies.statusReply(), headers: Self.noStore)
@@ -89,9 +89,9 @@ public struct HTTPRoutes: Sendable {
             return HTTPAnswer(status: .ok, contentType: "text/event-stream; charset=utf-8", body: "",
                               headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events)
         case .prices:
-            return CompatibleRates.mempool(status: status(), currency: currency)
+            return CompatibleRates.mempool(status: replies.status(), currency: currency)
         case .rates:
-            return CompatibleRates.btcpay(status: status(), currency: currency, pairs: parameters["currencyPairs"])
+            return CompatibleRates.btcpay(status: replies.status(), currency: currency, pairs: parameters["currencyPairs"])
         case .metrics:
             return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
         }
@@ -104,14 +104,9 @@ public struct HTTPRoutes: Sendable {
     /// A price is never cached: it is only worth what its age says.
     static let noStore = [("Cache-Control", "no-store")]
 
-    /// The status as one snapshot, for the answers that show parts of it together.
-    private func status() -> StatusMessage? {
-        (try? JSONValue(parsing: replies.statusReply())).flatMap { try? StatusMessage(json: $0) }
-    }
-
     /// As `btcctl price` prints it, with its freshness in a header; no price is a 503.
     private func price() -> HTTPAnswer {
-        guard let status = status() else { return .error(.internalServerError, code: "internal", "the daemon's status could not be read") }
+        let status = replies.status()
         guard let price = status.price else {
             return .error(.serviceUnavailable, ErrorReply.noData, headers: Self.noStore + [("Retry-After", "1"), ("X-Price-State", "nodata")])
         }
@@ -128,7 +123,7 @@ public struct HTTPRoutes: Sendable {
         guard !words.contains(where: { $0.isEmpty || $0.contains(where: { !$0.isASCII || $0.isWhitespace }) }) else {
             return .error(.badRequest, code: "bad-request", "history takes range=1h, 24h or 7d and points=1 to \(HistoryQuery.maximumPoints), or range=daily and since=YYYY-MM-DD")
         }
-        switch Request.parse(Array(("history " + words.joined(separator: " ")).utf8)) {
+        switch Request.history(arguments: words[...]) {
         case .success(.history(let query)): return .json(replies.historyReply(query), headers: Self.noStore)
         case .success(.daily(let query)): return .json(replies.dailyReply(query), headers: Self.noStore)
         case .failure(let error): return .error(.badRequest, error)

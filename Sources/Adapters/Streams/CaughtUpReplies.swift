@@ -32,4 +32,7 @@ public struct CaughtUpReplies: StatusProvider {
     public func dailyReply(_ query: DailyQuery) -> String { replies.dailyReply(query) }
     public func metricsReply() -> String { catchUp(); return replies.metricsReply() }
     public func firstWatchLine() -> String { watcherJoins(); return replies.statusReply() }
+    public func status() -> StatusMessage { catchUp(); return replies.status() }
+    public func sources() -> SourcesReport { catchUp(); return replies.sources() }
+    public func history(_ query: HistoryQuery) -> HistoryReply { catchUp(); return replies.history(query) }
 }

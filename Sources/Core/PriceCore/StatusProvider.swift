@@ -19,6 +19,13 @@ public protocol StatusProvider: Sendable {
     func metricsReply() -> String
     /// A `watch` stream's first line: the status, as a watcher joins.
     func firstWatchLine() -> String
+    /// The status as a value, for the answers that show parts of it (the dashboard, the price
+    /// route, the compatible shapes): made from the board, never parsed back from a line.
+    func status() -> StatusMessage
+    /// The `sources` report as a value, for the dashboard.
+    func sources() -> SourcesReport
+    /// The `history` reply as a value, for the dashboard's chart.
+    func history(_ query: HistoryQuery) -> HistoryReply
 }
 
 extension StatusProvider {

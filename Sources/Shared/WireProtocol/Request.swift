@@ -18,6 +18,13 @@ public enum Request: Sendable, Hashable {
     public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics]
     static let words = "status, price, watch, sources, history, metrics, ping, version"
 
+    /// `history`'s arguments, as words (the socket's request, or an HTTP query's values):
+    /// `RANGE [POINTS]`, or `daily [SINCE]`.
+    public static func history(arguments: ArraySlice<String>) -> Result<Request, ErrorReply> {
+        if arguments.first == "daily" { return DailyQuery.parse(arguments: arguments.dropFirst()).map(Request.daily) }
+        return HistoryQuery.parse(arguments: arguments).map(Request.history)
+    }
+
     /// Parses one request line without its LF; a trailing CR is accepted too.
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ErrorReply> {
         guard line.count < WireProtocol.maximumRequestLength else {
@@ -30,12 +37,7 @@ public enum Request: Sendable, Hashable {
         }
         let words = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) }
         guard let word = words.first else { return .failure(.badRequest("empty request; try: \(Self.words)")) }
-        if word == "history", words.dropFirst().first == "daily" {
-            return DailyQuery.parse(arguments: words.dropFirst(2)).map(Request.daily)
-        }
-        if word == "history" {
-            return HistoryQuery.parse(arguments: words.dropFirst()).map(Request.history)
-        }
+        if word == "history" { return history(arguments: words.dropFirst()) }
         guard let request = plain.first(where: { $0.word == word }) else {
             return .failure(.badRequest("unknown request \"\(word.prefix(32))\"; try: \(Self.words)"))
         }

@@ -30,7 +30,13 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
 
     public func dailyReply(_ query: DailyQuery) -> String { board.dailyReply(query) }
 
-    public func sourcesReport() -> String {
+    public func status() -> StatusMessage { board.status() }
+
+    public func history(_ query: HistoryQuery) -> HistoryReply { board.history(query) }
+
+    public func sourcesReport() -> String { sources().line }
+
+    public func sources() -> SourcesReport {
         var report = directory.report(at: board.clock.now)
         // While trades stream, the streaming venue's last price is its newest trade, not its
         // last REST answer.
@@ -39,7 +45,7 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
             report.entries[row].lastPrice = quote.price.description
             report.entries[row].lastPriceAt = quote.timestamp.rfc3339
         }
-        return report.line
+        return report
     }
 
     public func metricsReply() -> String {

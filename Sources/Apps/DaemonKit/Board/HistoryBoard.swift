@@ -153,7 +153,10 @@ public final class HistoryBoard: IntakeFollower {
     }
 
     /// `currency` names the prices, as the status names them: the latest quote's asset.
-    public func historyReply(_ query: HistoryQuery, currency: String) -> String {
+    public func historyReply(_ query: HistoryQuery, currency: String) -> String { history(query, currency: currency).line }
+
+    /// The closes over the query's range, its summary and what was filled, as a value.
+    public func history(_ query: HistoryQuery, currency: String) -> HistoryReply {
         let window = ChangeWindow(query.range)
         let now = venueClock.now()
         let nowMinute = MinuteBar.minute(of: now)
@@ -167,6 +170,6 @@ public final class HistoryBoard: IntakeFollower {
         }, summary: summary.map {
             HistoryReply.Summary(since: time($0.sinceMinute), open: $0.open.description, close: $0.close.description, low: $0.low.description,
                                  lowAt: time($0.lowMinute), high: $0.high.description, highAt: time($0.highMinute))
-        }, filled: filled.map { HistoryReply.Filled(from: time($0.minutes.lowerBound), through: time($0.minutes.upperBound), source: $0.source.rawValue) }).line
+        }, filled: filled.map { HistoryReply.Filled(from: time($0.minutes.lowerBound), through: time($0.minutes.upperBound), source: $0.source.rawValue) })
     }
 }

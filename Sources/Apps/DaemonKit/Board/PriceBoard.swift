@@ -173,7 +173,13 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Named as the status names them: the quote asset of the latest quote (USDT from
     /// Binance's market for USD), the configured currency before any.
-    public func historyReply(_ query: HistoryQuery) -> String { history.historyReply(query, currency: quoteAsset) }
+    public func historyReply(_ query: HistoryQuery) -> String { history(query).line }
+
+    /// The history as a value, in the quote's asset.
+    public func history(_ query: HistoryQuery) -> HistoryReply { history.history(query, currency: quoteAsset) }
+
+    /// The status as a value as of now (the dashboard, the price route, the compatible shapes).
+    public func status() -> StatusMessage { current.statusMessage(now: clock.now, wallTime: wallClock.now()) }
 
     public func dailyReply(_ query: DailyQuery) -> String { history.dailyReply(query, currency: quoteAsset) }
 

@@ -15,6 +15,8 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
     public let staleLimit: Duration
     /// STATUS= as of the moment the snapshot was made.
     public let status: DaemonStatus
+    /// The status as a value, age and state as the snapshot was made; `rendered` is its text.
+    let message: StatusMessage
     let rendered: RenderedStatus
     /// The status line as of the moment the snapshot was made.
     public let statusLine: String
@@ -33,7 +35,7 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
         self.staleLimit = staleLimit
         let freshness = Self.freshness(of: quote, ageKnown: ageKnown, age: age, staleLimit: staleLimit, now: now, wallTime: wallTime)
         status = StatusSummary.status(quote: quote, freshness: freshness, failures: problems)
-        rendered = StatusMessage(
+        message = StatusMessage(
             price: quote?.price.description,
             currency: quote?.currency ?? currency,
             symbol: quote?.symbol,
@@ -47,7 +49,8 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
             spread: quote?.spread.map { "\($0)" },
             transport: quote == nil ? nil : transport.rawValue,
             trend: trend
-        ).rendered
+        )
+        rendered = message.rendered
         statusLine = rendered.line(ageMilliseconds: freshness.ageMilliseconds, state: StatusMessage.State(freshness.state))
         priceLine = quote.map { "\($0.price)\n" } ?? ErrorReply.noData.line
         stateKey = WatchStateKey(quote: quote, kind: status.kind, transport: transport, problems: problems)
@@ -65,6 +68,15 @@ public final class Snapshot<Instant: InstantProtocol>: Sendable where Instant.Du
     /// STATUS= as of `now` (the age ticks while stale).
     public func status(now: Instant, wallTime: Timestamp) -> DaemonStatus {
         StatusSummary.status(quote: quote, freshness: freshness(now: now, wallTime: wallTime), failures: problems)
+    }
+
+    /// The status as a value as of `now`: the snapshot's, with the age and state of then.
+    public func statusMessage(now: Instant, wallTime: Timestamp) -> StatusMessage {
+        let freshness = freshness(now: now, wallTime: wallTime)
+        var message = message
+        message.ageMilliseconds = freshness.ageMilliseconds
+        message.state = StatusMessage.State(freshness.state)
+        return message
     }
 
     /// The status line as of `now`: only the age and state are rendered here.

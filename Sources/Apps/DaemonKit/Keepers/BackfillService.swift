@@ -29,7 +29,7 @@ public struct BackfillService<C: Clock>: Service where C.Duration == Duration, C
     }
 
     public func run() async throws {
-        let board = intake.board, intake = self.intake, logger = self.logger, backfill = self.backfill, keeper = self.keeper, firstLiveQuote = self.firstLiveQuote, metrics = self.metrics
+        let board = intake.board, logger = self.logger, backfill = self.backfill, keeper = self.keeper, firstLiveQuote = self.firstLiveQuote, metrics = self.metrics
         let now = board.history.venueClock.now()
         let minutesMissing = BackfillPlan.missing(in: board.history.minutes, now: now) > 0
         let daysMissing = !BackfillPlan(daily: board.history.daily, now: now, perRequest: Int(DailyHistory.retainedDays)).requests.isEmpty
