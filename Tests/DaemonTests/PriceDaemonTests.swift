@@ -116,7 +116,7 @@ struct PriceDaemonTests {
         // Two hours between saves: only the shutdown can write the recovered quote.
         let daemon = try await run.daemon(sources: { _ in [binance, coinbase] }, plan: DaemonRun.plan(), persistInterval: .seconds(7200))
         try await testGracefulShutdown { trigger in
-            let task = Task { try await daemon.run() }
+            let task = Task { try await DaemonApplication(daemon: daemon, logger: Logger(label: "btcpriced.services")).run() }
             try await run.advance(by: .seconds(5), sleepers: Self.sleepers)
             binance.answer([.fail(.timeout(after: .milliseconds(800)))])
             coinbase.answer([.fail(.httpStatus(503))])
@@ -161,7 +161,7 @@ struct PriceDaemonTests {
         let plan = try DaemonRun.plan(["BTCPRICED_SOURCES": "binance"])
         let daemon = try await first.daemon(sources: { _ in [source] }, plan: plan)
         try await testGracefulShutdown { trigger in
-            let task = Task { try await daemon.run() }
+            let task = Task { try await DaemonApplication(daemon: daemon, logger: Logger(label: "btcpriced.services")).run() }
             try await first.advance(by: .seconds(2), sleepers: Self.sleepers)
             trigger.triggerGracefulShutdown()
             try await task.value
@@ -173,7 +173,7 @@ struct PriceDaemonTests {
         let restarted = try await second.daemon(sources: { _ in [down] }, plan: plan)
         #expect(second.lines.contains { $0.hasPrefix("info: restored 114459.8 USDT via binance from ") })
         try await testGracefulShutdown { trigger in
-            let task = Task { try await restarted.run() }
+            let task = Task { try await DaemonApplication(daemon: restarted, logger: Logger(label: "btcpriced.services")).run() }
             await second.readyStatus.until { !$0.isEmpty }
             #expect(second.ready.first?.contains("114459.8") == true, "READY=1 carries the restored price: \(second.ready)")
             var client = try UnixSocketClient(path: second.socketPath, timeoutMilliseconds: 5000)
@@ -220,7 +220,7 @@ struct PriceDaemonTests {
         let sources: @Sendable (SourcePlan) -> [any PriceSource] = { plan in plan.active.contains(.kraken) ? [kraken] : [binance] }
         let daemon = try await run.daemon(sources: sources, plan: DaemonRun.plan(["BTCPRICED_SOURCES": "binance"]))
         try await testGracefulShutdown { trigger in
-            let task = Task { try await daemon.run() }
+            let task = Task { try await DaemonApplication(daemon: daemon, logger: Logger(label: "btcpriced.services")).run() }
             try await run.advance(by: .seconds(3), sleepers: Self.sleepers)
             let asked = binance.callCount
             let cycles = run.cycleCount

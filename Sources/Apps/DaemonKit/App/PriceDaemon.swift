@@ -3,12 +3,12 @@ import PriceCore
 import ServiceLifecycle
 import Synchronization
 
-/// The whole daemon as one Service, built from the ports the composition root hands over:
-/// restores the saved quote and history through the intake and the restraints through the
-/// ledger's keeper, serves the socket, calls
-/// the on-ready hook, then runs the fetch loop, the stream, the backfill, the writers and the
-/// health services until graceful shutdown, which ends with a final save of each file.
-public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration == Duration, C.Instant: Sendable {
+/// The whole daemon, built from the ports the composition root hands over: restores the saved
+/// quote and history through the intake and the restraints through the ledger's keeper; its
+/// `services()` serve the socket, call the on-ready hook, then run the fetch loop, the stream,
+/// the backfill, the writers and the health services until graceful shutdown, which ends with
+/// a final save of each file. `DaemonApplication` runs them, in the one ServiceGroup there is.
+public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     public let board: PriceBoard<C>
     public let intake: PriceIntake<C>
     /// The socket's answers (the board's, the sources report, the metrics).
@@ -102,16 +102,6 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Service where C.Duration =
             ports.logger.notice("\(change.summary)", metadata: ["message_id": "\(MessageID.reloaded)"])
         }
         return board.statusSummary().text
-    }
-
-    /// Alone, as in tests: its services as one ServiceGroup. `DaemonApplication` runs them
-    /// beside the listeners and signals instead, in one group with them.
-    public func run() async throws {
-        let group = ServiceGroup(configuration: .init(
-            services: try await services().map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
-            logger: ports.serviceLogger
-        ))
-        try await group.run()
     }
 
     /// Serves the socket, calls the on-ready hook and sends READY=1, and returns the services
