@@ -175,6 +175,30 @@ struct HTTPEndToEndTests {
 
     /// An event stream that stops reading is dropped by the `watch` rules: here, not drained for
     /// BTCPRICED_WATCH_STALL (1 s) while trades stream at 50 a second.
+    /// SIGTERM drains the listener: an idle keep-alive connection is closed, an event stream
+    /// gets its last event (`stopping`) and ends, and the daemon exits cleanly.
+    @Test func aStopDrainsKeepAliveConnectionsAndEndsEventStreamsWithALastEvent() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, _, port) = try await Self.start(exchange)
+        defer { daemon.stop(); daemon.removeFiles() }
+        let idle = try TCPClient(port: port, sending: "GET /api/v1/price HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let answered = try await offPool { idle.read(until: "\n114459.8\n", limit: .seconds(30)) }
+        #expect(answered.hasPrefix("HTTP/1.1 200 OK") && !answered.contains("Connection: close"), "a keep-alive answer: \(answered)")
+        let stream = try TCPClient(port: port, sending: "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let opened = try await offPool { stream.read(until: "\n\nid: ", limit: .seconds(30)) }
+        #expect(opened.contains("retry: "), "the stream opened: \(opened)")
+        daemon.process.terminate()
+        let streamEnd = try await offPool { stream.readUntilClosed(limit: .seconds(30)) }
+        let tail = String(decoding: streamEnd.bytes, as: UTF8.self)
+        #expect(streamEnd.closed && tail.contains("event: stopping\ndata: {\"reason\":\"btcpriced is stopping\"}\n\n"),
+                "the stream's last bytes (closed: \(streamEnd.closed)): \(tail)")
+        let idleEnd = try await offPool { idle.readUntilClosed(limit: .seconds(30)) }
+        #expect(idleEnd.closed && idleEnd.bytes.isEmpty, "the idle connection closed with nothing more: \(idleEnd.bytes.count) bytes")
+        try await offPool { daemon.process.waitUntilExit() }
+        #expect(daemon.process.terminationStatus == 0, "the daemon stopped cleanly: \(daemon.process.terminationStatus)\n\(daemon.log.suffix(2000))")
+        await exchange.shutdown()
+    }
+
     @Test func anEventStreamThatStopsReadingIsDropped() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setStream(.binance, .trades(prices: ["114459.80", "114460.25"], perSecond: 50))

@@ -201,8 +201,10 @@ requestAnimationFrame(() => setTimeout(() => {
   // (after the stream's `retry`), so a daemon restart only shows as "reconnecting".
   let lastSources = 0;
   const events = new EventSource("/api/v1/events");
-  events.onopen = () => { $("link").textContent = "live"; };
-  events.onerror = () => { $("link").textContent = "reconnecting…"; };
+  events.onopen = () => { stopping = false; $("link").textContent = "live"; };
+  let stopping = false;
+  events.addEventListener("stopping", () => { stopping = true; $("link").textContent = "daemon stopping"; });
+  events.onerror = () => { $("link").textContent = stopping ? "daemon stopped; reconnecting…" : "reconnecting…"; };
   events.onmessage = event => {
     try { status = JSON.parse(event.data); } catch { return; }
     received = performance.now();

@@ -60,8 +60,14 @@ public final class EventStreams: WatcherServer {
 
     public var watcherCount: Int { hub.count }
 
+    /// The last event every stream gets as the listener stops, so a client (the dashboard) can
+    /// tell a daemon stopping from a network that failed; EventSource then reconnects after `retry`.
+    static let lastEvent = "event: stopping\ndata: {\"reason\":\"btcpriced is stopping\"}\n\n"
+
+    /// Each stream gets `lastEvent`, then every stream ends.
     public func shutdown() async {
         state.withLock { $0.keepAlive?.cancel() }
+        if hub.count > 0 { try? await hub.broadcast(Self.lastEvent, on: loop).get() }
         await hub.closeAll()
     }
 

@@ -67,10 +67,22 @@ public final class HTTPAPIServer: Sendable {
     public var port: Int? { channel.localAddress?.port }
     public var openConnections: Int { context.budget.openConnections }
 
-    /// Stops accepting and ends every event stream.
+    /// How long a stop waits for connections to end as their phase allows before it closes them.
+    public static let drainLimit = TimeAmount.seconds(2)
+
+    /// Stops accepting, then drains: an idle keep-alive connection closes at once, one being
+    /// answered closes after its answer (sent with `Connection: close`), and each event stream
+    /// gets a last event and ends. Whatever is still open after `drainLimit` is closed.
     public func shutdown() async {
         try? await channel.close()
+        let context = self.context
+        for connection in context.connections.all { connection.pipeline.fireUserInboundEventTriggered(HTTPDrain()) }
         await context.events.shutdown()
+        let forced = channel.eventLoop.scheduleTask(in: Self.drainLimit) {
+            for connection in context.connections.all { connection.close(promise: nil) }
+        }
+        await context.budget.until { context.budget.openConnections == 0 }
+        forced.cancel()
     }
 }
 
@@ -82,6 +94,8 @@ final class HTTPServerContext: Sendable {
     let budget: ConnectionBudget<String>
     let events: EventStreams
     let requestTimeout: TimeAmount
+    /// Every open connection, for the drain at stop.
+    let connections = OpenConnections()
 
     init(routes: HTTPRoutes, policy: HostPolicy, metrics: HTTPMetrics, budget: ConnectionBudget<String>, events: EventStreams,
          requestTimeout: TimeAmount) {
