@@ -243,9 +243,10 @@ struct SocketServerTests {
         await waitFor(running.server) { running.server.watcherCount == 1 }
         let line = String(repeating: "x", count: 4096) + "\n"
         // Never read: the kernel buffers fill, then our bounded queue, then the server gives up.
+        // Each broadcast is awaited until served (written or dropped): the test waits on the
+        // server, never on the clock.
         for _ in 0..<2000 where running.server.watcherCount > 0 {
-            running.server.broadcast(line)
-            try await Task.sleep(for: .milliseconds(1))
+            try await running.server.broadcast(line).get()
         }
         await waitFor(running.server) { running.server.watcherCount == 0 }
         #expect(try running.ask("ping\n") == ["pong"])
