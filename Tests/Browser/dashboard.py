@@ -144,7 +144,8 @@ try:
     eventually(lambda: text("price") == "116,000.00")
     driver.execute_script("window.sameDocument = true")
     stop_daemon()
-    check("a stopped daemon shows as reconnecting", eventually(lambda: text("link") == "reconnecting…") is not None, text("link"))
+    # The stream's last event says the daemon stops, so the page tells a stop from a failed network.
+    check("a stopped daemon shows as stopped, and reconnecting", eventually(lambda: text("link") == "daemon stopped; reconnecting…") is not None, text("link"))
     control("binance", "price 116500.5")
     start_daemon()
     check("the page reconnects after the restart", eventually(lambda: text("link") == "live") is not None, text("link"))
