@@ -111,6 +111,10 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     }
 
     /// A new connection from `party`, not yet watching.
+    // Specialised here for both listeners' parties: reached from another module, a generic
+    // budget would look up its metadata on every accept and close (the socket's hot path).
+    @_specialize(exported: true, where Party == UInt32)
+    @_specialize(exported: true, where Party == String)
     public func admit(_ party: Party) throws(Refusal) -> Seat {
         let (refusal, line, woken) = state.withLock { state -> (Refusal?, Logger.Message?, [CountWaiters.Waiter]) in
             guard state.open < maximum else { return (.full(limit: maximum), nil, []) }
@@ -130,6 +134,8 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     }
 
     /// The connection asked for a stream; on refusal the seat is unchanged and still held.
+    @_specialize(exported: true, where Party == UInt32)
+    @_specialize(exported: true, where Party == String)
     public func startWatching(_ seat: inout Seat) -> Refusal? {
         guard !seat.watching else { return nil }
         let party = seat.party
@@ -165,6 +171,8 @@ public final class ConnectionBudget<Party: Hashable & Sendable & CustomStringCon
     }
 
     /// Called once per seat, as it ends.
+    @_specialize(where Party == UInt32)
+    @_specialize(where Party == String)
     fileprivate func giveBack(party: Party, watching: Bool) {
         let (line, woken) = state.withLock { state -> (Logger.Message?, [CountWaiters.Waiter]) in
             guard var account = state.accounts[party], account.connections > 0 else { return (nil, []) }

@@ -7,6 +7,8 @@ import Synchronization
 public final class Occupant<Party: Hashable & Sendable & CustomStringConvertible>: Sendable {
     private let seat: Mutex<ConnectionBudget<Party>.Seat?>
 
+    @_specialize(exported: true, where Party == UInt32)
+    @_specialize(exported: true, where Party == String)
     public init(_ seat: consuming ConnectionBudget<Party>.Seat) {
         self.seat = Mutex(.some(seat))
     }
@@ -16,6 +18,8 @@ public final class Occupant<Party: Hashable & Sendable & CustomStringConvertible
     public var isWatching: Bool { seat.withLock { $0?.watching ?? false } }
 
     /// Counts the connection as a stream; on refusal the seat is unchanged and still held.
+    @_specialize(exported: true, where Party == UInt32)
+    @_specialize(exported: true, where Party == String)
     public func startWatching() -> ConnectionBudget<Party>.Refusal? {
         seat.withLock { seat -> ConnectionBudget<Party>.Refusal? in
             guard var held = seat.take() else { return nil }
@@ -25,7 +29,10 @@ public final class Occupant<Party: Hashable & Sendable & CustomStringConvertible
         }
     }
 
-    /// Gives the seat back; later calls find nothing to give.
+    /// Gives the seat back; later calls find nothing to give. Specialised for both listeners'
+    /// parties, as `ConnectionBudget.admit` is: this runs at every close.
+    @_specialize(exported: true, where Party == UInt32)
+    @_specialize(exported: true, where Party == String)
     public func leave() {
         let taken = seat.withLock { $0.take() }
         taken?.release()
