@@ -31,9 +31,6 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     private let reloads: AsyncStream<Plan>
     private let reloadContinuation: AsyncStream<Plan>.Continuation
 
-    /// Whether anyone watches: a `watch` on the socket or an event stream over HTTP.
-    public var isWatched: Bool { ports.audience.isWatched }
-
     /// Restores what the last run saved.
     public init(_ ports: DaemonPorts<C, Plan>) async {
         self.ports = ports
