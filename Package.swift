@@ -43,7 +43,7 @@ let package = Package(
         // Adapters: each one implements a port of the core against the outside world.
         // The venue catalog and each venue's pure parsers: no IO, so the config can use the
         // catalog without waiting for the HTTP stack to build.
-        .target(name: "Exchanges", dependencies: ["PriceCore", "JSONText"], path: "Sources/Adapters/Exchanges"),
+        .target(name: "Exchanges", dependencies: ["PriceCore", "JSONText", "WireProtocol"], path: "Sources/Adapters/Exchanges"),
         // Each venue's REST source over AsyncHTTPClient.
         .target(
             name: "ExchangeHTTP",

@@ -54,7 +54,7 @@ struct MempoolTests {
 
     @Test func notInTheDefaultChain() {
         #expect(!Venue.mempool.inDefaultChain)
-        #expect(Venue.catalog.filter { !$0.inDefaultChain }.map(\.name) == ["mempool"])
+        #expect(Venue.catalog.filter { !$0.inDefaultChain }.map(\.name) == ["mempool", "coinbase-rates"], "mempool and the reference rate")
         #expect(Venue.mempool.rest.url.key == "BTCPRICED_MEMPOOL_URL" && Venue.mempool.rest.url.defaultURL == "https://mempool.space")
     }
 }

@@ -134,6 +134,27 @@ struct VenueCatalogTests {
         #expect(refused?.description.contains("environment variable BTCPRICED_KEYED_DAILY_CALLS") == true, "\(refused?.description ?? "no error")")
     }
 
+    /// The reference rate stands in only where no market exists: never beside a market, never
+    /// for a currency the user's chain leaves out but another market trades.
+    @Test func theReferenceRateStandsInOnlyForACurrencyNoMarketTrades() throws {
+        let koruna = try SourcePlan(try SettingsLoader.load(.init(environment: ["BTCPRICED_CURRENCY": "CZK"])))
+        #expect(koruna.active.map(\.name) == ["coinbase-rates"] && koruna.skipped.allSatisfy(\.unsupported), "\(koruna.active)")
+        #expect(koruna.configured.last == "coinbase-rates", "its row follows BTCPRICED_SOURCES' in btcctl sources: \(koruna.configured)")
+        #expect(koruna.notices.last?.text == "no market btcpriced knows trades BTC/CZK: CZK comes from coinbase-rates, "
+                + "a reference rate (a conversion, not a trade) served under that name", "\(koruna.notices.map(\.text))")
+        for code in ["USD", "EUR", "JPY", "CHF"] {
+            let plan = try SourcePlan(try SettingsLoader.load(.init(environment: ["BTCPRICED_CURRENCY": code])))
+            #expect(plan.referenceReason == nil && !plan.active.contains(.coinbaseRates), "\(code): \(plan.active)")
+        }
+        let refused = #expect(throws: ConfigError.self) {
+            try SourcePlan(try SettingsLoader.load(.init(environment: ["BTCPRICED_CURRENCY": "GBP", "BTCPRICED_SOURCES": "binance"])))
+        }
+        #expect(refused?.description.contains("venues that quote GBP: coinbase, kraken, bitstamp, cryptocompare, mempool. Set") == true,
+                "a chain that leaves the markets out is the user's to fix, and the reference is no market: \(refused?.description ?? "no error")")
+        let named = try SourcePlan(try SettingsLoader.load(.init(environment: ["BTCPRICED_SOURCES": "kraken,coinbase-rates"])))
+        #expect(named.active.map(\.name) == ["kraken", "coinbase-rates"] && named.referenceReason == nil, "named, it is a last resort like any source")
+    }
+
     @Test func aNewEntryAloneAsksItsVenueOverHTTP() async throws {
         let exchange = try await FakeExchange.start()
         defer { Task { await exchange.shutdown() } }

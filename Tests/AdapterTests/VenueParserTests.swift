@@ -66,6 +66,34 @@ struct VenueParserTests {
                 == .failure(.rateLimited(retryAfter: nil)))
     }
 
+    /// Coinbase's reference table, with tokens among the currencies: the one asked, exactly as
+    /// written, labelled as a rate; a currency it lacks or another base is refused by name.
+    @Test func theReferenceTableGivesTheCurrencyAskedAsARate() throws {
+        let koruna = try CoinbaseRatesAPI.parse(Self.fixture("coinbase-exchange-rates-btc"), currency: "CZK")
+        #expect("\(koruna.price) \(koruna.symbol) \(koruna.quoteAsset)" == "1792816.36 BTC-CZK rate CZK")
+        let yen = try CoinbaseRatesAPI.parse(Self.fixture("coinbase-exchange-rates-btc"), currency: "JPY")
+        #expect(yen.price.description == "13346711")
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseRatesAPI.parse(try! Self.fixture("coinbase-exchange-rates-btc"), currency: "KPW") }
+                == .failure(.missingField("data.rates.KPW")))
+        let otherBase = ExchangeResponse(status: 200, body: Array(#"{"data":{"currency":"ETH","rates":{"CZK":"71234.5"}}}"#.utf8))
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseRatesAPI.parse(otherBase, currency: "CZK") }
+                == .failure(.wrongSymbol(expected: "BTC", got: "ETH")))
+        let refused = ExchangeResponse(status: 400, body: Array(#"{"errors":[{"id":"invalid_request","message":"Invalid currency (BTCX)"}]}"#.utf8))
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseRatesAPI.parse(refused, currency: "CZK") }
+                == .failure(.exchangeError("HTTP 400: Invalid currency (BTCX)")))
+        let limited = ExchangeResponse(status: 429, body: Array(#"{"errors":[{"id":"rate_limit_exceeded","message":"Too many requests"}]}"#.utf8))
+        #expect(outcome { () throws(FetchFailure) in try CoinbaseRatesAPI.parse(limited, currency: "CZK") } == .failure(.rateLimited(retryAfter: nil)))
+    }
+
+    /// The spot prices and the table share one published limit on one host: all instances
+    /// together stay under it with both asked at their host-wide pace.
+    @Test func theSpotPricesAndTheReferenceTableShareCoinbasesHourlyLimit() {
+        let perHour = { (limits: SourceLimits) in Duration.seconds(3600) / limits.hostPace }
+        let together = perHour(CoinbaseAPI.limits) + perHour(CoinbaseRatesAPI.limits)
+        #expect(together <= Double(CoinbaseRatesAPI.hourlyLimitSharedWithSpot) * 0.97,
+                "spot \(perHour(CoinbaseAPI.limits)) + table \(perHour(CoinbaseRatesAPI.limits)) an hour against \(CoinbaseRatesAPI.hourlyLimitSharedWithSpot)")
+    }
+
     @Test func aRefusedKeyAndARateLimitRestTheSource() {
         #expect(FetchFailure.unauthorized("x").cooldown == .seconds(600))
         #expect(FetchFailure.rateLimited(retryAfter: nil).cooldown == FetchFailure.defaultRateLimitPause)

@@ -166,6 +166,49 @@ struct CurrencyEndToEndTests {
         #expect(typo.stderr.contains("did you mean GBP?"), "\(typo.stderr)")
     }
 
+    /// A currency no market trades (the Czech koruna) is Coinbase's reference rate, labelled as
+    /// such in every answer, and no market is asked for a pair it does not have.
+    @Test func aCurrencyNoMarketTradesIsServedAsALabelledReferenceRate() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.set(.coinbaseRates, .price("2512345.6712"))
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCY": "CZK"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        var status = JSONValue.null
+        try await until("the koruna's reference rate", context: { "\(status)" }) {
+            status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+            return status["price"] != .null
+        }
+        #expect(status["price"] == .string("2512345.6712") && status["currency"] == .string("CZK"), "\(status)")
+        #expect(status["source"] == .string("coinbase-rates") && status["symbol"] == .string("BTC-CZK rate"), "\(status)")
+        let human = try await daemon.ctl("status").stdout
+        #expect(human.hasPrefix("BTC/CZK  CZK 2,512,345.67\n") && human.contains("coinbase-rates"), "\(human)")
+
+        let report = try JSONValue(parsing: try await daemon.ctl("sources", "--json").stdout)
+        #expect(entry(report, "coinbase-rates")?["quote_asset"] == .string("CZK"), "\(report)")
+        #expect(entry(report, "kraken")?["state"] == .string("unsupported"), "\(report)")
+        let rates = asked(exchange, .coinbaseRates)
+        #expect(!rates.isEmpty && rates.allSatisfy { $0 == "/v2/exchange-rates?currency=BTC" }, "coinbase-rates was asked \(rates)")
+        for market in Market.allCases where market != .coinbaseRates {
+            #expect(exchange.requestCount(market) == 0, "\(market) was asked \(asked(exchange, market))")
+        }
+
+        // A table a cache held for 30 s is 30 s old, never fresher than the reference itself.
+        exchange.set(.coinbaseRates, .cached(ageSeconds: 30, price: "2512399.1"))
+        try await until("the cached table's rate, as old as the cache says", context: { "\(status)" }) {
+            status = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+            return status["price"] == .string("2512399.1")
+        }
+        let age = status["age"]?.numberLiteral.flatMap(Double.init) ?? 0
+        #expect(age >= 30 && status["state"] == .string("stale"), "\(status)")
+
+        let check = try await runCommand(Binaries.daemon, ["--config", "/dev/null", "--check-config", "--socket", NSTemporaryDirectory() + "c.sock",
+                                                           "--state-dir", NSTemporaryDirectory()], environment: ["BTCPRICED_CURRENCY": "CZK"])
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("then coinbase-rates https://api.coinbase.com/v2/exchange-rates?currency=BTC\n"
+                                      + "     enabled — no market btcpriced knows trades BTC/CZK: CZK comes from coinbase-rates, a reference rate"), "\(check.stdout)")
+    }
+
     /// A named stream venue without the currency's market once streamed a market that does not
     /// exist (btcgbp@aggTrade) while --check-config said OK; now both refuse it and name the
     /// venues that stream the currency.

@@ -73,7 +73,7 @@ final class DaemonProcess {
         let proxyVariables: Set = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BTCPRICED_") && !proxyVariables.contains($0.key) }
         // Every venue points at the fake: a test never reaches a real exchange.
-        for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased())_URL"] = exchangeURL }
+        for venue in Market.allCases { environment["BTCPRICED_\(venue.rawValue.uppercased().replacingOccurrences(of: "-", with: "_"))_URL"] = exchangeURL }
         // The streams too; off unless a test turns them on, so the polling tests poll.
         let ws = "ws" + exchangeURL.dropFirst("http".count)
         environment["BTCPRICED_BINANCE_STREAM_URL"] = ws

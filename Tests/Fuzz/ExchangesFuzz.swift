@@ -14,7 +14,7 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10",
                                     date: "Sun, 06 Nov 1994 08:49:37 GMT", age: "3", body: body)
     var prices: [Price] = []
-    switch bytes[0] % 14 {
+    switch bytes[0] % 15 {
     case 0: prices = restPrices(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))
     case 1: prices = restPrices(try? CoinbaseAPI.parse(response))
     case 2: prices = restPrices(try? KrakenAPI.parse(response))
@@ -33,6 +33,7 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 11: prices = candlePrices(try? CoinbaseCandles.parse(response))
     case 12: prices = candlePrices(try? KrakenCandles.parse(response))
     case 13: prices = candlePrices(try? BitstampCandles.parse(response))
+    case 14: prices = restPrices(try? CoinbaseRatesAPI.parse(response, currency: "CZK"))
     default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
     }
     for price in prices.map(\.value) {

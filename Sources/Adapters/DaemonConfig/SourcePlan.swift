@@ -17,6 +17,9 @@ public struct SourcePlan: Sendable {
     public let options: VenueOptions
     public let active: [Venue]
     public let skipped: [Skipped]
+    /// Why the chain is a reference rate the user did not name: no market btcpriced knows
+    /// trades BTC in the currency. Nil when the chain is the user's.
+    public let referenceReason: String?
 
     /// Why a venue that needs an API key is skipped without one.
     static func noKeyReason(_ setting: VenueSetting) -> String {
@@ -45,10 +48,18 @@ public struct SourcePlan: Sendable {
                 active.append(venue)
             }
         }
+        var referenceReason: String?
+        if active.isEmpty, skipped.allSatisfy(\.unsupported), settings.catalog.markets(for: currency).isEmpty,
+           let reference = settings.catalog.reference(for: currency) {
+            active = [reference]
+            referenceReason = "no market btcpriced knows trades BTC/\(currency): \(currency) comes from \(reference.name), "
+                + "a reference rate (a conversion, not a trade) served under that name"
+        }
         self.active = active
         self.skipped = skipped
+        self.referenceReason = referenceReason
         if active.isEmpty, skipped.allSatisfy(\.unsupported) {
-            let quoting = settings.catalog.filter { $0.quotes(currency) }.map(\.name.rawValue)
+            let quoting = settings.catalog.markets(for: currency).map(\.name.rawValue)
             throw ConfigError("no venue in BTCPRICED_SOURCES (\(settings.sources.map(\.rawValue).joined(separator: ","))) has a BTC/\(currency) market"
                 + (quoting.isEmpty ? "; no venue btcpriced knows quotes \(currency): choose another BTCPRICED_CURRENCY"
                     : "; venues that quote \(currency): \(quoting.joined(separator: ", ")). Set BTCPRICED_SOURCES=\(quoting.joined(separator: ","))"))
@@ -118,6 +129,10 @@ public struct SourcePlan: Sendable {
             }
             lines.append("  \(index + 1). \(venue.name.rawValue.padding(13)) \(venue.requestURL(baseURL: settings.restURL(venue), options))")
             lines.append("     \(state)")
+        }
+        if let referenceReason, let reference = active.first {
+            lines.append("  then \(reference.name.rawValue.padding(10)) \(reference.requestURL(baseURL: settings.restURL(reference), options))")
+            lines.append("     enabled — \(referenceReason); at most one call every \(limits(reference).pace.humanReadable)")
         }
         // Where each venue's requests go: the proxy (credentials masked) or straight out.
         lines.append("routes:")
@@ -189,6 +204,7 @@ public struct SourcePlan: Sendable {
     /// skipped venue, naming what would enable it, and the freshness advice.
     public var notices: [(venue: Venue?, text: String)] {
         skipped.map { (venue: $0.venue, text: "\($0.venue) is skipped: \($0.reason)") }
+            + (referenceReason.map { [(venue: active.first, text: $0)] } ?? [])
             + ([staleAfterAdvice, flappingAdvice].compactMap { $0 } + routeAdvice).map { (venue: nil, text: $0) }
     }
 

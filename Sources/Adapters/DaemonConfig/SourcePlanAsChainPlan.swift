@@ -9,7 +9,8 @@ extension SourcePlan: ChainPlan {
     public var interval: Duration { settings.interval }
     public var timeout: Duration { longestTimeout }
     public var currency: String { settings.currency.code }
-    public var configured: [SourceName] { settings.sources }
+    /// BTCPRICED_SOURCES, then the reference rate when it stands in for a missing market.
+    public var configured: [SourceName] { settings.sources + (referenceReason == nil ? [] : active.map(\.name)) }
 
     public func hint(for source: SourceName, failure: FetchFailure) -> String {
         settings.catalog.named(source)?.hint(for: failure) ?? ""

@@ -20,6 +20,9 @@ public struct Currency: Sendable, Hashable, CustomStringConvertible {
 
     public static let usd = Currency(code: "USD")!
 
+    /// Every active ISO 4217 code this table knows, sorted.
+    public static let allCodes: [String] = minorUnits.keys.sorted()
+
     /// The known code closest to `text`, for a "did you mean" hint.
     public static func suggestion(for text: String) -> String? {
         let upper = Array(text.uppercased().utf8)

@@ -1,6 +1,8 @@
 /// The markets the fake serves, on the real exchanges' paths.
 public enum Market: String, Sendable, CaseIterable {
     case binance, coinbase, kraken, bitstamp, cryptocompare, mempool
+    /// Coinbase's reference rates (`/v2/exchange-rates?currency=BTC`).
+    case coinbaseRates = "coinbase-rates"
 
     /// Binance's 24 h mini ticker, which the daemon asks instead of ticker/price once a minute.
     static let dayTickerPath = "/api/v3/ticker/24hr"
@@ -24,6 +26,7 @@ public enum Market: String, Sendable, CaseIterable {
         case "/0/public/Ticker", "/0/public/OHLC": .kraken
         case "/data/price": .cryptocompare
         case "/api/v1/prices": .mempool
+        case "/v2/exchange-rates": .coinbaseRates
         default:
             if path.hasPrefix("/v2/prices/BTC-"), path.hasSuffix("/spot") { .coinbase }
             else if path.hasPrefix(coinbaseCandles), path.hasSuffix("/candles") { .coinbase }
@@ -132,6 +135,11 @@ enum MempoolCurrencies {
     static let all = ["USD", "EUR", "GBP", "CAD", "CHF", "AUD", "JPY"]
 }
 
+/// The fiat currencies the fake's reference table carries: mempool's and some no market trades.
+enum ReferenceCurrencies {
+    static let all = MempoolCurrencies.all + ["CZK", "HUF", "PLN", "SEK", "ZAR"]
+}
+
 enum Payloads {
     /// The shape of Cloudflare's managed challenge, as a client without JavaScript sees it.
     static let cloudflareChallenge = """
@@ -204,6 +212,7 @@ enum Payloads {
         case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"fsym param is invalid. (fsym is a required param.)","HasWarning":false,"Type":2,"RateLimit":{},"Data":{},"ParamWithError":"fsym"}"#)
         // Before its price updater has reached any exchange.
         case .mempool: return CannedResponse(status: 200, body: #"{"time":0,"USD":-1,"EUR":-1,"GBP":-1,"CAD":-1,"CHF":-1,"AUD":-1,"JPY":-1}"#)
+        case .coinbaseRates: return CannedResponse(status: 400, body: #"{"errors":[{"id":"invalid_request","message":"Invalid currency (BTCX)"}]}"#)
         }
     }
 
@@ -216,6 +225,7 @@ enum Payloads {
         case .bitstamp: return CannedResponse(status: 400, body: #"{"status":"error","reason":"Request rejected due to exceeded rate limit.","code":"400.002"}"#)
         case .cryptocompare: return CannedResponse(status: 200, body: #"{"Response":"Error","Message":"You are over your rate limit please upgrade your account!","HasWarning":false,"Type":99,"RateLimit":{"calls_made":{"second":21}},"Data":{}}"#)
         case .mempool: return CannedResponse(status: 429, headers: [("Content-Type", "text/plain")], body: "Too Many Requests")
+        case .coinbaseRates: return CannedResponse(status: 429, body: #"{"errors":[{"id":"rate_limit_exceeded","message":"Too many requests"}]}"#)
         }
     }
 
@@ -228,6 +238,7 @@ enum Payloads {
         case .bitstamp: return CannedResponse(status: 200, body: #"{"timestamp":"1763740800","open":"3000.1"}"#)
         case .cryptocompare: return CannedResponse(status: 200, body: #"{"EUR":99123.4}"#)
         case .mempool: return CannedResponse(status: 200, body: "{\"time\":\(WallClock.seconds()),\"EUR\":99123}")
+        case .coinbaseRates: return CannedResponse(status: 200, body: #"{"data":{"currency":"ETH","rates":{"CZK":"71234.5"}}}"#)
         }
     }
 
@@ -246,6 +257,11 @@ enum Payloads {
             "{\"\(currency)\":\(literal)}"
         case .mempool:
             "{\"time\":\(WallClock.seconds())," + MempoolCurrencies.all.map { "\"\($0)\":\(literal)" }.joined(separator: ",") + "}"
+        case .coinbaseRates:
+            // Every currency at the literal (the fake has one price a market), among a token's
+            // rate as the real table carries them.
+            "{\"data\":{\"currency\":\"BTC\",\"rates\":{\"ETH\":\"34.61538461538461\","
+                + ReferenceCurrencies.all.map { "\"\($0)\":\"\(literal)\"" }.joined(separator: ",") + "}}}"
         }
     }
 

@@ -25,6 +25,7 @@ public final class FakeExchange: Sendable {
         var behaviors: [Market: Behavior] = [
             .binance: .price(Behavior.defaultPrice), .coinbase: .price("114460.215"), .kraken: .price("114459.90000"),
             .bitstamp: .price("114461"), .cryptocompare: .price("114460.1"), .mempool: .price("114462"),
+            .coinbaseRates: .price("2512345.67"),
         ]
         /// Venues a test has told how to answer; the others quote `marketPrice` once a test has
         /// set any venue's price, as real venues agree (the daemon's price check holds a venue
@@ -351,7 +352,7 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         guard let market = Market(rawValue: target), let behavior = Behavior(command: body.trimmingCharacters()) else {
-            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{binance|coinbase|kraken|bitstamp|cryptocompare|mempool} with a behaviour command\"}"), context: context)
+            write(CannedResponse(status: 400, body: "{\"error\":\"usage: POST /_control/{\(Market.allCases.map(\.rawValue).joined(separator: "|"))} with a behaviour command\"}"), context: context)
             return
         }
         exchange.set(market, behavior)

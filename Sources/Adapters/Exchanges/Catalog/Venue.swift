@@ -20,9 +20,12 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
     public let inDefaultChain: Bool
     /// What the operator can do about its failures, beyond what `hint(for:)` says of any venue.
     public let advice: VenueAdvice
+    /// A reference rate rather than a market (Coinbase's conversion table): asked for a currency
+    /// no market in the catalog trades BTC in, and labelled by its own name, never as a market.
+    public let isReference: Bool
 
     public init(name: SourceName, currencies: [String], rest: RestEndpoint, stream: StreamEndpoint? = nil, candles: CandleEndpoint? = nil,
-                settings: [VenueSetting] = [], inDefaultChain: Bool = true, advice: VenueAdvice = VenueAdvice()) {
+                settings: [VenueSetting] = [], inDefaultChain: Bool = true, isReference: Bool = false, advice: VenueAdvice = VenueAdvice()) {
         self.name = name
         self.currencies = currencies
         self.rest = rest
@@ -30,6 +33,7 @@ public struct Venue: Sendable, Hashable, CustomStringConvertible {
         self.candles = candles
         self.settings = settings
         self.inDefaultChain = inDefaultChain
+        self.isReference = isReference
         self.advice = advice
     }
 

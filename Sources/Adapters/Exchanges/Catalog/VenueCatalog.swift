@@ -1,10 +1,11 @@
 import PriceCore
 
 extension Venue {
-    /// Every venue, in the default chain's order (those in it; mempool is asked only when named). The settings, defaults, `--check-config`,
+    /// Every venue, in the default chain's order (those in it; mempool is asked only when named,
+    /// the reference rate when named or for a currency no market here trades). The settings, defaults, `--check-config`,
     /// `BTCPRICED_STREAM`'s choices, the currencies each quotes and the wiring all derive from
     /// this table.
-    public static let catalog: [Venue] = [binance, coinbase, kraken, bitstamp, cryptocompare, mempool]
+    public static let catalog: [Venue] = [binance, coinbase, kraken, bitstamp, cryptocompare, mempool, coinbaseRates]
 
     public static func named(_ name: SourceName) -> Venue? { catalog.named(name) }
 
@@ -118,11 +119,29 @@ extension Venue {
             answerChangesEvery: (MempoolAPI.defaultUpdateInterval, MempoolAPI.updateIntervalReason),
             parse: { response, options throws(FetchFailure) in try MempoolAPI.parse(response, currency: options.currency) }),
         inDefaultChain: false)
+
+    /// Coinbase's reference rates: a currency no market here trades (CZK, HUF, ZAR…) is priced
+    /// from them, labelled `coinbase-rates` (`SourcePlan`). Asked only then, or when named.
+    public static let coinbaseRates = Venue(
+        name: "coinbase-rates",
+        currencies: CoinbaseRatesAPI.currencies,
+        rest: RestEndpoint(
+            url: URLSetting(key: "BTCPRICED_COINBASE_RATES_URL", defaultURL: "https://api.coinbase.com"),
+            symbol: { CoinbaseRatesAPI.symbol(currency: $0.currency) }, path: { _ in CoinbaseRatesAPI.path },
+            limits: { _, _ in CoinbaseRatesAPI.limits },
+            parse: { response, options throws(FetchFailure) in try CoinbaseRatesAPI.parse(response, currency: options.currency) }),
+        inDefaultChain: false, isReference: true)
 }
 
 extension [Venue] {
     /// The entry called `name` in this catalog.
     public func named(_ name: SourceName) -> Venue? { first { $0.name == name } }
+
+    /// The markets among these venues that trade BTC in `currency` (a reference rate is no market).
+    public func markets(for currency: String) -> [Venue] { filter { !$0.isReference && $0.quotes(currency) } }
+
+    /// The reference that prices `currency` when no market does.
+    public func reference(for currency: String) -> Venue? { first { $0.isReference && $0.quotes(currency) } }
 
     /// The default chain's venues that need no key: what a message suggests asking instead.
     public var keylessDefaults: [SourceName] { filter { $0.inDefaultChain && !$0.needsAPIKey }.map(\.name) }
