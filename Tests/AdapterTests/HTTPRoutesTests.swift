@@ -36,7 +36,8 @@ struct HTTPRoutesTests {
     static let noData = #"{"price":null,"currency":"USD","symbol":null,"source":null,"timestamp":null,"age":null,"state":"nodata","stale":true,"last_error":"binance: HTTP 503","version":"0.1.0","sources":[],"spread":null,"transport":null,"change_1h":null,"change_24h":null,"change_7d":null,"open_24h":null,"high_24h":null,"low_24h":null}"# + "\n"
 
     func routes(_ replies: Replies = Replies(), currency: String = "USD") -> HTTPRoutes {
-        HTTPRoutes(replies: replies, currency: Currency(code: currency)!, version: "0.1.0")
+        HTTPRoutes(replies: replies, currency: Currency(code: currency)!, version: "0.1.0",
+                   window: ServeStaleWindow(staleAfter: .seconds(10), serveStaleFor: .seconds(600)))
     }
 
     func json(_ answer: HTTPAnswer) throws -> JSONValue { try JSONValue(parsing: answer.body) }
@@ -121,12 +122,55 @@ struct HTTPRoutesTests {
         var replies = Replies()
         replies.status = replies.status.replacingOccurrences(of: #""price":"114459.5""#, with: "\"price\":\"\(price)\"")
         let answer = routes(replies).answer(method: .GET, uri: "/api/v1/prices")
-        #expect(answer.status == .ok && answer.body == "{\"time\":1795276800,\"USD\":\(whole)}\n", "\(answer.body)")
         if whole != "0" {
+            #expect(answer.status == .ok && answer.body == "{\"time\":1795276800,\"USD\":\(whole)}\n", "\(answer.body)")
             let quote = try MempoolAPI.parse(ExchangeResponse(status: 200, body: Array(answer.body.utf8)), currency: "USD")
             #expect(quote.price.description == whole && quote.originTime == Timestamp(millisecondsSinceEpoch: 1_795_276_800_000))
+        } else {
+            #expect(answer.body == "{\"time\":0,\"USD\":-1}\n" && answer.header("X-Price-Error") == "the price rounds to 0 whole units",
+                    "never 0: \(answer.body) \(answer.headers)")
         }
-        #expect(routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/v1/prices").status == .serviceUnavailable)
+        let none = routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/v1/prices")
+        #expect(none.status == .ok && none.body == "{\"time\":0,\"USD\":-1}\n", "as mempool before its first price: \(none.body)")
+    }
+
+    /// A status `age` seconds old in `state`, from the fixed replies.
+    static func aged(_ state: String, seconds age: String) -> Replies {
+        var replies = Replies()
+        replies.status = replies.status.replacingOccurrences(of: #""age":0.412,"state":"fresh","stale":false"#,
+                                                             with: "\"age\":\(age),\"state\":\"\(state)\",\"stale\":\(state == "stale")")
+        return replies
+    }
+
+    /// Programs that read mempool's and BTCPay's shapes look at neither state nor age: a stale
+    /// quote is a number only within BTCPRICED_SERVE_STALE_FOR of going stale, then "no price"
+    /// in each shape (read back by mempool's parser, which btcpriced's mempool source is).
+    /// The native routes keep their states.
+    @Test func theCompatibilityRoutesFailClosedPastTheWindow() throws {
+        let within = routes(Self.aged("stale", seconds: "609.999"))
+        let mempool = within.answer(method: .GET, uri: "/api/v1/prices")
+        #expect(mempool.body == "{\"time\":1795276800,\"USD\":114460}\n" && mempool.header("X-Price-State") == "stale", "\(mempool.body)")
+        #expect(try json(within.answer(method: .GET, uri: "/api/rates")).firstArrayElement?["rate"]?.numberLiteral == "114459.5")
+
+        let past = routes(Self.aged("stale", seconds: "610.001"))
+        let refused = past.answer(method: .GET, uri: "/api/v1/prices")
+        #expect(refused.status == .ok && refused.body == "{\"time\":0,\"USD\":-1}\n", "\(refused.body)")
+        #expect(refused.header("X-Price-Error") == "the price is stale: its last quote is 610s old, past BTCPRICED_STALE_AFTER=10s plus BTCPRICED_SERVE_STALE_FOR=10m",
+                "\(refused.headers)")
+        let read = Result { try MempoolAPI.parse(ExchangeResponse(status: 200, body: Array(refused.body.utf8)), currency: "USD") }
+        #expect(throws: FetchFailure.self, "mempool's own reader sees no price") { try read.get() }
+        let rate = try json(past.answer(method: .GET, uri: "/api/rates?currencyPairs=BTC_USD")).firstArrayElement
+        #expect(rate?["rate"] == JSONValue.null && rate?["errors"]?.firstArrayElement?.stringValue?.hasPrefix("the price is stale: its last quote is 610s old") == true,
+                "\(rate?.encoded ?? "no entry")")
+        #expect(past.answer(method: .GET, uri: "/api/v1/price").body == "114459.5\n", "the native price route keeps its state header")
+        #expect(past.answer(method: .GET, uri: "/api/v1/status").body.contains(#""price":"114459.5""#))
+
+        let never = HTTPRoutes(replies: Self.aged("stale", seconds: "10.5"), currency: .usd, version: "0.1.0",
+                               window: ServeStaleWindow(staleAfter: .seconds(10), serveStaleFor: .zero))
+        #expect(never.answer(method: .GET, uri: "/api/v1/prices").body == "{\"time\":0,\"USD\":-1}\n", "0 serves no stale quote")
+        let fresh = HTTPRoutes(replies: Self.aged("fresh", seconds: "3600"), currency: .usd, version: "0.1.0",
+                               window: ServeStaleWindow(staleAfter: .seconds(7200), serveStaleFor: .zero))
+        #expect(fresh.answer(method: .GET, uri: "/api/v1/prices").body.contains(#""USD":114460"#), "a fresh quote is served at any age")
     }
 
     /// BTCPay's anonymous `GET /api/rates` answers an array of rates (BitpayRateController's

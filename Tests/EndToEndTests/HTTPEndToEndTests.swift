@@ -245,6 +245,48 @@ struct HTTPEndToEndTests {
         #expect(exchange.requestCount(.mempool) == 0, "the fake's own mempool was never asked")
         await exchange.shutdown()
     }
+
+    /// Every venue down: mempool's and BTCPay's routes answer the last price, marked stale,
+    /// within BTCPRICED_SERVE_STALE_FOR of it going stale, then no number at all; the native
+    /// routes keep their states. A second daemon reading the first as its mempool then has no
+    /// price rather than an old one.
+    @Test func theCompatibilityRoutesFailClosedOnceTheQuoteIsStaleForLong() async throws {
+        let exchange = try await FakeExchange.start()
+        let (daemon, base, _) = try await Self.start(exchange, settings: [
+            "BTCPRICED_SOURCES": "binance", "BTCPRICED_STALE_AFTER": "3s", "BTCPRICED_SERVE_STALE_FOR": "5s"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        let fresh = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
+        #expect(fresh.contains("X-Price-State: fresh\r\n") && fresh.hasSuffix(#""USD":114460}"# + "\n"), "\(fresh)")
+
+        exchange.set(.binance, .status(503))
+        var stale = ""
+        try await until("the last price on mempool's route, marked stale", context: { stale }) {
+            stale = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
+            return stale.contains("X-Price-State: stale\r\n")
+        }
+        #expect(stale.hasSuffix(#""USD":114460}"# + "\n"), "within the window: \(stale)")
+        var closed = ""
+        try await until("no number on mempool's route", context: { closed }) {
+            closed = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
+            return closed.hasSuffix(#"{"time":0,"USD":-1}"# + "\n")
+        }
+        #expect(closed.hasPrefix("HTTP/1.1 200 OK\r\n") && closed.contains("X-Price-Error: the price is stale: its last quote is "), "\(closed)")
+        let rates = try await Self.curl(["\(base)/api/rates?currencyPairs=BTC_USD"]).stdout
+        #expect(rates.contains(#""rate":null,"errors":["the price is stale: its last quote is "#), "\(rates)")
+        let price = try await Self.curl(["-i", "\(base)/api/v1/price"]).stdout
+        #expect(price.contains("X-Price-State: stale\r\n") && price.hasSuffix("\r\n\r\n114459.8\n"), "the native route keeps its state: \(price)")
+        #expect(try await daemon.ctl("status", "--json").stdout.contains(#""state":"stale""#))
+
+        let downstream = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_SOURCES": "mempool", "BTCPRICED_MEMPOOL_URL": base])
+        defer { downstream.stop(); downstream.removeFiles() }
+        try await downstream.start()
+        var sources = ""
+        try await until("the second daemon's mempool source to report the first's refusal", context: { sources }) {
+            sources = try await downstream.ctl("sources", "--json").stdout
+            return sources.contains("no BTC/USD price yet")
+        }
+        #expect(try await downstream.ctl("price").status != 0, "no price from a source that has none: \(sources)")
+    }
 }
 
 extension HTTPEndToEndTests {

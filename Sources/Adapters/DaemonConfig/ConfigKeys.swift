@@ -22,6 +22,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let timeout = SettingKey("BTCPRICED_TIMEOUT")
     public static let connectTimeout = SettingKey("BTCPRICED_CONNECT_TIMEOUT")
     public static let staleAfter = SettingKey("BTCPRICED_STALE_AFTER")
+    public static let serveStaleFor = SettingKey("BTCPRICED_SERVE_STALE_FOR")
     public static let persistInterval = SettingKey("BTCPRICED_PERSIST_INTERVAL")
     public static let watchStall = SettingKey("BTCPRICED_WATCH_STALL")
     public static let stream = SettingKey("BTCPRICED_STREAM")

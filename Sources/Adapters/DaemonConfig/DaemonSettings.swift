@@ -24,6 +24,8 @@ public struct DaemonSettings: Sendable, Equatable {
     /// The budget for a connection through a proxy (the proxy, a circuit, TLS).
     public var connectTimeoutThroughProxy: Duration = ThroughProxy.connectTimeout
     public var staleAfter: Duration = .zero
+    /// How long the HTTP compatibility routes still answer a stale quote with a number.
+    public var serveStaleFor: Duration = .zero
     /// Zero means every new quote is written. The default (2m) keeps a day's writes under
     /// 10 MB; a clean stop always writes the latest quote.
     public var persistInterval: Duration = .zero

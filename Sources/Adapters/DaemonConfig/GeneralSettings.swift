@@ -153,6 +153,8 @@ extension SettingSpec {
                         }
                         (settings.http.address, settings.http.setting) = (address, .metricsListen)
                     }),
+        .duration(.serveStaleFor, \.serveStaleFor, default: "10m", atMost: .seconds(7 * 86_400), allowZero: true,
+                  doc: "`10m` (how long mempool's and BTCPay's routes still answer a stale quote; `0` never)", reload: .atRestart(.listeners)),
         .list(.httpHosts, \.http.hosts, doc: "unset (host names the listener answers besides loopback and `localhost`)",
               reload: .atRestart(.listeners), item: ValueParsers.hostName),
         .list(.httpOrigins, \.http.origins, doc: "unset (web origins that get CORS headers)", reload: .atRestart(.listeners),

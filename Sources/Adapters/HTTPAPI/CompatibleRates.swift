@@ -9,25 +9,38 @@ import WireProtocol
 enum CompatibleRates {
     /// mempool: `{"time":1764288000,"USD":114460}`. mempool sends whole units, so the exact price
     /// is rounded half to even to a whole unit; `time` is the quote's own time, in Unix seconds.
-    /// Only the daemon's own currency appears. No quote is a 503.
-    static func mempool(status: StatusMessage?, currency: Currency) -> HTTPAnswer {
-        guard let status, let price = status.price, let time = status.timestamp.flatMap(Timestamp.init(rfc3339:)) else {
-            return .error(.serviceUnavailable, ErrorReply.noData, headers: HTTPRoutes.noStore + [("Retry-After", "1")])
+    /// Only the daemon's own currency appears. With no price to serve (none yet, or stale past
+    /// the window) it answers as mempool does before its first price: `-1` and `time` 0, with
+    /// the reason in `X-Price-Error`; a price that rounds to 0 is no price either.
+    static func mempool(status: StatusMessage?, currency: Currency, window: ServeStaleWindow) -> HTTPAnswer {
+        var headers = HTTPRoutes.noStore + [("X-Price-State", status?.state.rawValue ?? StatusMessage.State.nodata.rawValue)]
+        var seconds: Int64 = 0, whole = "-1"
+        switch window.verdict(for: status) {
+        case .serve(let price, _):
+            let rounded = DecimalText.roundedHalfEven(price, places: 0)
+            if let time = status?.timestamp.flatMap(Timestamp.init(rfc3339:)), rounded != "0" {
+                let milliseconds = time.millisecondsSinceEpoch
+                (seconds, whole) = (milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000, rounded)
+            } else {
+                headers.append(("X-Price-Error", rounded == "0" ? "the price rounds to 0 whole units" : "the quote has no time"))
+            }
+        case .refuse(let reason):
+            headers.append(("X-Price-Error", reason))
         }
-        let seconds = time.millisecondsSinceEpoch >= 0 ? time.millisecondsSinceEpoch / 1000 : (time.millisecondsSinceEpoch - 999) / 1000
         let body = JSONValue.object(JSONObject(members: [
             JSONMember(key: "time", value: .number(String(seconds))),
-            JSONMember(key: currency.code, value: .number(DecimalText.roundedHalfEven(price, places: 0))),
+            JSONMember(key: currency.code, value: .number(whole)),
         ])).encoded + "\n"
-        return .json(body, headers: HTTPRoutes.noStore + [("X-Price-State", status.state.rawValue)])
+        return .json(body, headers: headers)
     }
 
     /// BTCPay Server's anonymous `GET /api/rates?currencyPairs=BTC_USD`: an array with one entry
     /// per pair asked, `{"name":"US Dollar","cryptoCode":"BTC","currencyPair":"BTC_USD","code":"USD","rate":114459.8,"errors":[]}`,
     /// the rate as the exact decimal (a JSON number, as BTCPay sends it). BTCPay leaves out a pair
     /// it cannot rate; here such a pair gets an entry with `"rate":null` and its error, never a
-    /// guess. Without `currencyPairs`, the daemon's own pair is answered.
-    static func btcpay(status: StatusMessage?, currency: Currency, pairs requested: String?) -> HTTPAnswer {
+    /// guess, and so does a quote stale past the window. Without `currencyPairs`, the daemon's
+    /// own pair is answered.
+    static func btcpay(status: StatusMessage?, currency: Currency, window: ServeStaleWindow, pairs requested: String?) -> HTTPAnswer {
         let pairs = (requested ?? "BTC_\(currency.code)").split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingBlanks.uppercased() }
         guard pairs.count <= 32 else { return .error(.badRequest, code: "bad-request", "at most 32 currency pairs at once") }
@@ -37,12 +50,13 @@ enum CompatibleRates {
         }) {
             return .error(.badRequest, code: "bad-request", "currency pair \(JSONValue.string(String(malformed.prefix(24))).encoded) is not formatted like BTC_USD")
         }
-        let entries = pairs.map { entry($0, status: status, currency: currency) }
+        let verdict = window.verdict(for: status)
+        let entries = pairs.map { entry($0, status: status, currency: currency, verdict: verdict) }
         return .json(JSONValue.array(entries).encoded + "\n",
                      headers: HTTPRoutes.noStore + [("X-Price-State", status?.state.rawValue ?? StatusMessage.State.nodata.rawValue)])
     }
 
-    private static func entry(_ pair: String, status: StatusMessage?, currency: Currency) -> JSONValue {
+    private static func entry(_ pair: String, status: StatusMessage?, currency: Currency, verdict: ServeStaleWindow.Verdict) -> JSONValue {
         let sides = pair.split(separator: "_")
         let (base, quote) = (String(sides[0]), String(sides[1]))
         var rate: JSONValue = .null
@@ -51,10 +65,11 @@ enum CompatibleRates {
             error = "btcpriced rates BTC only, not \(base)"
         } else if quote != currency.code && quote != status?.currency {
             error = "btcpriced serves BTC_\(currency.code) (BTCPRICED_CURRENCY=\(currency.code)); run an instance for \(quote) (btcpriced@\(quote.lowercased()).service) on its own port"
-        } else if let price = status?.price {
-            rate = .number(price)
         } else {
-            error = "no quote yet: the daemon has not fetched or restored a price"
+            switch verdict {
+            case .serve(let price, _): rate = .number(price)
+            case .refuse(let reason): error = reason
+            }
         }
         return .object(JSONObject(members: [
             JSONMember(key: "name", value: .string(names[quote] ?? quote)),

@@ -30,6 +30,9 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let decoder: any RemovableChannelHandler
     /// A read the channel asked for while the client was not reading its answers.
     private var readHeld = false
+    /// The channel's writability as its last change said: asked before every read, and a
+    /// stored flag costs less than asking the channel each time.
+    private var writable = true
     private var request: HTTPRequestHead?
     private var lifecycle: HTTPConnectionLifecycle?
     private var idleTimer: Scheduled<Void>?
@@ -49,11 +52,12 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// No reading while the answers already written wait for the client: a client that
     /// pipelines requests and reads nothing holds at most the write buffer's high-water mark.
     func read(context: ChannelHandlerContext) {
-        if context.channel.isWritable { context.read() } else { readHeld = true }
+        if writable { context.read() } else { readHeld = true }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable && readHeld {
+        writable = context.channel.isWritable
+        if writable && readHeld {
             readHeld = false
             context.read()
         }
@@ -157,9 +161,9 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             if refusal.misdirected { server.metrics.reject(.misdirected) }
             return send(refusal.answer, version: head.version, method: head.method, keepAlive: false, context: context)
         }
-        let target = RequestTarget(head.uri)
-        server.metrics.count(HTTPRoutes.route(target.path))
-        var answer = server.routes.answer(method: head.method, target: target)
+        let target = RequestTarget(head.uri), route = HTTPRoutes.route(target.path)
+        server.metrics.count(route)
+        var answer = server.routes.answer(method: head.method, route: route, target: target)
         if check.origin != nil { answer.headers += server.policy.corsHeaders(origin: check.origin) }
         if answer.kind == .events && head.method == .GET {
             startEvents(answer, head: head, context: context)

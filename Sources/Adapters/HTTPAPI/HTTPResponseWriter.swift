@@ -10,27 +10,32 @@ enum HTTPResponseWriter {
                          allocator: ByteBufferAllocator) -> ByteBuffer {
         let bodyBytes = answer.body.utf8.count
         var buffer = allocator.buffer(capacity: 256 + bodyBytes)
-        buffer.writeString(version.isAtLeast11 ? "HTTP/1.1 " : "HTTP/1.0 ")
-        buffer.writeString(answer.status == .ok ? "200 OK" : "\(answer.status.code) \(answer.status.reasonPhrase)")
-        buffer.writeString("\r\nContent-Type: ")
+        // The fixed parts are static text: each is one copy, with no check of a String's form.
+        buffer.writeStaticString(version.isAtLeast11 ? "HTTP/1.1 " : "HTTP/1.0 ")
+        if answer.status == .ok {
+            buffer.writeStaticString("200 OK")
+        } else {
+            buffer.writeString("\(answer.status.code) \(answer.status.reasonPhrase)")
+        }
+        buffer.writeStaticString("\r\nContent-Type: ")
         buffer.writeString(answer.contentType)
-        buffer.writeString("\r\n")
+        buffer.writeStaticString("\r\n")
         for (name, value) in answer.headers {
             buffer.writeString(name)
-            buffer.writeString(": ")
+            buffer.writeStaticString(": ")
             buffer.writeString(value)
-            buffer.writeString("\r\n")
+            buffer.writeStaticString("\r\n")
         }
-        buffer.writeString("Date: ")
+        buffer.writeStaticString("Date: ")
         buffer.writeString(date)
-        buffer.writeString("\r\nContent-Length: ")
+        buffer.writeStaticString("\r\nContent-Length: ")
         buffer.writeString(String(bodyBytes))
         if !keepAlive {
-            buffer.writeString("\r\nConnection: close")
+            buffer.writeStaticString("\r\nConnection: close")
         } else if !version.isAtLeast11 {
-            buffer.writeString("\r\nConnection: keep-alive")
+            buffer.writeStaticString("\r\nConnection: keep-alive")
         }
-        buffer.writeString("\r\n\r\n")
+        buffer.writeStaticString("\r\n\r\n")
         if method != .HEAD { buffer.writeString(answer.body) }
         return buffer
     }

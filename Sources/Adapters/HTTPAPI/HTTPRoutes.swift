@@ -7,7 +7,7 @@ import JSONText
 /// The one place an HTTP request is routed: the socket's replies in the shapes HTTP clients
 /// read. Pure (no channel, no clock of its own), so a test needs no socket; the connection
 /// handler has already checked the `Host` header and the request's size.
-public struct HTTPRoutes: Sendable {
+public final class HTTPRoutes: Sendable {
     /// The routes, by path; each answers GET and HEAD only (nothing can be written over HTTP).
     public enum Route: String, Sendable, CaseIterable {
         case dashboard = "/"
@@ -42,10 +42,13 @@ public struct HTTPRoutes: Sendable {
     /// The daemon's currency (BTCPRICED_CURRENCY): the one `/api/v1/prices` and `/api/rates` name.
     private let currency: Currency
     private let dashboard: DashboardPage
+    /// How long the compatibility routes still answer a stale quote with a number.
+    private let window: ServeStaleWindow
 
-    public init(replies: any StatusProvider, currency: Currency, version: String) {
+    public init(replies: any StatusProvider, currency: Currency, version: String, window: ServeStaleWindow) {
         self.replies = replies
         self.currency = currency
+        self.window = window
         dashboard = DashboardPage(currency: currency, version: version)
     }
 
@@ -59,7 +62,13 @@ public struct HTTPRoutes: Sendable {
     }
 
     func answer(method: HTTPMethod, target: RequestTarget, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
-        guard let route = Self.route(target.path) else {
+        answer(method: method, route: Self.route(target.path), target: target, nonce: nonce())
+    }
+
+    /// The answer for a path already matched to its route (nil for none), as the listener
+    /// matches it once for its count and its answer.
+    func answer(method: HTTPMethod, route: Route?, target: RequestTarget, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
+        guard let route else {
             return .error(.notFound, code: "not-found", "no such path; the API is under /api/v1/ (status, price, history, sources, events, prices), with /api/rates, /metrics and the dashboard at /")
         }
         guard method == .GET || method == .HEAD else {
@@ -89,9 +98,9 @@ public struct HTTPRoutes: Sendable {
             return HTTPAnswer(status: .ok, contentType: "text/event-stream; charset=utf-8", body: "",
                               headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events)
         case .prices:
-            return CompatibleRates.mempool(status: replies.status(), currency: currency)
+            return CompatibleRates.mempool(status: replies.status(), currency: currency, window: window)
         case .rates:
-            return CompatibleRates.btcpay(status: replies.status(), currency: currency, pairs: parameters["currencyPairs"])
+            return CompatibleRates.btcpay(status: replies.status(), currency: currency, window: window, pairs: parameters["currencyPairs"])
         case .metrics:
             return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
         }

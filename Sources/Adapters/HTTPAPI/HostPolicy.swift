@@ -34,10 +34,12 @@ public struct HostPolicy: Sendable {
         return anyLiteral && Self.isLiteral(name)
     }
 
-    /// `127.0.0.1` or `localhost` (any case), each with an optional port.
+    /// `127.0.0.1` or `localhost` (any case), each with an optional port. Asked of every
+    /// request, so the two names are read from static text: an array of their bytes would be
+    /// two allocations a request (a third of the listener's, `perf probe` on malloc).
     static func isPlainLoopback(_ header: String.UTF8View) -> Bool {
         var bytes = header.makeIterator(), matched = 0
-        let loopback = Array("127.0.0.1".utf8), localhost = Array("localhost".utf8)
+        let loopback = Self.loopbackName.utf8Start, localhost = Self.localhostName.utf8Start
         var candidates = (loopback: true, localhost: true)
         while let byte = bytes.next() {
             if byte == UInt8(ascii: ":") {
@@ -57,6 +59,9 @@ public struct HostPolicy: Sendable {
         }
         return matched == 9
     }
+
+    private static let loopbackName: StaticString = "127.0.0.1"
+    private static let localhostName: StaticString = "localhost"
 
     /// The headers that let `origin` read the answer, or none for an origin not listed.
     public func corsHeaders(origin: String?) -> [(String, String)] {

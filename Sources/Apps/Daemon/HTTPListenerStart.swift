@@ -25,7 +25,8 @@ extension HTTPAPIServer {
         let origin = ContinuousClock.now
         let server = try await listen(
             listener, setting: http.setting.rawValue,
-            routes: HTTPRoutes(replies: replies, currency: settings.currency, version: ProductVersion.current),
+            routes: HTTPRoutes(replies: replies, currency: settings.currency, version: ProductVersion.current,
+                               window: ServeStaleWindow(staleAfter: settings.staleAfter, serveStaleFor: settings.serveStaleFor)),
             policy: HostPolicy(listenHost: inherited?.boundHost ?? http.address?.host ?? "127.0.0.1", hosts: http.hosts, origins: http.origins),
             limits: limits, audience: audience, logger: logger, group: group, now: { origin.duration(to: .now) })
         let shown = inherited == nil ? http.address.map { "\($0)" } ?? "?" : "the socket passed by systemd (port \(server.port.map(String.init) ?? "?"))"
