@@ -202,6 +202,38 @@ struct HTTPRoutesTests {
         #expect(none.body.contains(#""rate":null,"errors":["no quote yet"#), "\(none.body)")
     }
 
+    /// LNbits' rate route and Yadio's, read as their clients read them: LNbits' `rate` is sats
+    /// per unit and `price` BTC in the currency; Mostro reads `/exrates/BTC`'s `BTC` object of
+    /// numbers, Zeus `/rate/{code}/BTC`'s `rate`. Past the window, or with no quote, 503.
+    @Test func lnbitsAndYadioShapesAnswerTheServedCurrencyAndFailClosed() throws {
+        let lnbits = routes().answer(method: .GET, uri: "/api/v1/rate/USD")
+        #expect(lnbits.status == .ok && lnbits.body == #"{"rate":873.67147332,"price":114459.5}"# + "\n", "\(lnbits.body)")
+        #expect(routes().answer(method: .GET, uri: "/api/v1/rate/usd").body == lnbits.body, "any case, as LNbits sends its setting")
+        let table = try json(routes().answer(method: .GET, uri: "/exrates/BTC"))
+        guard case .object(let rates)? = table["BTC"] else { Issue.record("no BTC object: \(table.encoded)"); return }
+        #expect(rates.members.allSatisfy { $0.value.numberLiteral != nil } && rates["USD"]?.numberLiteral == "114459.5", "\(table.encoded)")
+        #expect(table["base"]?.stringValue == "BTC" && table["timestamp"]?.numberLiteral == "1795276800123", "\(table.encoded)")
+        let zeus = try json(routes().answer(method: .GET, uri: "/rate/USD/BTC"))
+        #expect(zeus["rate"]?.numberLiteral == "114459.5", "\(zeus.encoded)")
+
+        let elsewhere = routes().answer(method: .GET, uri: "/api/v1/rate/EUR")
+        #expect(elsewhere.status == .notFound && elsewhere.body.contains("btcpriced serves BTC in USD"), "\(elsewhere.body)")
+        #expect(routes().answer(method: .GET, uri: "/rate/%3Cb%3E/BTC").status == .notFound)
+        let past = routes(Self.aged("stale", seconds: "611"))
+        for uri in ["/api/v1/rate/USD", "/exrates/BTC", "/rate/USD/BTC"] {
+            let refused = past.answer(method: .GET, uri: uri)
+            let refusedCode = try json(refused)["error"]?.stringValue
+            #expect(refused.status == .serviceUnavailable && refusedCode == "stale", "\(uri): \(refused.body)")
+            #expect(!refused.body.contains("114459"), "\(uri) never carries the price once refused: \(refused.body)")
+            let none = routes(Replies(status: Self.noData)).answer(method: .GET, uri: uri)
+            let noneCode = try json(none)["error"]?.stringValue
+            #expect(none.status == .serviceUnavailable && noneCode == "nodata", "\(uri): \(none.body)")
+        }
+        #expect(routes(Self.aged("stale", seconds: "30")).answer(method: .GET, uri: "/rate/USD/BTC").header("X-Price-State") == "stale")
+        #expect(routes().answer(method: .GET, uri: "/api/rates?storeId=Fjt7gLnG&currencyPairs=BTC_USD").body.contains(#""rate":114459.5"#),
+                "Zeus sends a storeId, which is accepted and ignored")
+    }
+
     @Test func theDashboardEscapesVenueTextAndRunsOnlyItsOwnScript() {
         let answer = routes().answer(method: .GET, uri: "/", nonce: "abc123")
         #expect(answer.status == .ok && answer.header("Content-Type") == "text/html; charset=utf-8")

@@ -298,7 +298,7 @@ extension HTTPEndToEndTests {
         return String(readme[readme.index(after: open)..<close.lowerBound]).replacingOccurrences(of: "127.0.0.1:9843", with: "127.0.0.1:\(port)")
     }
 
-    /// docs/HTTP.md's three recipes, run as written against a real daemon.
+    /// docs/HTTP.md's recipes, run as written against a real daemon.
     @Test(.enabled(if: hasJQ, "skipped: jq is missing (scripts/setup installs it)"))
     func theReadmeRecipesWorkAsWritten() async throws {
         let exchange = try await FakeExchange.start()
@@ -317,11 +317,16 @@ extension HTTPEndToEndTests {
         #expect(attributes.count == 5, "\(sensor)")
         for key in attributes { #expect(try await Self.jq("has(\"\(key)\")", status) == "true", "\(key) in \(status)") }
 
-        // BTCPay: the command prints what docs/HTTP.md shows.
-        let btcpay = try Self.recipe("btcpay", port: port).split(separator: "\n")
-        let command = String(btcpay[0].dropFirst(2)), shown = String(btcpay[1])
-        let printed = try await runCommand("/bin/sh", ["-c", command]).stdout
-        #expect(printed == shown + "\n", "\(command)\nprinted \(printed)\ndocs/HTTP.md \(shown)")
+        // BTCPay, LNbits and Yadio: each command prints what docs/HTTP.md shows under it.
+        for name in ["btcpay", "lnbits", "yadio"] {
+            let lines = try Self.recipe(name, port: port).split(separator: "\n")
+            #expect(lines.count >= 2 && lines.count % 2 == 0, "\(name): a command and its output, each on a line: \(lines)")
+            for index in stride(from: 0, to: lines.count - 1, by: 2) {
+                let command = String(lines[index].dropFirst(2)), shown = String(lines[index + 1])
+                let printed = try await runCommand("/bin/sh", ["-c", command]).stdout
+                #expect(printed == shown + "\n", "\(name): \(command)\nprinted \(printed)\ndocs/HTTP.md \(shown)")
+            }
+        }
 
         // Waybar: the module's exec, run as Waybar runs it, prints one JSON object per event.
         let module = try Self.recipe("waybar", port: port)

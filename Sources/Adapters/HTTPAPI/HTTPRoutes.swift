@@ -19,6 +19,12 @@ public final class HTTPRoutes: Sendable {
         case prices = "/api/v1/prices"
         case rates = "/api/rates"
         case metrics = "/metrics"
+        /// LNbits' fiat rate, `/api/v1/rate/USD`.
+        case lnbitsRate = "/api/v1/rate/{CURRENCY}"
+        /// Yadio's table of BTC in every currency served.
+        case yadioTable = "/exrates/BTC"
+        /// Yadio's one rate, `/rate/USD/BTC`.
+        case yadioRate = "/rate/{CURRENCY}/BTC"
 
         /// The label requests are counted under.
         var metricName: String {
@@ -32,6 +38,9 @@ public final class HTTPRoutes: Sendable {
             case .prices: "prices"
             case .rates: "rates"
             case .metrics: "metrics"
+            case .lnbitsRate: "lnbits_rate"
+            case .yadioTable: "yadio_exrates"
+            case .yadioRate: "yadio_rate"
             }
         }
     }
@@ -53,7 +62,23 @@ public final class HTTPRoutes: Sendable {
     }
 
     /// The route a path names, if any.
-    public static func route(_ path: String) -> Route? { Route(rawValue: path) }
+    public static func route(_ path: String) -> Route? {
+        if let route = Route(rawValue: path) { return route }
+        if path.hasPrefix(lnbitsPrefix), path.utf8.count > lnbitsPrefix.utf8.count { return .lnbitsRate }
+        if path.hasPrefix(yadioPrefix), path.hasSuffix("/BTC"), path.utf8.count > yadioPrefix.utf8.count + 4 { return .yadioRate }
+        return nil
+    }
+
+    private static let lnbitsPrefix = "/api/v1/rate/", yadioPrefix = "/rate/"
+
+    /// The currency a rate route's path names: `USD` in `/api/v1/rate/USD` and `/rate/USD/BTC`.
+    static func currency(in path: String, of route: Route) -> Substring {
+        switch route {
+        case .lnbitsRate: path.dropFirst(lnbitsPrefix.count)
+        case .yadioRate: path.dropFirst(yadioPrefix.count).dropLast("/BTC".count)
+        default: ""
+        }
+    }
 
     /// The answer to `method` on `uri`; a HEAD gets the GET's headers, and the connection sends
     /// no body for it.
@@ -75,10 +100,10 @@ public final class HTTPRoutes: Sendable {
             return .error(.methodNotAllowed, code: "method-not-allowed", "\(route.rawValue) answers GET and HEAD only; nothing can be written over HTTP",
                           headers: [("Allow", Self.allowedMethods)])
         }
-        return answer(route, parameters: target.parameters, nonce: nonce)
+        return answer(route, path: target.path, parameters: target.parameters, nonce: nonce)
     }
 
-    func answer(_ route: Route, parameters: [String: String], nonce: () -> String) -> HTTPAnswer {
+    func answer(_ route: Route, path: String, parameters: [String: String], nonce: () -> String) -> HTTPAnswer {
         switch route {
         case .dashboard:
             // `/?range=7d` draws another span, for a browser without JavaScript.
@@ -103,6 +128,12 @@ public final class HTTPRoutes: Sendable {
             return CompatibleRates.btcpay(status: replies.status(), currency: currency, window: window, pairs: parameters["currencyPairs"])
         case .metrics:
             return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
+        case .lnbitsRate:
+            return NodeRates.lnbits(currency: Self.currency(in: path, of: route), status: replies.status(), currency: currency, window: window)
+        case .yadioTable:
+            return NodeRates.yadioTable(status: replies.status(), currency: currency, window: window)
+        case .yadioRate:
+            return NodeRates.yadioRate(currency: Self.currency(in: path, of: route), status: replies.status(), currency: currency, window: window)
         }
     }
 
