@@ -253,18 +253,24 @@ struct HTTPEndToEndTests {
     @Test func theCompatibilityRoutesFailClosedOnceTheQuoteIsStaleForLong() async throws {
         let exchange = try await FakeExchange.start()
         let (daemon, base, _) = try await Self.start(exchange, settings: [
-            "BTCPRICED_SOURCES": "binance", "BTCPRICED_STALE_AFTER": "3s", "BTCPRICED_SERVE_STALE_FOR": "5s"])
+            "BTCPRICED_SOURCES": "binance", "BTCPRICED_STALE_AFTER": "3s", "BTCPRICED_SERVE_STALE_FOR": "20s"])
         defer { daemon.stop(); daemon.removeFiles() }
         let fresh = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
         #expect(fresh.contains("X-Price-State: fresh\r\n") && fresh.hasSuffix(#""USD":114460}"# + "\n"), "\(fresh)")
 
-        exchange.set(.binance, .status(503))
+        // A cache's answer 6 s old, every second: stale, and steadily within the window
+        // however slowly this host runs the checks.
+        exchange.set(.binance, .cached(ageSeconds: 6, price: "114459.8"))
         var stale = ""
-        try await until("the last price on mempool's route, marked stale", context: { stale }) {
+        try await until("the price on mempool's route, marked stale", context: { stale }) {
             stale = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
             return stale.contains("X-Price-State: stale\r\n")
         }
         #expect(stale.hasSuffix(#""USD":114460}"# + "\n"), "within the window: \(stale)")
+        let servedRate = try await Self.curl(["\(base)/api/rates?currencyPairs=BTC_USD"]).stdout
+        #expect(servedRate.contains(#""rate":114459.8,"errors":[]"#), "within the window: \(servedRate)")
+
+        exchange.set(.binance, .status(503))
         var closed = ""
         try await until("no number on mempool's route", context: { closed }) {
             closed = try await Self.curl(["-i", "\(base)/api/v1/prices"]).stdout
