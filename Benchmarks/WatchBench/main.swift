@@ -32,6 +32,8 @@ struct SampleStatus: StatusProvider {
     }
     func sources() -> SourcesReport { SourcesReport(mode: "fallback", entries: []) }
     func history(_ query: HistoryQuery) -> HistoryReply { HistoryReply(range: query.range, points: []) }
+    func daily(_ query: DailyQuery) -> DailyReply { DailyReply(currency: "USD", days: []) }
+    func price(at query: PriceAtQuery) -> PriceAtReply { PriceAtReply(at: query.seconds, currency: "USD", missing: .gap, reason: "the benchmark keeps no history") }
 }
 
 func rssAnonKiB() -> Int {

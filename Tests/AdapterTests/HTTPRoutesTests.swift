@@ -31,6 +31,15 @@ struct HTTPRoutesTests {
                 .filter { $0.date >= (query.since ?? "") }).line
         }
         func metricsReply() -> String { "btcpriced_up 1\n" }
+        /// A minute kept at 2024-03-01T12:00Z; moments after 2026-11-21T16:00Z are to come.
+        func price(at query: PriceAtQuery) -> PriceAtReply {
+            switch query.seconds {
+            case 1_709_294_400..<1_709_294_460:
+                PriceAtReply(at: query.seconds, currency: "USD", found: .init(time: 1_709_294_400, price: "61234.5", basis: .minute))
+            case 1_795_276_800...: PriceAtReply(at: query.seconds, currency: "USD", missing: .future, reason: "that is in the future")
+            default: PriceAtReply(at: query.seconds, currency: "USD", missing: .gap, reason: "no minute kept within an hour of it, and no close for its day")
+            }
+        }
     }
 
     static let noData = #"{"price":null,"currency":"USD","symbol":null,"source":null,"timestamp":null,"age":null,"state":"nodata","stale":true,"last_error":"binance: HTTP 503","version":"0.1.0","sources":[],"spread":null,"transport":null,"change_1h":null,"change_24h":null,"change_7d":null,"open_24h":null,"high_24h":null,"low_24h":null}"# + "\n"
@@ -200,6 +209,33 @@ struct HTTPRoutesTests {
         #expect(routes().answer(method: .GET, uri: "/api/rates?currencyPairs=BTCUSD").status == .badRequest)
         let none = routes(Replies(status: Self.noData)).answer(method: .GET, uri: "/api/rates?currencyPairs=BTC_USD")
         #expect(none.body.contains(#""rate":null,"errors":["no quote yet"#), "\(none.body)")
+    }
+
+    /// mempool's historical price, as Sparrow and Electrum ask it: the moment's price in whole
+    /// units (half to even), `-1` with the reason for a moment without one, a 400 for one to
+    /// come; without a timestamp, the daily closes, newest first.
+    @Test func mempoolsHistoricalPriceAnswersAMomentOrTheDailySeries() throws {
+        let moment = routes().answer(method: .GET, uri: "/api/v1/historical-price?currency=USD&timestamp=1709294430")
+        #expect(moment.status == .ok && moment.body == #"{"prices":[{"time":1709294400,"USD":61234}],"exchangeRates":{}}"# + "\n",
+                "\(moment.body)")
+        #expect(moment.header("X-Price-From") == "minute")
+        let parsed = try json(moment)
+        #expect(parsed["prices"]?.firstArrayElement?["USD"]?.numberLiteral == "61234", "read as Sparrow reads it: prices[0][currency]")
+        #expect(routes().answer(method: .GET, uri: "/api/v1/historical-price?timestamp=1709294430&currency=usd").body == moment.body)
+
+        let gap = routes().answer(method: .GET, uri: "/api/v1/historical-price?currency=USD&timestamp=1600000000")
+        #expect(gap.body == #"{"prices":[{"time":1600000000,"USD":-1}],"exchangeRates":{}}"# + "\n", "never a guess: \(gap.body)")
+        #expect(gap.header("X-Price-Error") == "no minute kept within an hour of it, and no close for its day")
+        #expect(routes().answer(method: .GET, uri: "/api/v1/historical-price?timestamp=1900000000").status == .badRequest, "a moment to come")
+        for bad in ["-5", "1e9", "soon", "99999999999999"] {
+            #expect(routes().answer(method: .GET, uri: "/api/v1/historical-price?timestamp=\(bad)").status == .badRequest, "\(bad)")
+        }
+        let other = routes().answer(method: .GET, uri: "/api/v1/historical-price?currency=EUR&timestamp=1709294430")
+        #expect(other.status == .notFound && other.body.contains("btcpriced serves BTC in USD"), "\(other.body)")
+
+        let series = routes().answer(method: .GET, uri: "/api/v1/historical-price?currency=USD")
+        #expect(series.body == #"{"prices":[{"time":1795219200,"USD":115000},{"time":1795132800,"USD":114460}],"exchangeRates":{}}"# + "\n",
+                "\(series.body)")
     }
 
     /// LNbits' rate route and Yadio's, read as their clients read them: LNbits' `rate` is sats

@@ -14,6 +14,13 @@ extension StatusProvider {
         (try? JSONValue(parsing: sourcesReport())).flatMap { try? SourcesReport(json: $0) } ?? SourcesReport(mode: "fallback", entries: [])
     }
 
+    func daily(_ query: DailyQuery) -> DailyReply {
+        (try? JSONValue(parsing: dailyReply(query))).flatMap { try? DailyReply(json: $0) } ?? DailyReply(currency: "USD", days: [])
+    }
+
+    /// These stubs keep no minutes: every moment is one without a price.
+    func price(at query: PriceAtQuery) -> PriceAtReply { PriceAtReply(at: query.seconds, currency: "USD", missing: .gap, reason: "the stub keeps no history") }
+
     func history(_ query: HistoryQuery) -> HistoryReply {
         (try? JSONValue(parsing: historyReply(query))).flatMap { try? HistoryReply(json: $0) } ?? HistoryReply(range: query.range, points: [])
     }

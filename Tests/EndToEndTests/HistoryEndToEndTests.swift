@@ -62,6 +62,51 @@ struct HistoryEndToEndTests {
         await exchange.shutdown()
     }
 
+    /// An earlier run's state: a minute a price from three days back until now (90,000 plus a
+    /// thousand a day plus the minute of the day), and a day from 2020. Returns today's day.
+    static func keepThreeDaysAndOneFrom2020(_ daemon: DaemonProcess) throws -> Int64 {
+        let now = Int64(Date().timeIntervalSince1970) / 60, today = now / 1440
+        var minutes = "btcpriced-history 1\n"
+        for minute in (today - 3) * 1440..<now { minutes += "\(minute) \(90_000 + (minute / 1440 - today + 3) * 1000 + minute % 1440)\n" }
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try minutes.write(toFile: daemon.stateDirectory + "/history.txt", atomically: true, encoding: .utf8)
+        try "btcpriced-daily 1 USD\n2020-01-01 7200 7250.5 7100 7210.25\n".write(toFile: daemon.stateDirectory + "/daily.txt", atomically: true, encoding: .utf8)
+        return today
+    }
+
+    /// The price at a moment from the same kept state, as btcctl and mempool's route give it:
+    /// a minute of yesterday, a day of 2020, nothing before it and nothing to come.
+    @Test func thePriceAtAMomentComesFromTheMinutesOrTheDaysKept() async throws {
+        let exchange = try await FakeExchange.start()
+        exchange.setEveryVenue(price: "100000")
+        let port = try freePort()
+        // Coinbase alone: its quotes are in USD, which names the prices (Binance's would be USDT).
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_HTTP_LISTEN": "127.0.0.1:\(port)", "BTCPRICED_SOURCES": "coinbase"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        let today = try Self.keepThreeDaysAndOneFrom2020(daemon)
+        try await daemon.start()
+        try await until("a first quote", context: { daemon.log }) { try await daemon.ctl("price").status == 0 }
+
+        let yesterdayTen = (today - 1) * 86_400 + 36_000
+        let iso = ISO8601DateFormatter()
+        let moment = String(iso.string(from: Date(timeIntervalSince1970: TimeInterval(yesterdayTen))).prefix(16)) + "Z"
+        let minute = try await daemon.ctl("history", "--at", moment)
+        #expect(minute.status == 0 && minute.stdout == "BTC/USD  $92,600.00  \(iso.string(from: Date(timeIntervalSince1970: TimeInterval(yesterdayTen)))), that minute's close\n",
+                "\(minute)")
+        let day = try await daemon.ctl("history", "--at", "2020-01-01T12:00Z", "--json")
+        #expect(day.status == 0 && day.stdout == #"{"at":1577880000,"currency":"USD","time":1577836800,"price":"7210.25","from":"day"}"# + "\n", "\(day)")
+        let before = try await daemon.ctl("history", "--at", "2019-06-01")
+        #expect(before.status == 3 && before.stderr.contains("is before the first day kept (2020-01-01)"), "\(before)")
+
+        let http = try await HTTPEndToEndTests.curl(["-i", "http://127.0.0.1:\(port)/api/v1/historical-price?currency=USD&timestamp=\(yesterdayTen + 30)"]).stdout
+        #expect(http.contains("X-Price-From: minute\r\n") && http.hasSuffix(#"{"prices":[{"time":\#(yesterdayTen),"USD":92600}],"exchangeRates":{}}"# + "\n"),
+                "\(http)")
+        let later = try await HTTPEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}",
+                                                      "http://127.0.0.1:\(port)/api/v1/historical-price?timestamp=\(yesterdayTen + 3 * 86_400)"]).stdout
+        #expect(later == "400", "a moment to come: \(later)")
+        await exchange.shutdown()
+    }
+
     /// Three whole days of minutes and a day from 2020 kept from an earlier run: the days are
     /// made at start, served from a date on as CSV and faraday's rows, and written to daily.txt.
     @Test func daysAreMadeFromTheMinutesKeptBesideOlderOnesAndServedAsCSV() async throws {
@@ -69,12 +114,7 @@ struct HistoryEndToEndTests {
         exchange.setEveryVenue(price: "100000")
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL)
         defer { daemon.stop(); daemon.removeFiles() }
-        let now = Int64(Date().timeIntervalSince1970) / 60, today = now / 1440
-        var minutes = "btcpriced-history 1\n"
-        for minute in (today - 3) * 1440..<now { minutes += "\(minute) \(90_000 + (minute / 1440 - today + 3) * 1000 + minute % 1440)\n" }
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        try minutes.write(toFile: daemon.stateDirectory + "/history.txt", atomically: true, encoding: .utf8)
-        try "btcpriced-daily 1 USD\n2020-01-01 7200 7250.5 7100 7210.25\n".write(toFile: daemon.stateDirectory + "/daily.txt", atomically: true, encoding: .utf8)
+        let today = try Self.keepThreeDaysAndOneFrom2020(daemon)
         try await daemon.start()
 
         func date(_ day: Int64) -> String { String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(day * 86_400))).prefix(10)) }

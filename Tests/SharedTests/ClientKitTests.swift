@@ -79,11 +79,20 @@ struct ClientKitTests {
         #expect(try parse(["history", "--daily"]).action == .daily(since: nil, csv: false, faraday: false, json: false))
         #expect(try parse(["history", "--daily", "--since", "2025-01-01", "--csv", "--faraday"]).action == .daily(since: "2025-01-01", csv: true, faraday: true, json: false))
         #expect(try parse(["history", "--daily", "--json"]).action == .daily(since: nil, csv: false, faraday: false, json: true))
+        // --at in UTC, as people write it, or as Unix seconds.
+        for (text, seconds) in [("2024-03-01T12:00Z", 1_709_294_400), ("2024-03-01T12:00:30Z", 1_709_294_430), ("2024-03-01t12:00", 1_709_294_400),
+                                ("2024-03-01", 1_709_251_200), ("2024-02-29T23:59:59Z", 1_709_251_199), ("1709294400", 1_709_294_400)] as [(String, Int64)] {
+            #expect(try parse(["history", "--at", text]).action == .priceAt(seconds: seconds, json: false), "\(text)")
+        }
+        #expect(try parse(["history", "--at", "2024-03-01", "--json"]).action == .priceAt(seconds: 1_709_251_200, json: true))
     }
 
     @Test("history's usage errors", arguments: [["history"], ["history", "--daily", "--faraday"], ["history", "--daily", "--csv", "--json"],
                                                 ["history", "--daily", "--since", "2025-13-01"], ["history", "--daily", "--since"],
-                                                ["chart", "--daily"], ["price", "--csv"], ["history", "--daily", "--range", "7d"]])
+                                                ["chart", "--daily"], ["price", "--csv"], ["history", "--daily", "--range", "7d"],
+                                                ["history", "--at", "2024-03-01T12:00+01:00"], ["history", "--at", "2023-02-29"],
+                                                ["history", "--at", "2024-03-01T24:00Z"], ["history", "--at", "2024-03-01T12"], ["history", "--at"],
+                                                ["history", "--at", "2024-03-01", "--daily"], ["history", "--at", "2024-03-01", "--csv"]])
     func historyUsageErrors(arguments: [String]) {
         #expect { try parse(arguments) } throws: { error in
             !(error as? CtlUsageError)!.message.isEmpty

@@ -24,6 +24,22 @@ struct HistoryWireTests {
         #expect(error.code == "bad-request")
     }
 
+    @Test func historyAtTakesUnixSecondsAndItsReplyRoundTrips() throws {
+        #expect(try parse("history at 1709294400").get() == .priceAt(PriceAtQuery(seconds: 1_709_294_400)))
+        #expect(Request.priceAt(PriceAtQuery(seconds: 5)).line == "history at 5\n")
+        for bad in ["history at", "history at -1", "history at 1e9", "history at 2024-03-01", "history at 1 2", "history at 999999999999"] {
+            guard case .failure(let error) = parse(bad) else { Issue.record("\(bad) parsed"); continue }
+            #expect(error.code == "bad-request", "\(bad): \(error)")
+        }
+        let found = PriceAtReply(at: 1_709_294_430, currency: "USD", found: .init(time: 1_709_294_400, price: "61234.5", basis: .minute))
+        #expect(found.line == #"{"at":1709294430,"currency":"USD","time":1709294400,"price":"61234.5","from":"minute"}"# + "\n")
+        #expect(try PriceAtReply(json: JSONValue(parsing: found.line)) == found)
+        let none = PriceAtReply(at: 5, currency: "EUR", missing: .beforeHistory, reason: "1970-01-01T00:00:05Z is before the first day kept (2016-12-07)")
+        #expect(none.line.contains(#""time":null,"price":null,"from":null,"why":"before-history","reason":"#), "\(none.line)")
+        #expect(try PriceAtReply(json: JSONValue(parsing: none.line)) == none)
+        #expect(throws: ErrorReply.self) { try PriceAtReply(json: JSONValue(parsing: #"{"at":1,"currency":"USD","price":"1e5","time":1,"from":"minute"}"#)) }
+    }
+
     @Test func theReplyRoundTripsWithGapsAsNull() throws {
         let reply = HistoryReply(range: .day, points: [.init(time: "2026-11-21T16:00:00Z", close: "114459.8"),
                                                       .init(time: "2026-11-21T16:24:00Z", close: nil)])

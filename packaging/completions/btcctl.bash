@@ -29,7 +29,7 @@ _btcctl() {
         convert) options+=" --json"; [ "$cword" -ge 3 ] && options+=" btc sats usd eur" ;;
         alert) options+=" --above --below --band --exec --notify --thresholds" ;;
         chart) options+=" --range --width --json" ;;
-        history) options+=" --daily --since --csv --faraday --json" ;;
+        history) options+=" --daily --since --csv --faraday --json --at" ;;
         wait) options+=" --above --below" ;;
         "") COMPREPLY=($(compgen -W "$commands $options" -- "$cur")); return ;;
     esac

@@ -35,6 +35,7 @@ complete -c btcctl -l range -x -a '1h 24h 7d 1y' -n "__fish_seen_subcommand_from
 complete -c btcctl -l width -x -n "__fish_seen_subcommand_from chart" -d 'chart cells'
 complete -c btcctl -l daily -n "__fish_seen_subcommand_from history" -d 'one bar per UTC day'
 complete -c btcctl -l since -x -n "__fish_seen_subcommand_from history" -d 'from this date (YYYY-MM-DD)'
+complete -c btcctl -l at -x -n "__fish_seen_subcommand_from history" -d 'the price at this moment (2024-03-01T12:00Z)'
 complete -c btcctl -l csv -n "__fish_seen_subcommand_from history" -d 'date,open,high,low,close'
 complete -c btcctl -l faraday -n "__fish_seen_subcommand_from history" -d "unix_ts,price rows for faraday (with --csv)"
 complete -c btcctl -l unit -x -a 'sats fiat' -n "__fish_seen_subcommand_from status price watch prompt waybar i3blocks polybar" -d 'sats per unit in place of the price'

@@ -17,6 +17,7 @@ public final class HTTPRoutes: Sendable {
         case sources = "/api/v1/sources"
         case events = "/api/v1/events"
         case prices = "/api/v1/prices"
+        case historicalPrice = "/api/v1/historical-price"
         case rates = "/api/rates"
         case metrics = "/metrics"
         /// LNbits' fiat rate, `/api/v1/rate/USD`.
@@ -36,6 +37,7 @@ public final class HTTPRoutes: Sendable {
             case .sources: "sources"
             case .events: "events"
             case .prices: "prices"
+            case .historicalPrice: "historical_price"
             case .rates: "rates"
             case .metrics: "metrics"
             case .lnbitsRate: "lnbits_rate"
@@ -128,6 +130,8 @@ public final class HTTPRoutes: Sendable {
             return CompatibleRates.btcpay(status: replies.status(), currency: currency, window: window, pairs: parameters["currencyPairs"])
         case .metrics:
             return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
+        case .historicalPrice:
+            return HistoricalPrice.answer(parameters: parameters, replies: replies, currency: currency)
         case .lnbitsRate:
             return NodeRates.lnbits(currency: Self.currency(in: path, of: route), status: replies.status(), currency: currency, window: window)
         case .yadioTable:

@@ -23,6 +23,7 @@ public enum RequestResponder {
         case .success(.sources): .reply(status.sourcesReport())
         case .success(.history(let query)): .reply(status.historyReply(query))
         case .success(.daily(let query)): .reply(status.dailyReply(query))
+        case .success(.priceAt(let query)): .reply(status.priceAtReply(query))
         case .success(.metrics): .reply(status.metricsReply())
         }
     }

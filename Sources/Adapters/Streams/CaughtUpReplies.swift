@@ -35,4 +35,7 @@ public struct CaughtUpReplies: StatusProvider {
     public func status() -> StatusMessage { catchUp(); return replies.status() }
     public func sources() -> SourcesReport { catchUp(); return replies.sources() }
     public func history(_ query: HistoryQuery) -> HistoryReply { catchUp(); return replies.history(query) }
+    public func daily(_ query: DailyQuery) -> DailyReply { replies.daily(query) }
+    /// The moment asked may be this minute: the latest trade counts.
+    public func price(at query: PriceAtQuery) -> PriceAtReply { catchUp(); return replies.price(at: query) }
 }

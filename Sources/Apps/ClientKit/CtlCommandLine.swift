@@ -47,6 +47,8 @@ public enum CtlAction: Equatable, Sendable {
     /// One bar per UTC day from `since` (`2025-01-01`) on: a table, CSV (`date,open,high,low,close`),
     /// or with `faraday` the `unix_ts,price` rows faraday's custom fiat prices take.
     case daily(since: String?, csv: Bool, faraday: Bool, json: Bool)
+    /// The price at a moment (Unix seconds), from the history the daemon keeps.
+    case priceAt(seconds: Int64, json: Bool)
     case version
     case help
 }

@@ -99,6 +99,11 @@ struct CtlFlag: Sendable {
             words.since = text
             return true
         },
+        CtlFlag("--at", "TIME", needs: "--at needs a moment in UTC: \(MomentText.examples)") { words, text in
+            guard let seconds = MomentText.seconds(text) else { return false }
+            words.at = seconds
+            return true
+        },
         CtlFlag("--thresholds", "SPEC", needs: "--thresholds needs below-P, above-P or both joined by _, e.g. below-80000_above-120000") { words, text throws(CtlUsageError) in
             try PriceThresholds.merge(instance: text, into: &words.thresholds)
             return true

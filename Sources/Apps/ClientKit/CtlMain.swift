@@ -63,6 +63,8 @@ public enum CtlMain {
             return try chart(invocation, range: range, width: width, json: json)
         case .daily(let since, let csv, let faraday, let json):
             return try daily(invocation, since: since, csv: csv, faraday: faraday, json: json)
+        case .priceAt(let seconds, let json):
+            return try priceAt(invocation, seconds: seconds, json: json)
         case .alert(let thresholds, let band, let exec, let notify):
             return alert(invocation, rule: AlertRule(thresholds: thresholds, band: band), exec: exec, notify: notify)
         case .convert(let amount, let unit, let json):

@@ -44,9 +44,12 @@ extension CtlCommandLine {
                  "terminal's width, or 40)"]) { words in
             .chart(range: words.range, width: words.width, json: words.json)
         },
-        CtlVerb("history --daily [--since DATE] [--csv [--faraday] | --json]",
+        CtlVerb("history --daily [--since DATE] [--csv [--faraday] | --json] | --at TIME [--json]",
                 ["one bar per UTC day, up to ten years: a table, CSV",
-                 "(date,open,high,low,close) or faraday's unix_ts,price"], action: historyAction),
+                 "(date,open,high,low,close) or faraday's unix_ts,price;",
+                 "or the price at TIME (2024-03-01T12:00Z, a day or Unix",
+                 "seconds): the nearest minute's close in the last week, else",
+                 "its day's close"], action: historyAction),
         CtlVerb("wait --above P | --below P [--timeout DURATION]",
                 ["block until a fresh price reaches P, print it and exit 0;",
                  "exit 3 when DURATION (up to 7d) runs out; 1 if the daemon is lost"], action: waitAction),
@@ -74,7 +77,13 @@ extension CtlCommandLine {
     static let barOptions = "[--watch [--min-interval DURATION]] [--exit-status] [--above P] [--below P] [--symbol S] [--unit UNIT]"
 
     private static func historyAction(_ words: CtlWords) throws(CtlUsageError) -> CtlAction {
-        guard words.daily else { throw CtlUsageError(message: "history needs --daily (one bar per UTC day); the last hour, day or week is chart --range 1h|24h|7d --json") }
+        if let seconds = words.at {
+            if words.daily || words.csv || words.faraday || words.since != nil {
+                throw CtlUsageError(message: "--at asks for one moment; --daily, --since, --csv and --faraday are for the days")
+            }
+            return .priceAt(seconds: seconds, json: words.json)
+        }
+        guard words.daily else { throw CtlUsageError(message: "history needs --daily (one bar per UTC day) or --at TIME (the price then); the last hour, day or week is chart --range 1h|24h|7d --json") }
         if words.faraday && !words.csv { throw CtlUsageError(message: "--faraday applies only with --csv") }
         if words.json && words.csv { throw CtlUsageError(message: "--json and --csv are two forms of the same days; give one") }
         return .daily(since: words.since, csv: words.csv, faraday: words.faraday, json: words.json)

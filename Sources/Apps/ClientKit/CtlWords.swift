@@ -18,6 +18,8 @@ struct CtlWords {
     var band: AlertRule.Band?
     var exec: ChildCommand?
     var since: String?
+    /// `history --at`'s moment, in Unix seconds.
+    var at: Int64?
     var socket: String?
     var currency: String?
     /// The last option that took the next word as its value, and that word: when no command

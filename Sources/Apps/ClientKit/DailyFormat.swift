@@ -64,3 +64,27 @@ extension CtlMain {
         }
     }
 }
+
+extension CtlMain {
+    /// `history --at`: the price then, as the daemon's currency is written, with where it came
+    /// from (`BTC/USD  $61,234.50  2024-03-01T12:00:00Z, that minute's close`); exit 3 when the
+    /// history has none.
+    static func priceAt(_ invocation: CtlInvocation, seconds: Int64, json: Bool) throws(ClientError) -> Int32 {
+        let line = try query(.priceAt(PriceAtQuery(seconds: seconds)), invocation)
+        let parsed = try replyJSON(line, newerRequest: true)
+        let reply: PriceAtReply
+        do throws(ErrorReply) { reply = try PriceAtReply(json: parsed) } catch {
+            throw ClientError(message: "protocol error: \(error.message)")
+        }
+        if json { Output.line(line) }
+        guard let found = reply.found else {
+            Output.error("btcctl: no price at \(MomentText.text(seconds)): \(TerminalText.printable(reply.reason ?? "none kept"))")
+            return CtlExit.staleOrNoData
+        }
+        guard !json else { return CtlExit.ok }
+        let currency = TerminalText.printable(String(reply.currency.prefix(8)))
+        let basis = found.basis == .minute ? "that minute's close" : "that day's close"
+        Output.line("BTC/\(currency)  \(HumanFormat.money(found.price, currency: currency))  \(MomentText.text(found.time)), \(basis)")
+        return CtlExit.ok
+    }
+}

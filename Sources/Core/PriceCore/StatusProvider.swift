@@ -26,8 +26,14 @@ public protocol StatusProvider: Sendable {
     func sources() -> SourcesReport
     /// The `history` reply as a value, for the dashboard's chart.
     func history(_ query: HistoryQuery) -> HistoryReply
+    /// The `history daily` reply as a value, for mempool's historical series.
+    func daily(_ query: DailyQuery) -> DailyReply
+    /// The price at a moment (`history at`, mempool's historical price), from the history kept.
+    func price(at query: PriceAtQuery) -> PriceAtReply
 }
 
 extension StatusProvider {
     public func firstWatchLine() -> String { statusReply() }
+    /// The `history at` reply.
+    public func priceAtReply(_ query: PriceAtQuery) -> String { price(at: query).line }
 }

@@ -13,15 +13,18 @@ public enum Request: Sendable, Hashable {
     case history(HistoryQuery)
     /// `history daily [SINCE]`: one bar per UTC day, for up to ten years.
     case daily(DailyQuery)
+    /// `history at SECONDS`: the price at a moment, from the minutes or the days kept.
+    case priceAt(PriceAtQuery)
 
     /// The requests that take no argument.
     public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics]
     static let words = "status, price, watch, sources, history, metrics, ping, version"
 
     /// `history`'s arguments, as words (the socket's request, or an HTTP query's values):
-    /// `RANGE [POINTS]`, or `daily [SINCE]`.
+    /// `RANGE [POINTS]`, `daily [SINCE]`, or `at SECONDS`.
     public static func history(arguments: ArraySlice<String>) -> Result<Request, ErrorReply> {
         if arguments.first == "daily" { return DailyQuery.parse(arguments: arguments.dropFirst()).map(Request.daily) }
+        if arguments.first == "at" { return PriceAtQuery.parse(arguments: arguments.dropFirst()).map(Request.priceAt) }
         return HistoryQuery.parse(arguments: arguments).map(Request.history)
     }
 
@@ -54,7 +57,7 @@ public enum Request: Sendable, Hashable {
         case .version: "version"
         case .sources: "sources"
         case .metrics: "metrics"
-        case .history, .daily: "history"
+        case .history, .daily, .priceAt: "history"
         }
     }
 
@@ -62,6 +65,7 @@ public enum Request: Sendable, Hashable {
     public var line: String {
         if case .history(let query) = self { return "history \(query.range.rawValue) \(query.points)\n" }
         if case .daily(let query) = self { return "history daily" + (query.since.map { " " + $0 } ?? "") + "\n" }
+        if case .priceAt(let query) = self { return "history at \(query.seconds)\n" }
         return word + "\n"
     }
 }
@@ -84,7 +88,7 @@ public struct HistoryQuery: Sendable, Hashable {
     }
 
     static func parse(arguments: ArraySlice<String>) -> Result<HistoryQuery, ErrorReply> {
-        let ranges = HistoryRange.allCases.map(\.rawValue).joined(separator: ", ") + ", daily"
+        let ranges = HistoryRange.allCases.map(\.rawValue).joined(separator: ", ") + ", daily, at"
         guard let rangeText = arguments.first else { return .failure(.badRequest("history needs a range: \(ranges)")) }
         guard let range = HistoryRange(rawValue: rangeText) else {
             return .failure(.badRequest("unknown history range \"\(rangeText.prefix(16))\"; use \(ranges)"))

@@ -34,6 +34,10 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
 
     public func history(_ query: HistoryQuery) -> HistoryReply { board.history(query) }
 
+    public func daily(_ query: DailyQuery) -> DailyReply { board.daily(query) }
+
+    public func price(at query: PriceAtQuery) -> PriceAtReply { board.price(at: query) }
+
     public func sourcesReport() -> String { sources().line }
 
     public func sources() -> SourcesReport {

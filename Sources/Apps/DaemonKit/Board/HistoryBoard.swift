@@ -143,13 +143,43 @@ public final class HistoryBoard: IntakeFollower {
     }
 
     /// `currency` names the prices, as the status names them: the latest quote's asset.
-    public func dailyReply(_ query: DailyQuery, currency: String) -> String {
+    public func daily(_ query: DailyQuery, currency: String) -> DailyReply {
         let since = query.since.flatMap { DailyBar.day(of: $0) }
         // The bars are shared, not copied, out of the lock.
         let daily = self.daily
         return DailyReply(currency: currency, days: daily.since(since).map {
             DailyReply.Day(date: $0.date, open: $0.open.description, high: $0.high.description, low: $0.low.description, close: $0.close.description)
-        }).line
+        })
+    }
+
+    /// How far from the moment asked a minute's close still answers for it.
+    public static let nearestMinuteReach: Int64 = 60
+
+    /// The price at a moment: the close of the nearest minute kept, at most an hour away, else
+    /// the close of its UTC day, else none and why. Never a price between bars.
+    public func price(at query: PriceAtQuery, currency: String) -> PriceAtReply {
+        let asked = Timestamp(millisecondsSinceEpoch: query.seconds * 1000)
+        let now = venueClock.now()
+        guard asked <= now else {
+            return PriceAtReply(at: query.seconds, currency: currency, missing: .future, reason: "\(asked.rfc3339Seconds) is in the future")
+        }
+        let day = DailyBar.day(of: asked)
+        let (bar, dayBar, firstDay) = state.withLock {
+            ($0.minutes.nearest(to: MinuteBar.minute(of: asked), within: Self.nearestMinuteReach), $0.daily.bar(on: day), $0.daily.bars.first?.date)
+        }
+        if let bar {
+            return PriceAtReply(at: query.seconds, currency: currency, found: .init(time: bar.minute * 60, price: bar.close.description, basis: .minute))
+        }
+        if let dayBar {
+            return PriceAtReply(at: query.seconds, currency: currency, found: .init(time: dayBar.day * 86_400, price: dayBar.close.description, basis: .day))
+        }
+        if let firstDay, day < DailyBar.day(of: firstDay) ?? day {
+            return PriceAtReply(at: query.seconds, currency: currency, missing: .beforeHistory,
+                                reason: "\(asked.rfc3339Seconds) is before the first day kept (\(firstDay))")
+        }
+        let dayOver = day == DailyBar.day(of: now) ? "its day is not over" : "no close for its day"
+        return PriceAtReply(at: query.seconds, currency: currency, missing: .gap,
+                            reason: "no minute kept within an hour of \(asked.rfc3339Seconds), and \(dayOver)")
     }
 
     /// `currency` names the prices, as the status names them: the latest quote's asset.

@@ -181,7 +181,11 @@ public final class PriceBoard<C: Clock>: Sendable where C.Duration == Duration {
     /// The status as a value as of now (the dashboard, the price route, the compatible shapes).
     public func status() -> StatusMessage { current.statusMessage(now: clock.now, wallTime: wallClock.now()) }
 
-    public func dailyReply(_ query: DailyQuery) -> String { history.dailyReply(query, currency: quoteAsset) }
+    public func dailyReply(_ query: DailyQuery) -> String { daily(query).line }
+
+    public func daily(_ query: DailyQuery) -> DailyReply { history.daily(query, currency: quoteAsset) }
+
+    public func price(at query: PriceAtQuery) -> PriceAtReply { history.price(at: query, currency: quoteAsset) }
 
     private var quoteAsset: String { state.withLock { $0.inputs.quote?.currency } ?? currency }
 

@@ -90,6 +90,14 @@ public struct PriceHistory: Sendable, Equatable {
         return bars[index]
     }
 
+    /// The bar nearest `minute`, if one is at most `reach` minutes from it (the earlier of two
+    /// as near); never a price made up between bars.
+    public func nearest(to minute: Int64, within reach: Int64) -> MinuteBar? {
+        let after = firstIndex(after: minute - 1)
+        let candidates = [after - 1, after].filter { bars.indices.contains($0) }.map { bars[$0] }
+        return candidates.filter { abs($0.minute - minute) <= reach }.min { abs($0.minute - minute) < abs($1.minute - minute) }
+    }
+
     /// The price `window` before `now`: the close of the last minute at or before then, within
     /// the window's tolerance; nil where the history does not reach back or has a gap there.
     public func reference(for window: ChangeWindow, now: Timestamp) -> Decimal? {
