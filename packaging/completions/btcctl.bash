@@ -27,7 +27,7 @@ _btcctl() {
         waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below --symbol --unit" ;;
         prompt) options+=" --strict --format --above --below --symbol --unit" ;;
         convert) options+=" --json"; [ "$cword" -ge 3 ] && options+=" btc sats usd eur" ;;
-        alert) options+=" --above --below --band --exec --notify --thresholds" ;;
+        alert) options+=" --above --below --band --exec --notify --thresholds --move --within --up --down" ;;
         chart) options+=" --range --width --json" ;;
         history) options+=" --daily --since --csv --faraday --json --at" ;;
         wait) options+=" --above --below" ;;

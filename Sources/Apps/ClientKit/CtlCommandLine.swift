@@ -43,6 +43,8 @@ public enum CtlAction: Equatable, Sendable {
     /// Runs until stopped: once per crossing of a threshold by a fresh price, `exec` runs and a
     /// desktop notification goes out with `notify`; re-armed beyond the band (AlertRule).
     case alert(thresholds: PriceThresholds, band: AlertRule.Band, exec: ChildCommand?, notify: Bool)
+    /// Runs until stopped: once per move of a fresh price by the rule's share within its window.
+    case moveAlert(rule: MoveRule, exec: ChildCommand?, notify: Bool)
     case convert(amount: String, unit: Conversion.Unit, json: Bool)
     /// One bar per UTC day from `since` (`2025-01-01`) on: a table, CSV (`date,open,high,low,close`),
     /// or with `faraday` the `unix_ts,price` rows faraday's custom fiat prices take.

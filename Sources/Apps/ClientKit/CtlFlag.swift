@@ -41,6 +41,8 @@ struct CtlFlag: Sendable {
         CtlFlag("--exit-status") { $0.exitStatus = true },
         CtlFlag("--notify") { $0.notify = true },
         CtlFlag("--daily") { $0.daily = true },
+        CtlFlag("--up") { $0.up = true },
+        CtlFlag("--down") { $0.down = true },
         CtlFlag("--csv") { $0.csv = true },
         CtlFlag("--faraday") { $0.faraday = true },
         CtlFlag("--format", "TEMPLATE", needs: "--format needs a template, e.g. '₿{price_short}'") { words, text throws(CtlUsageError) in
@@ -88,6 +90,16 @@ struct CtlFlag: Sendable {
         CtlFlag("--band", "BAND", needs: "--band needs a percent of the threshold up to 50%, such as 0.5% or 1%, or an amount such as 250") { words, text in
             guard let band = AlertRule.Band(text) else { return false }
             words.band = band
+            return true
+        },
+        CtlFlag("--move", "PCT", needs: "--move needs a percent up to 50%, such as 3% or 0.5%") { words, text in
+            guard text.hasSuffix("%"), case .basisPoints(let basisPoints)? = AlertRule.Band(text), basisPoints > 0 else { return false }
+            words.move = basisPoints
+            return true
+        },
+        CtlFlag("--within", "DURATION", needs: "--within needs how quickly the move must come, from 1s to 7d, such as 15m, 1h or 1d") { words, text in
+            guard let ms = CtlCommandLine.parseMilliseconds(text, limit: 7 * 86_400_000), ms >= 1000 else { return false }
+            words.within = ms
             return true
         },
         CtlFlag("--exec", "COMMAND", needs: "--exec needs a command, e.g. --exec 'notify-send BTC'") { words, text throws(CtlUsageError) in

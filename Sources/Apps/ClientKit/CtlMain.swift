@@ -67,6 +67,8 @@ public enum CtlMain {
             return try priceAt(invocation, seconds: seconds, json: json)
         case .alert(let thresholds, let band, let exec, let notify):
             return alert(invocation, rule: AlertRule(thresholds: thresholds, band: band), exec: exec, notify: notify)
+        case .moveAlert(let rule, let exec, let notify):
+            return moveAlert(invocation, rule: rule, exec: exec, notify: notify)
         case .convert(let amount, let unit, let json):
             return try convert(invocation, amount: amount, unit: unit, json: json)
         case .wait(let thresholds, let timeout):

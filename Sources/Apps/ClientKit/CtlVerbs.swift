@@ -58,15 +58,14 @@ extension CtlCommandLine {
                  "(e.g. usd) in all three: btcctl convert 0.05, convert 20 usd"]) { words throws(CtlUsageError) in
             try convertAction(words.operands, json: words.json)
         },
-        CtlVerb("alert [--above P] [--below P] [--band BAND] [--exec COMMAND] [--notify] [--thresholds SPEC]",
+        CtlVerb("alert [--above P] [--below P] [--band BAND] [--exec COMMAND] [--notify] [--thresholds SPEC] [--move PCT --within DURATION [--up | --down]]",
                 ["run until stopped; once per crossing of P by a fresh price,",
                  "run COMMAND (no shell; BTC_PRICE, BTC_CURRENCY, BTC_THRESHOLD,",
                  "BTC_DIRECTION set) and/or notify the desktop; re-arm once",
                  "back beyond BAND (default 0.5%, or an amount);",
-                 "--thresholds below-P_above-P as btcctl-alert@.service gives"]) { words throws(CtlUsageError) in
-            guard words.thresholds != .none else { throw CtlUsageError(message: "alert needs --above P, --below P or both") }
-            return .alert(thresholds: words.thresholds, band: words.band ?? .standard, exec: words.exec, notify: words.notify)
-        },
+                 "--thresholds below-P_above-P as btcctl-alert@.service gives;",
+                 "or once per move of PCT within DURATION, either way or",
+                 "--up or --down, re-armed once the move is back under PCT - BAND"], action: alertAction),
         CtlVerb("version", ["the client's version, like --version"]) { _ in .version },
         CtlVerb("help", ["this help, like --help"]) { _ in .help },
     ]
@@ -87,6 +86,26 @@ extension CtlCommandLine {
         if words.faraday && !words.csv { throw CtlUsageError(message: "--faraday applies only with --csv") }
         if words.json && words.csv { throw CtlUsageError(message: "--json and --csv are two forms of the same days; give one") }
         return .daily(since: words.since, csv: words.csv, faraday: words.faraday, json: words.json)
+    }
+
+    /// Thresholds, or a move within a window; not both.
+    private static func alertAction(_ words: CtlWords) throws(CtlUsageError) -> CtlAction {
+        guard words.move != nil || words.within != nil || words.up || words.down else {
+            guard words.thresholds != .none else { throw CtlUsageError(message: "alert needs --above P, --below P or both, or --move PCT --within DURATION") }
+            return .alert(thresholds: words.thresholds, band: words.band ?? .standard, exec: words.exec, notify: words.notify)
+        }
+        guard words.thresholds == .none else { throw CtlUsageError(message: "alert watches thresholds (--above, --below) or a move (--move), not both at once") }
+        guard let move = words.move else { throw CtlUsageError(message: "--within, --up and --down go with --move PCT, e.g. --move 3% --within 1h") }
+        guard let within = words.within else { throw CtlUsageError(message: "--move needs --within DURATION, how quickly the move must come, e.g. --within 1h") }
+        guard !(words.up && words.down) else { throw CtlUsageError(message: "--up and --down together are the default (either way): give one, or neither") }
+        var band: Int128?
+        if let given = words.band {
+            guard case .basisPoints(let basisPoints) = given else { throw CtlUsageError(message: "a move's --band is a percent, such as 0.5%, not an amount") }
+            band = basisPoints
+        }
+        let directions: [MoveRule.Direction] = words.up ? [.up] : words.down ? [.down] : MoveRule.Direction.allCases
+        return .moveAlert(rule: MoveRule(basisPoints: move, windowMilliseconds: Int64(within), directions: directions, bandBasisPoints: band),
+                          exec: words.exec, notify: words.notify)
     }
 
     /// `wait`'s `--timeout` is how long to wait, up to a week, not how long the daemon may take.

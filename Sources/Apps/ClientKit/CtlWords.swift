@@ -20,6 +20,10 @@ struct CtlWords {
     var since: String?
     /// `history --at`'s moment, in Unix seconds.
     var at: Int64?
+    /// `alert --move`: the move in basis points, the window in milliseconds, and which way.
+    var move: Int128?
+    var within: Int?
+    var up = false, down = false
     var socket: String?
     var currency: String?
     /// The last option that took the next word as its value, and that word: when no command

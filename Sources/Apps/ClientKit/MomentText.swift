@@ -38,4 +38,13 @@ enum MomentText {
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return CivilDate.text(ofDay: day) + "T" + two(second / 3600) + ":" + two(second / 60 % 60) + ":" + two(second % 60) + "Z"
     }
+
+    /// A quote's time as the daemon writes it (`2026-11-21T16:00:00.123Z`) in milliseconds
+    /// since the epoch; nil for anything else.
+    static func milliseconds(_ timestamp: String) -> Int64? {
+        guard timestamp.utf8.count == 24, timestamp.hasSuffix("Z"), timestamp.dropFirst(19).first == ".",
+              let seconds = seconds(String(timestamp.prefix(19)) + "Z"),
+              let fraction = Int64(timestamp.dropFirst(20).prefix(3)), timestamp.dropFirst(20).prefix(3).allSatisfy(\.isASCIIDigit) else { return nil }
+        return seconds * 1000 + fraction
+    }
 }
