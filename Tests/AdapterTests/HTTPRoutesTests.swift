@@ -19,11 +19,12 @@ struct HTTPRoutesTests {
         func statusReply() -> String { status }
         func priceReply() -> String { "114459.5\n" }
         func sourcesReport() -> String { sources }
+        var historyPoints: [HistoryReply.Point] = [
+            .init(time: "2026-11-21T15:00:00Z", close: "100000"), .init(time: "2026-11-21T15:30:00Z", close: nil),
+            .init(time: "2026-11-21T16:00:00Z", close: "114459.5"), .init(time: "2026-11-21T16:30:00Z", close: "95000"),
+        ]
         func historyReply(_ query: HistoryQuery) -> String {
-            HistoryReply(range: query.range, currency: "USD", points: [
-                .init(time: "2026-11-21T15:00:00Z", close: "100000"), .init(time: "2026-11-21T15:30:00Z", close: nil),
-                .init(time: "2026-11-21T16:00:00Z", close: "114459.5"), .init(time: "2026-11-21T16:30:00Z", close: "95000"),
-            ].prefix(query.points).map { $0 }).line
+            HistoryReply(range: query.range, currency: "USD", points: historyPoints.prefix(query.points).map { $0 }).line
         }
         func dailyReply(_ query: DailyQuery) -> String {
             DailyReply(currency: "USD", days: [.init(date: "2026-11-20", open: "100000", high: "115000", low: "99000", close: "114459.5"),
@@ -268,6 +269,26 @@ struct HTTPRoutesTests {
         #expect(routes(Self.aged("stale", seconds: "30")).answer(method: .GET, uri: "/rate/USD/BTC").header("X-Price-State") == "stale")
         #expect(routes().answer(method: .GET, uri: "/api/rates?storeId=Fjt7gLnG&currencyPairs=BTC_USD").body.contains(#""rate":114459.5"#),
                 "Zeus sends a storeId, which is accepted and ignored")
+    }
+
+    /// The chart marks its lowest and highest close, each labelled and kept inside the plot,
+    /// under a time axis; a narrow screen stacks each source's cells beside their column's name.
+    @Test func theDashboardMarksTheChartsLowAndHighUnderATimeAxis() {
+        let page = routes().answer(method: .GET, uri: "/", nonce: "abc123").body
+        #expect(page.contains(#"<path class="mark" id="highmark" d="M666 10h0"/><path class="mark" id="lowmark" d="M1000 290h0"/>"#), "\(page)")
+        #expect(page.contains(#"<span class="extreme" id="low" style="bottom:-18px;left:100.0%;transform:translateX(-100.0%)">low "#)
+                && page.contains(#"<span class="extreme" id="high" style="top:-18px;left:66.6%;transform:translateX(-66.6%)">high "#), "\(page)")
+        #expect(page.contains(#"<div class="axis" id="axis"><span>15:00</span><span>15:30</span><span>16:30 UTC</span></div>"#), "\(page)")
+        #expect(page.contains(#"<td data-label="route"><span>direct</span></td>"#), "\(page)")
+        #expect(page.contains("<thead><tr><th>source</th><th>state</th><th>last price</th><th>latency</th><th>route</th><th>last error</th></tr></thead>"))
+        var gaps = Replies()
+        gaps.historyPoints = [.init(time: "2026-11-21T15:00:00Z", close: nil), .init(time: "2026-11-21T15:01:00Z", close: nil)]
+        let empty = routes(gaps).answer(method: .GET, uri: "/", nonce: "n").body
+        #expect(empty.contains(#"id="lowmark" d=""#) && empty.contains(#"id="low" style="">"#), "no marks without a known close: \(empty)")
+        var week = Replies()
+        week.historyPoints = [.init(time: "2026-11-14T16:00:00Z", close: "90000"), .init(time: "2026-11-21T16:00:00Z", close: "95000")]
+        #expect(routes(week).answer(method: .GET, uri: "/?range=7d", nonce: "n").body.contains("<span>11-14</span><span>11-14</span><span>11-21 UTC</span>"),
+                "a week is labelled by its days")
     }
 
     @Test func theDashboardEscapesVenueTextAndRunsOnlyItsOwnScript() {

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The dashboard in headless Chromium (chromium-driver through Selenium), as a node runner opens
 it: no data, the fake exchange's exact price, a new price without a reload, stale, a venue's
-<script> shown as text, a daemon restart, and no request to any host but the daemon. A
+<script> shown as text, a daemon restart, a phone's 390 px and a desktop's 1280 px (nothing cut
+or overflowing sideways, the chart's low, high and time axis shown), and no request to any host
+but the daemon. A
 screenshot of each state goes to --artefacts. Run by scripts/browser-test, which starts the fake
 exchange and writes the daemon's start command; each check prints ok or FAIL, and the exit
 status is the number of failures."""
@@ -151,6 +153,29 @@ try:
     check("the page reconnects after the restart", eventually(lambda: text("link") == "live") is not None, text("link"))
     check("and shows the price the restarted daemon serves", eventually(lambda: text("price") == "116,500.50") is not None, text("price"))
     check("still without a reload", driver.execute_script("return window.sameDocument === true"))
+
+    # A phone (390 px, as an iPhone 13 to 15 is wide) and a desktop: nothing overflows sideways,
+    # no cell, chart label or the price is cut, and the chart's low, high and time axis show.
+    for width, height, mobile in [(390, 844, True), (1280, 900, False)]:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 3 if mobile else 1, "mobile": mobile})
+        driver.get(args.url + "/")
+        eventually(lambda: text("price") == "116,500.50" and driver.find_element("id", "lowmark").get_attribute("d") != "")
+        over = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        check(f"at {width} px nothing overflows sideways", over <= 0, f"{over} px wider than the screen")
+        cut = driver.execute_script("""return [...document.querySelectorAll('td, .extreme, .axis span, h1, .ranges, .meta span')]
+            .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.left < -0.5 || r.right > document.documentElement.clientWidth + 0.5); })
+            .map(e => e.textContent.slice(0, 40))""")
+        check(f"  ... no cell, chart label or the price is cut", not cut, " | ".join(cut))
+        check(f"  ... the route column shows", eventually(lambda: any(td.text.strip() and td.is_displayed()
+                                                                  for td in driver.find_elements("css selector", 'td[data-label="route"]'))) is not None)
+        marks = [driver.find_element("id", name).get_attribute("d") for name in ("lowmark", "highmark")]
+        labels = [text("low"), text("high")]
+        check(f"  ... the chart marks its low and high", all(marks) and labels[0].startswith("low ") and labels[1].startswith("high "), f"{marks} {labels}")
+        axis = [span.text for span in driver.find_elements("css selector", "#axis span")]
+        check(f"  ... under a time axis", len(axis) == 3 and axis[2].endswith(" UTC") and all(axis), f"{axis}")
+        shot(f"width-{width}")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # The chart switch asks /api/v1/history and redraws.
     driver.find_element("css selector", 'a[data-range="7d"]').click()

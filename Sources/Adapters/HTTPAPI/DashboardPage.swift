@@ -61,16 +61,32 @@ public struct DashboardPage: Sendable {
             "CHART": Self.escape(history.map { ChartPath.path(of: $0.points.map(\.close)) } ?? ""),
             "CHART_RANGE": history?.range.rawValue ?? HistoryRange.day.rawValue,
             "CHART_NOTE": Self.escape(history.map { ChartPath.summary(of: $0, currency: quoteCurrency) } ?? "no history yet"),
+        ].merging(Self.chartMarks(history, currency: quoteCurrency)) { $1 }.merging([
             "SOURCES": sources.map(Self.rows) ?? "",
+            "COLUMNS": Self.columns.map { "<th>\($0)</th>" }.joined(),
             "STREAM": Self.escape(sources?.stream.map { "stream: \($0.name) \($0.state)" } ?? ""),
             "ERROR": Self.escape(status.lastError ?? ""),
             "VERSION": Self.escape(version),
-        ]
+        ]) { $1 }
         let csp = "default-src 'none'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; "
             + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         return Rendered(html: Self.template.render(values), headers: HTTPRoutes.noStore + [
             ("Content-Security-Policy", csp), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
         ])
+    }
+
+    /// The chart's low and high marks with their labels, and its time axis.
+    static func chartMarks(_ history: HistoryReply?, currency: String) -> [String: String] {
+        let axis = history.map(ChartPath.axis) ?? ["", "", ""]
+        var values = ["AXIS_0": escape(axis[0]), "AXIS_1": escape(axis[1]), "AXIS_2": escape(axis[2])]
+        guard let history, let extremes = ChartPath.extremes(of: history.points.map(\.close)) else { return values }
+        values["LOW_MARK"] = "M\(extremes.lowX) \(extremes.lowY)h0"
+        values["HIGH_MARK"] = "M\(extremes.highX) \(extremes.highY)h0"
+        values["LOW"] = escape("low " + MoneyText.money(extremes.low, currency: currency))
+        values["HIGH"] = escape("high " + MoneyText.money(extremes.high, currency: currency))
+        values["LOW_STYLE"] = "bottom:-18px;" + ChartPath.labelStyle(x: extremes.lowX)
+        values["HIGH_STYLE"] = "top:-18px;" + ChartPath.labelStyle(x: extremes.highX)
+        return values
     }
 
     static func stateWords(_ state: StatusMessage.State) -> String {
@@ -94,13 +110,17 @@ public struct DashboardPage: Sendable {
         return "<div class=\"change \(direction)\" id=\"\(id)\"><span>\(label)</span><b>\(escape(text))</b></div>"
     }
 
+    /// The sources table's columns: its head, and each cell's label where a narrow screen
+    /// stacks a row's cells.
+    static let columns = ["source", "state", "last price", "latency", "route", "last error"]
+
     static func rows(_ report: SourcesReport) -> String {
         report.entries.map { entry in
             let cells = [
                 (entry.selected ? "* " : "") + entry.name, entry.state, entry.lastPrice.map { MoneyText.grouped($0) + " " + entry.quoteAsset } ?? "—",
                 entry.latencyMilliseconds.map { "\($0) ms" } ?? "—", entry.route ?? "—", entry.lastError ?? "—",
             ]
-            return "<tr class=\"\(escape(entry.state))\">" + cells.map { "<td>\(escape($0))</td>" }.joined() + "</tr>"
+            return "<tr class=\"\(escape(entry.state))\">" + zip(columns, cells).map { "<td data-label=\"\($0)\"><span>\(escape($1))</span></td>" }.joined() + "</tr>"
         }.joined(separator: "\n")
     }
 

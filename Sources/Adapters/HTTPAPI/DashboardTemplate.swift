@@ -33,16 +33,29 @@ h1{margin:0;font-size:clamp(34px,8vw,64px);font-weight:650;letter-spacing:-.02em
 .change span{display:block;color:var(--muted);font-size:13px}
 .change b{font-size:20px;font-variant-numeric:tabular-nums}
 .change.up b{color:var(--fresh)}.change.down b{color:var(--nodata)}
-.ranges{display:flex;gap:6px;align-items:center;margin-bottom:6px}
+.ranges{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-bottom:6px}
 .ranges a{color:var(--fg);text-decoration:none;padding:2px 10px;border:1px solid var(--rule);border-radius:6px}
 .ranges a.on{background:var(--fg);color:var(--bg)}
 .ranges small{margin-left:auto;color:var(--muted)}
+.plot{position:relative;margin:20px 0}
 svg{width:100%;height:auto;display:block}
 svg path{fill:none;stroke:var(--line);stroke-width:2.5;vector-effect:non-scaling-stroke;stroke-linejoin:round;stroke-linecap:round}
+svg path.mark{stroke:var(--fg);stroke-width:8}
+.extreme{position:absolute;font-size:12px;line-height:16px;color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
+.axis{display:flex;justify-content:space-between;color:var(--muted);font-size:12px;font-variant-numeric:tabular-nums}
 table{width:100%;border-collapse:collapse;font-size:14px}
 th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--rule);vertical-align:top}
 th{color:var(--muted);font-weight:600}
-td:last-child{word-break:break-word;max-width:320px}
+td{overflow-wrap:anywhere}
+td:last-child{max-width:320px}
+@media (max-width:640px){
+thead{display:none}
+tr{display:block;padding:6px 0;border-bottom:1px solid var(--rule)}
+td{display:flex;gap:12px;justify-content:space-between;border:0;padding:2px 0;max-width:none}
+td:last-child{max-width:none}
+td::before{content:attr(data-label);color:var(--muted);flex:none}
+td>span{text-align:right;min-width:0}
+}
 tr.failing td:nth-child(2),tr.cooling-down td:nth-child(2){color:var(--stale)}
 tr.ok td:nth-child(2){color:var(--fresh)}
 .error{color:var(--nodata);margin:0 0 10px;word-break:break-word}
@@ -70,11 +83,16 @@ footer a{color:inherit}
 </section>
 <section class="card" aria-label="chart">
 <div class="ranges" id="ranges"><a href="/?range=1h" data-range="1h">1h</a><a href="/?range=24h" data-range="24h">24h</a><a href="/?range=7d" data-range="7d">7d</a><small id="chartnote">{{CHART_NOTE}}</small></div>
-<svg viewBox="0 0 1000 300" preserveAspectRatio="none" role="img" aria-label="price history"><path id="chart" data-range="{{CHART_RANGE}}" d="{{CHART}}"/></svg>
+<div class="plot">
+<span class="extreme" id="high" style="{{HIGH_STYLE}}">{{HIGH}}</span>
+<svg viewBox="0 0 1000 300" preserveAspectRatio="none" role="img" aria-label="price history"><path id="chart" data-range="{{CHART_RANGE}}" d="{{CHART}}"/><path class="mark" id="highmark" d="{{HIGH_MARK}}"/><path class="mark" id="lowmark" d="{{LOW_MARK}}"/></svg>
+<span class="extreme" id="low" style="{{LOW_STYLE}}">{{LOW}}</span>
+</div>
+<div class="axis" id="axis"><span>{{AXIS_0}}</span><span>{{AXIS_1}}</span><span>{{AXIS_2}}</span></div>
 </section>
 <section class="card" aria-label="sources">
 <table>
-<thead><tr><th>source</th><th>state</th><th>last price</th><th>latency</th><th>route</th><th>last error</th></tr></thead>
+<thead><tr>{{COLUMNS}}</tr></thead>
 <tbody id="sources">
 {{SOURCES}}
 </tbody>
@@ -170,9 +188,21 @@ requestAnimationFrame(() => setTimeout(() => {
       // Labelled like the price above it, as the server labels it.
       const code = status && status.currency || reply.currency;
       $("chartnote").textContent = reply.range + " closes: " + money(at(low), code) + " – " + money(at(high), code);
+      for (const [name, u] of [["low", low], ["high", high]]) {
+        const x = BigInt(units.indexOf(u)) * 1000n / BigInt(units.length - 1);
+        const y = span === 0n ? 150n : 10n + (high - u) * 280n / span;
+        $(name + "mark").setAttribute("d", "M" + x + " " + y + "h0");
+        const percent = (x / 10n) + "." + (x % 10n) + "%";
+        $(name).textContent = name + " " + money(at(u), code);
+        $(name).style.cssText = (name === "low" ? "bottom" : "top") + ":-18px;left:" + percent + ";transform:translateX(-" + percent + ")";
+      }
     } else {
       $("chartnote").textContent = "no history over " + reply.range + " yet";
+      for (const name of ["low", "high"]) { $(name + "mark").setAttribute("d", ""); $(name).textContent = ""; }
     }
+    const times = reply.points.length > 1 ? [0, (reply.points.length - 1) >> 1, reply.points.length - 1].map(i => reply.points[i][0]) : [];
+    const label = time => reply.range === "7d" ? time.slice(5, 10) : time.slice(11, 16);
+    $("axis").querySelectorAll("span").forEach((span, i) => { span.textContent = times.length ? label(times[i]) + (i === 2 ? " UTC" : "") : ""; });
     $("chart").setAttribute("d", d);
     for (const a of $("ranges").querySelectorAll("a")) a.className = a.dataset.range === range ? "on" : "";
   };
@@ -183,14 +213,22 @@ requestAnimationFrame(() => setTimeout(() => {
     a.className = a.dataset.range === range ? "on" : "";
   }
 
-  const cell = text => { const td = document.createElement("td"); td.textContent = text; return td; };
+  // Each cell carries its column's name, which a narrow screen shows beside it.
+  const columns = [...document.querySelectorAll("thead th")].map(th => th.textContent);
+  const cell = (text, i) => {
+    const td = document.createElement("td"), span = document.createElement("span");
+    td.dataset.label = columns[i];
+    span.textContent = text;
+    td.appendChild(span);
+    return td;
+  };
   const sources = () => fetch("/api/v1/sources").then(r => r.ok ? r.json() : null).then(report => {
     if (!report) return;
     const rows = report.sources.map(s => {
       const tr = document.createElement("tr");
       tr.className = s.state;
-      for (const text of [(s.selected ? "* " : "") + s.name, s.state, s.last_price ? grouped(s.last_price) + " " + s.quote_asset : "—",
-                          s.latency_ms != null ? s.latency_ms + " ms" : "—", s.route || "—", s.last_error || "—"]) tr.appendChild(cell(text));
+      for (const [i, text] of [(s.selected ? "* " : "") + s.name, s.state, s.last_price ? grouped(s.last_price) + " " + s.quote_asset : "—",
+                          s.latency_ms != null ? s.latency_ms + " ms" : "—", s.route || "—", s.last_error || "—"].entries()) tr.appendChild(cell(text, i));
       return tr;
     });
     $("sources").replaceChildren(...rows);
