@@ -16,6 +16,16 @@ public enum CoinbaseAPI {
     public static let limits = SourceLimits(minimumInterval: .seconds(1), hostInterval: .milliseconds(500))
 
     public static func parse(_ response: ExchangeResponse, currency expected: String = "USD") throws(FetchFailure) -> SourceQuote {
+        let data = try data(of: response)
+        let base = data["base"]?.stringValue ?? "?", currency = data["currency"]?.stringValue ?? "?"
+        let symbol = symbol(currency: expected)
+        guard base == "BTC", currency == expected else { throw .wrongSymbol(expected: symbol, got: "\(base)-\(currency)") }
+        return SourceQuote(price: try ResponseChecks.price(data["amount"], field: "data.amount"), symbol: symbol, quoteAsset: expected)
+    }
+
+    /// The `data` object of a v2 answer (the spot prices', the reference table's), once its
+    /// `errors` (with their HTTP status) and the shared statuses (429, 5xx…) are ruled out.
+    static func data(of response: ExchangeResponse) throws(FetchFailure) -> JSONValue {
         let errorMessage = response.errorJSON?["errors"]?.firstArrayElement?["message"]?.stringValue
         if !ResponseChecks.isSharedStatus(response.status), let errorMessage {
             throw .exchangeError("HTTP \(response.status): \(errorMessage)")
@@ -24,9 +34,6 @@ public enum CoinbaseAPI {
         let json = try response.json()
         if let errorMessage { throw .exchangeError(errorMessage) }
         guard let data = json["data"] else { throw .missingField("data") }
-        let base = data["base"]?.stringValue ?? "?", currency = data["currency"]?.stringValue ?? "?"
-        let symbol = symbol(currency: expected)
-        guard base == "BTC", currency == expected else { throw .wrongSymbol(expected: symbol, got: "\(base)-\(currency)") }
-        return SourceQuote(price: try ResponseChecks.price(data["amount"], field: "data.amount"), symbol: symbol, quoteAsset: expected)
+        return data
     }
 }

@@ -24,14 +24,7 @@ public enum CoinbaseRatesAPI {
     public static func symbol(currency: String) -> String { "BTC-\(currency) rate" }
 
     public static func parse(_ response: ExchangeResponse, currency: String) throws(FetchFailure) -> SourceQuote {
-        let errorMessage = response.errorJSON?["errors"]?.firstArrayElement?["message"]?.stringValue
-        if !ResponseChecks.isSharedStatus(response.status), let errorMessage {
-            throw .exchangeError("HTTP \(response.status): \(errorMessage)")
-        }
-        try ResponseChecks.requireSuccess(response)
-        let json = try response.json()
-        if let errorMessage { throw .exchangeError(errorMessage) }
-        guard let data = json["data"] else { throw .missingField("data") }
+        let data = try CoinbaseAPI.data(of: response)
         let base = data["currency"]?.stringValue ?? "?"
         guard base == "BTC" else { throw .wrongSymbol(expected: "BTC", got: base) }
         guard let rates = data["rates"] else { throw .missingField("data.rates") }
