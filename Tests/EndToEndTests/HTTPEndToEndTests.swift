@@ -269,6 +269,11 @@ struct HTTPEndToEndTests {
         #expect(stale.hasSuffix(#""USD":114460}"# + "\n"), "within the window: \(stale)")
         let servedRate = try await Self.curl(["\(base)/api/rates?currencyPairs=BTC_USD"]).stdout
         #expect(servedRate.contains(#""rate":114459.8,"errors":[]"#), "within the window: \(servedRate)")
+        for path in ["/api/v1/rate/USD", "/exrates/BTC", "/rate/USD/BTC"] {
+            let served = try await Self.curl(["-i", base + path]).stdout
+            #expect(served.hasPrefix("HTTP/1.1 200 OK\r\n") && served.contains("X-Price-State: stale\r\n") && served.contains("114459.8"),
+                    "\(path) within the window: \(served)")
+        }
 
         exchange.set(.binance, .status(503))
         var closed = ""
@@ -279,6 +284,11 @@ struct HTTPEndToEndTests {
         #expect(closed.hasPrefix("HTTP/1.1 200 OK\r\n") && closed.contains("X-Price-Error: the price is stale: its last quote is "), "\(closed)")
         let rates = try await Self.curl(["\(base)/api/rates?currencyPairs=BTC_USD"]).stdout
         #expect(rates.contains(#""rate":null,"errors":["the price is stale: its last quote is "#), "\(rates)")
+        for path in ["/api/v1/rate/USD", "/exrates/BTC", "/rate/USD/BTC"] {
+            let refused = try await Self.curl(["-i", base + path]).stdout
+            #expect(refused.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n") && refused.contains(#""error":"stale""#) && !refused.contains("114459"),
+                    "\(path) past the window carries no price: \(refused)")
+        }
         let price = try await Self.curl(["-i", "\(base)/api/v1/price"]).stdout
         #expect(price.contains("X-Price-State: stale\r\n") && price.hasSuffix("\r\n\r\n114459.8\n"), "the native route keeps its state: \(price)")
         #expect(try await daemon.ctl("status", "--json").stdout.contains(#""state":"stale""#))

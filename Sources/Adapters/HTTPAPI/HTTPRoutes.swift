@@ -96,7 +96,8 @@ public final class HTTPRoutes: Sendable {
     /// matches it once for its count and its answer.
     func answer(method: HTTPMethod, route: Route?, target: RequestTarget, nonce: @autoclosure () -> String = DashboardPage.nonce()) -> HTTPAnswer {
         guard let route else {
-            return .error(.notFound, code: "not-found", "no such path; the API is under /api/v1/ (status, price, history, sources, events, prices), with /api/rates, /metrics and the dashboard at /")
+            return .error(.notFound, code: "not-found", "no such path; the API is under /api/v1/ (status, price, history, sources, events, prices, "
+                          + "historical-price, rate/USD), with /api/rates, /exrates/BTC, /rate/USD/BTC, /metrics and the dashboard at /")
         }
         guard method == .GET || method == .HEAD else {
             return .error(.methodNotAllowed, code: "method-not-allowed", "\(route.rawValue) answers GET and HEAD only; nothing can be written over HTTP",
