@@ -42,7 +42,7 @@ struct RunningServer: ~Copyable {
                                              group: MultiThreadedEventLoopGroup.singleton)
     }
 
-    func ask(_ request: String, timeoutMilliseconds: Int = 2000) throws -> [String] {
+    func ask(_ request: String, timeoutMilliseconds: Int = 30_000) throws -> [String] {
         var client = try UnixSocketClient(path: path, timeoutMilliseconds: timeoutMilliseconds)
         defer { client.closeConnection() }
         try client.send(request)
@@ -134,7 +134,7 @@ struct SocketServerTests {
 
     @Test func requestWithoutNewlineIsServedAtEndOfInput() async throws {
         let running = try await RunningServer()
-        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("ping")
         shutdownWrite(of: client)
         var reader = client
@@ -145,7 +145,7 @@ struct SocketServerTests {
 
     @Test func silentClientIsClosedAfterTheRequestTimeout() async throws {
         let running = try await RunningServer(limits: ServerLimits(requestTimeout: .milliseconds(200)))
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("sta")
         // Only the server's 200 ms request timeout sends this line; the client would give up at 2 s.
         let line = try client.readLine()
@@ -186,7 +186,7 @@ struct SocketServerTests {
         // A clock that stands still: the held connections send nothing, and on a busy machine
         // the 5 s request limit could close some before the seventh is in.
         let running = try await RunningServer(limits: ServerLimits(maximumConnections: 8, connectionsPerUser: 100), clock: ManualClock())
-        let held = try (0..<7).map { _ in try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000) }
+        let held = try (0..<7).map { _ in try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000) }
         await waitFor(running.server) { running.server.openConnections == 7 }
         let reply = try running.ask("ping\n")
         #expect(reply.first?.hasPrefix(#"{"error":"busy""#) == true, "\(reply)")
@@ -202,7 +202,7 @@ struct SocketServerTests {
     @Test func watchStreamsBroadcastsAndEndsAtShutdown() async throws {
         let running = try await RunningServer()
         running.status.line.withLock { $0.status = "first\n" }
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("watch\n")
         #expect(try client.readLine() == "first")
         await waitFor(running.server) { running.server.watcherCount == 1 }
@@ -220,10 +220,10 @@ struct SocketServerTests {
     @Test func theAudienceFollowsTheWatchersAsTheyComeAndGo() async throws {
         let audience = WatchAudience()
         let running = try await RunningServer(audience: audience)
-        var first = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var first = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try first.send("watch\n")
         _ = try first.readLine()
-        var second = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var second = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try second.send("watch\n")
         _ = try second.readLine()
         await waitFor(running.server) { audience.count == 2 }
@@ -238,7 +238,7 @@ struct SocketServerTests {
 
     @Test func watcherThatStopsReadingIsDropped() async throws {
         let running = try await RunningServer(limits: ServerLimits(watchBacklogLimit: 16 * 1024))
-        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("watch\n")
         await waitFor(running.server) { running.server.watcherCount == 1 }
         let line = String(repeating: "x", count: 4096) + "\n"

@@ -13,7 +13,7 @@ struct WatchLimitsTests {
     @Test func watcherThatHasNotDrainedForTheStallTimeIsDropped() async throws {
         let clock = ManualClock()
         let running = try await RunningServer(limits: ServerLimits(watchStall: .seconds(30)), clock: clock)
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("watch\n")
         #expect(try client.readLine() == #"{"state":"nodata"}"#)
         await waitFor(running.server) { running.server.watcherCount == 1 }
@@ -38,7 +38,7 @@ struct WatchLimitsTests {
     @Test func slowReaderThatKeepsUpIsNeverDropped() async throws {
         let clock = ManualClock()
         let running = try await RunningServer(limits: ServerLimits(watchStall: .seconds(30)), clock: clock)
-        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try client.send("watch\n")
         _ = try client.readLine()
         await waitFor(running.server) { running.server.watcherCount == 1 }
@@ -57,11 +57,11 @@ struct WatchLimitsTests {
         let running = try await RunningServer(limits: limits, clock: ManualClock())
         var stuck: [UnixSocketClient] = []
         for _ in 0..<3 {
-            let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+            let client = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
             try client.send("watch\n")
             stuck.append(client)
         }
-        var reader = try UnixSocketClient(path: running.path, timeoutMilliseconds: 2000)
+        var reader = try UnixSocketClient(path: running.path, timeoutMilliseconds: 30_000)
         try reader.send("watch\n")
         _ = try reader.readLine()
         await waitFor(running.server) { running.server.watcherCount == 4 }
