@@ -126,6 +126,17 @@ let package = Package(
             ],
             path: "Sources/Adapters/HTTPAPI"
         ),
+        // MQTT 3.1.1 publishing for Home Assistant: the few packets a QoS 0 publisher needs, over NIO.
+        .target(
+            name: "MQTTPublish",
+            dependencies: [
+                "PriceCore", "JSONText",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/MQTTPublish"
+        ),
         .target(
             name: "DaemonConfig",
             dependencies: [
@@ -181,7 +192,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "DaemonKit", "PriceCore", "Exchanges", "ExchangeHTTP", "Streams", "TorCircuits", "FileStore", "SocketServer", "ListenerKit", "DaemonConfig", "WireProtocol", "Systemd", "MetricsExport",
-                "EventLoopScheduling", "HTTPAPI", "CLinux",
+                "EventLoopScheduling", "HTTPAPI", "CLinux", "MQTTPublish",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

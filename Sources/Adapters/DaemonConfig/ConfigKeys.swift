@@ -38,6 +38,10 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let socket = SettingKey("BTCPRICED_SOCKET")
     public static let logLevel = SettingKey("BTCPRICED_LOG_LEVEL")
     public static let metricsTextfile = SettingKey("BTCPRICED_METRICS_TEXTFILE")
+    public static let mqttURL = SettingKey("BTCPRICED_MQTT_URL")
+    public static let mqttTopic = SettingKey("BTCPRICED_MQTT_TOPIC")
+    public static let mqttDiscoveryPrefix = SettingKey("BTCPRICED_MQTT_DISCOVERY_PREFIX")
+    public static let mqttPasswordFile = SettingKey("BTCPRICED_MQTT_PASSWORD_FILE")
     public static let metricsTextfileInterval = SettingKey("BTCPRICED_METRICS_TEXTFILE_INTERVAL")
     public static let httpListen = SettingKey("BTCPRICED_HTTP_LISTEN")
     /// The HTTP listener's older name, from when it served only `GET /metrics`.

@@ -66,6 +66,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var metricsTextfileInterval: Duration = .zero
     /// The HTTP listener (the API, the dashboard and `GET /metrics`); none by default.
     public var http: HTTPSettings = HTTPSettings()
+    /// MQTT publishing for Home Assistant; off without a broker.
+    public var mqtt = MQTTSettings()
     /// Socket connections one local user (UID) may hold at once.
     public var userConnections: Int = 0
     /// `watch` streams one UID may hold; fewer than `userConnections`.

@@ -4,7 +4,7 @@ import Exchanges
 /// lean on one above it: the timeout on the interval, a URL on the plain-HTTP hosts) and the
 /// README's table lists them.
 extension SettingSpec {
-    static let general: [SettingSpec] = chain + timing + limits + routes + stream + choosing + files + listeners
+    static let general: [SettingSpec] = chain + timing + limits + routes + stream + choosing + files + listeners + mqtt
 
     private static let chain: [SettingSpec] = [
         SettingSpec(.sources, \.sources, doc: "`binance,coinbase,kraken,bitstamp,cryptocompare`",
@@ -159,5 +159,19 @@ extension SettingSpec {
               reload: .atRestart(.listeners), item: ValueParsers.hostName),
         .list(.httpOrigins, \.http.origins, doc: "unset (web origins that get CORS headers)", reload: .atRestart(.listeners),
               item: ValueParsers.origin),
+    ]
+
+    private static let mqtt: [SettingSpec] = [
+        .value(.mqttURL, \.mqtt.broker, default: "",
+               doc: "unset (e.g. `mqtt://127.0.0.1:1883`: publish to that broker for Home Assistant; see docs/integrations.md)",
+               reload: .atRestart(.listeners)) { text, _ in ValueParsers.mqttBroker(text) },
+        .value(.mqttTopic, \.mqtt.topicRoot, default: "btcpriced",
+               doc: "`btcpriced` (state under `TOPIC/usd/state`, availability under `TOPIC/usd/availability`)",
+               reload: .atRestart(.listeners)) { text, _ in ValueParsers.mqttTopic(text) },
+        .value(.mqttDiscoveryPrefix, \.mqtt.discoveryPrefix, default: "homeassistant", doc: "`homeassistant` (Home Assistant's discovery prefix)",
+               reload: .atRestart(.listeners)) { text, _ in ValueParsers.mqttTopic(text) },
+        .value(.mqttPasswordFile, \.mqtt.passwordFile, default: "",
+               doc: "unset (a file with the broker password; else the systemd credential `mqtt-password`)",
+               reload: .atRestart(.listeners)) { text, _ in ValueParsers.optionalSecretPath(text) },
     ]
 }

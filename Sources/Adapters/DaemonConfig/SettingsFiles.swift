@@ -14,6 +14,7 @@ extension SettingsLoader {
             throw ConfigError("config file \(path) does not exist (named by --config)")
         }
         let settings = try load(.init(flags: options.flags, environment: environment, file: text.map { (path, $0) }))
-        return try APIKeyResolver.resolve(settings, environment: environment) { try ConfigTextFile.read($0) }
+        let keyed = try APIKeyResolver.resolve(settings, environment: environment) { try ConfigTextFile.read($0) }
+        return try MQTTPasswordResolver.resolve(keyed, environment: environment) { try ConfigTextFile.read($0) }
     }
 }

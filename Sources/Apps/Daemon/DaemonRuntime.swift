@@ -9,6 +9,7 @@ import FileStore
 import HTTPAPI
 import ListenerKit
 import Logging
+import MQTTPublish
 import MetricsExport
 import PriceCore
 import SocketServer
@@ -91,6 +92,12 @@ public struct DaemonRuntime {
                                                     replies: replies, limits: limits, audience: audience, logger: logger, group: resources.group) {
             daemon.alsoServe(http.events)
             application.readers.append(ClosingService { await http.shutdown() })
+        }
+        if let broker = settings.mqtt.broker {
+            let link = MQTTLink(settings.mqtt.publishing(to: broker, currency: plan.currency), audience: audience,
+                                currentLine: { [board = daemon.board] in board.current.statusLine }, eventLoop: resources.loop, logger: logger)
+            daemon.alsoServe(link)
+            application.readers.append(MQTTService(link: link, clock: resources.clock))
         }
         if let path = settings.metricsTextfile {
             application.readers.append(MetricsTextfileService(
