@@ -259,7 +259,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["JSONText", "WireProtocol", "ClientKit", "CivilTime"]),
         .testTarget(name: "AdapterTests", dependencies: [
             "Exchanges", "ExchangeHTTP", "Streams", "FileStore", "SocketServer", "DaemonConfig", "FakeExchange", "PriceCore", "WireProtocol", "TestClocks", "ClientKit", "Systemd",
-            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits", "ListenerKit",
+            "MetricsExport", "EventLoopScheduling", "HTTPAPI", "JSONText", "TorCircuits", "ListenerKit", "MQTTPublish",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -1,7 +1,7 @@
 /// Reads the MQTT password: `BTCPRICED_MQTT_PASSWORD_FILE`, else the systemd credential
 /// `mqtt-password` when systemd passed one. Errors name the file, never its content.
-enum MQTTPasswordResolver {
-    static func resolve(_ settings: DaemonSettings, environment: [String: String],
+public enum MQTTPasswordResolver {
+    public static func resolve(_ settings: DaemonSettings, environment: [String: String],
                         read: (String) throws -> String?) throws(ConfigError) -> DaemonSettings {
         var settings = settings
         guard let broker = settings.mqtt.broker else { return settings }

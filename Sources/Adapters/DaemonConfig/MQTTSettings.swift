@@ -65,7 +65,7 @@ extension ValueParsers {
             host = rest[..<colon]
             portText = rest[rest.index(after: colon)...]
         }
-        guard case .success = hostName(String(host)), !host.isEmpty || rest.hasPrefix("[") else {
+        guard rest.hasPrefix("[") || !host.isEmpty && (try? hostName(String(host)).get()) != nil else {
             return .failure("\(quoted(String(host))) is not a host name or address; \(example)")
         }
         var port = MQTTSettings.defaultPort

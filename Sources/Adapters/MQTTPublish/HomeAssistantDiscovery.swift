@@ -5,8 +5,8 @@ import JSONText
 /// available only while btcpriced is connected (the availability topic and its last will) and
 /// the quote is fresh (the state's own `state`), so a stale price shows as unavailable, never
 /// as a number; `expire_after` covers a daemon that hangs with its connection open.
-enum HomeAssistantDiscovery {
-    static func config(_ publishing: MQTTPublishing) -> String {
+public enum HomeAssistantDiscovery {
+    public static func config(_ publishing: MQTTPublishing) -> String {
         let node = publishing.nodeID
         let availability: JSONValue = .array([
             .object(["topic": .string(publishing.availabilityTopic)]),

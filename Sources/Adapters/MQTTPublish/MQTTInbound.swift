@@ -11,6 +11,8 @@ public enum MQTTInbound: Sendable, Equatable {
     public struct ConnectRefusal: Sendable, Equatable, CustomStringConvertible {
         public let code: UInt8
 
+        public init(code: UInt8) { self.code = code }
+
         public var description: String {
             switch code {
             case 1: "the broker does not speak MQTT 3.1.1 (code 1, unacceptable protocol version)"
