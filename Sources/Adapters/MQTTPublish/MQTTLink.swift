@@ -71,6 +71,7 @@ public final class MQTTLink: WatcherServer {
             do {
                 channel = try await connect()
             } catch {
+                if Task.isCancelled { return }
                 failures += 1
                 let problem = "\(error)"
                 let pause = Self.backoff(afterFailures: failures)
@@ -99,22 +100,31 @@ public final class MQTTLink: WatcherServer {
         }
     }
 
-    /// TCP, CONNECT with the last will, and the broker's CONNACK, within `answerWithin`.
+    /// TCP, CONNECT with the last will, and the broker's CONNACK, within `answerWithin`. A stop
+    /// while it waits ends the wait at once (a broker that never answers cannot hold up a stop).
     private func connect() async throws -> any Channel {
-        let accepted = eventLoop.makePromise(of: Void.self)
+        let accepted = eventLoop.makePromise(of: Void.self), opened = eventLoop.makePromise(of: (any Channel).self)
         let events = MQTTConnectionEvents(
             pingAnswered: { [weak self] in self?.session.withLock { $0.awaitingPing = false } },
             writable: { [weak self] in self?.drained() },
             violation: { [weak self] in self?.logger.warning("MQTT: the broker sent \($0); reconnecting") })
-        let channel = try await ClientBootstrap(group: eventLoop)
-            .connectTimeout(.seconds(5))
+        let connecting = ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(MQTTClientHandler(accepted: accepted, events: events))
                 }
             }
-            .connect(host: publishing.host, port: publishing.port).get()
+            .connect(host: publishing.host, port: publishing.port)
+        connecting.cascade(to: opened)
+        let channel: any Channel
+        do {
+            channel = try await withTaskCancellationHandler { try await opened.futureResult.get() } onCancel: { opened.fail(CancellationError()) }
+        } catch {
+            connecting.whenSuccess { $0.close(promise: nil) }
+            throw error
+        }
         let connect = MQTTPacket.Connect(
             clientID: "btcpriced-\(publishing.currency.lowercased())-\(getpid())", keepAliveSeconds: UInt16(MQTTPublishing.keepAlive.components.seconds),
             will: .init(topic: publishing.availabilityTopic, payload: "offline", retain: true),
@@ -124,12 +134,11 @@ public final class MQTTLink: WatcherServer {
         let timeout = channel.eventLoop.scheduleTask(in: .seconds(Int64(answerWithin))) {
             accepted.fail(MQTTLinkError.noAnswer(seconds: answerWithin))
         }
+        defer { timeout.cancel() }
         do {
-            try await accepted.futureResult.get()
-            timeout.cancel()
+            try await withTaskCancellationHandler { try await accepted.futureResult.get() } onCancel: { accepted.fail(CancellationError()) }
             return channel
         } catch {
-            timeout.cancel()
             try? await channel.close()
             throw error
         }
