@@ -105,6 +105,15 @@ struct MQTTTests {
         #expect(error("BTCPRICED_MQTT_DISCOVERY_PREFIX=/homeassistant\n").contains("slashes at the ends"))
     }
 
+    @Test func checkConfigSaysWhereAndAsWhomItPublishes() {
+        func lines(_ environment: [String: String]) -> [String] {
+            CheckConfig.run(DaemonOptions(configPath: "/dev/null", flags: [.stateDirectory: "/tmp/btcpriced-mqtt-check"]), environment: environment).lines
+        }
+        #expect(!lines([:]).contains { $0.hasPrefix("mqtt:") }, "off: no line")
+        let on = lines(["BTCPRICED_MQTT_URL": "mqtt://btc@127.0.0.1:1884", "BTCPRICED_CURRENCY": "EUR", "BTCPRICED_MQTT_TOPIC": "home/btc"])
+        #expect(on.contains("mqtt: mqtt://btc@127.0.0.1:1884 (no password); state on home/btc/eur/state, Home Assistant discovery under homeassistant/"), "\(on)")
+    }
+
     @Test func thePasswordComesFromAFileOrTheSystemdCredential() throws {
         let credentials = ["CREDENTIALS_DIRECTORY": "/run/credentials/btcpriced.service"]
         func resolve(_ file: String, env: [String: String] = [:], files: [String: String]) throws(ConfigError) -> MQTTSettings {

@@ -40,6 +40,12 @@ public enum CheckConfig {
                 report.warnings.append("warning: \(settings.http.setting) \(address) is not a loopback address: anyone who can reach this host on that port can read the price, the sources and the metrics")
             }
         }
+        if let broker = settings.mqtt.broker {
+            let password = settings.mqtt.passwordFile.map { "the password from \($0)" }
+                ?? (settings.mqtt.password != nil ? "the password from the systemd credential \(MQTTSettings.credential)" : "no password")
+            let currency = settings.currency.code.lowercased()
+            report.lines.append("mqtt: \(broker) (\(password)); state on \(settings.mqtt.topicRoot)/\(currency)/state, Home Assistant discovery under \(settings.mqtt.discoveryPrefix)/")
+        }
         let socketDirectory = settings.socketPath.lastIndex(of: "/").map { String(settings.socketPath[..<$0]) } ?? "."
         let checks = [("state directory", DirectoryCheck.check(settings.stateDirectory)),
                       ("socket directory", DirectoryCheck.check(socketDirectory.isEmpty ? "/" : socketDirectory)),

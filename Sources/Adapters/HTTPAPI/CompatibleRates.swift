@@ -17,12 +17,12 @@ enum CompatibleRates {
         var seconds: Int64 = 0, whole = "-1"
         switch window.verdict(for: status) {
         case .serve(let price, _):
-            let rounded = DecimalText.roundedHalfEven(price, places: 0)
-            if let time = status?.timestamp.flatMap(Timestamp.init(rfc3339:)), rounded != "0" {
+            let rounded = ServedCurrency.wholeUnits(price)
+            if let time = status?.timestamp.flatMap(Timestamp.init(rfc3339:)), let rounded {
                 let milliseconds = time.millisecondsSinceEpoch
                 (seconds, whole) = (milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000, rounded)
             } else {
-                headers.append(("X-Price-Error", rounded == "0" ? "the price rounds to 0 whole units" : "the quote has no time"))
+                headers.append(("X-Price-Error", rounded == nil ? ServedCurrency.roundsToZero : "the quote has no time"))
             }
         case .refuse(let reason):
             headers.append(("X-Price-Error", reason))

@@ -14,10 +14,7 @@ import WireProtocol
 enum HistoricalPrice {
     static func answer(parameters: [String: String], replies: any StatusProvider, currency: Currency) -> HTTPAnswer {
         let asked = (parameters["currency"] ?? currency.code).uppercased()
-        guard asked == currency.code else {
-            return .error(.notFound, code: "not-found",
-                          "btcpriced serves BTC in \(currency.code) (BTCPRICED_CURRENCY), not \(JSONValue.string(String(asked.prefix(16))).encoded)")
-        }
+        guard asked == currency.code else { return ServedCurrency.elsewhere(asked, served: currency) }
         guard let timestamp = parameters["timestamp"] else { return series(replies.daily(DailyQuery()), currency: currency) }
         let seconds: Int64
         switch PriceAtQuery.parse(seconds: timestamp) {
@@ -28,12 +25,12 @@ enum HistoricalPrice {
         if reply.missing == .future { return .error(.badRequest, code: "bad-request", reply.reason ?? "the timestamp is in the future") }
         var headers = HTTPRoutes.noStore
         let entry: (time: Int64, whole: String)
-        if let found = reply.found, case let whole = DecimalText.roundedHalfEven(found.price, places: 0), whole != "0" {
+        if let found = reply.found, let whole = ServedCurrency.wholeUnits(found.price) {
             entry = (found.time, whole)
             headers.append(("X-Price-From", found.basis.rawValue))
         } else {
             entry = (seconds, "-1")
-            headers.append(("X-Price-Error", reply.reason ?? "the price rounds to 0 whole units"))
+            headers.append(("X-Price-Error", reply.reason ?? ServedCurrency.roundsToZero))
         }
         return .json(body([entry], currency: currency), headers: headers)
     }

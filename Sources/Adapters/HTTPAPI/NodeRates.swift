@@ -44,12 +44,7 @@ enum NodeRates {
     /// no price.
     private static func servedPrice(_ asked: Substring, status: StatusMessage?, currency: Currency, window: ServeStaleWindow,
                                     answer: (String, [(String, String)]) -> HTTPAnswer) -> HTTPAnswer {
-        let code = asked.uppercased()
-        guard code == currency.code else {
-            let shown = JSONValue.string(String(asked.prefix(16))).encoded
-            return .error(.notFound, code: "not-found",
-                          "btcpriced serves BTC in \(currency.code) (BTCPRICED_CURRENCY), not \(shown); run an instance for it (btcpriced@\(code.lowercased()).service) on its own port")
-        }
+        guard asked.uppercased() == currency.code else { return ServedCurrency.elsewhere(asked, served: currency) }
         var headers = HTTPRoutes.noStore + [("X-Price-State", status?.state.rawValue ?? StatusMessage.State.nodata.rawValue)]
         switch window.verdict(for: status) {
         case .serve(let price, _):

@@ -104,13 +104,18 @@ public final class MQTTLink: WatcherServer {
     /// while it waits ends the wait at once (a broker that never answers cannot hold up a stop).
     private func connect() async throws -> any Channel {
         let accepted = eventLoop.makePromise(of: Void.self), opened = eventLoop.makePromise(of: (any Channel).self)
+        // Whatever way this ends, both promises end too (a second completion is ignored).
+        defer {
+            accepted.fail(MQTTLinkError.closedBeforeAnswer)
+            opened.fail(MQTTLinkError.closedBeforeAnswer)
+        }
         let events = MQTTConnectionEvents(
             pingAnswered: { [weak self] in self?.session.withLock { $0.awaitingPing = false } },
             writable: { [weak self] in self?.drained() },
             violation: { [weak self] in self?.logger.warning("MQTT: the broker sent \($0); reconnecting") })
+        // ClientBootstrap sets TCP_NODELAY itself (at IPPROTO_TCP; SOL_SOCKET would be SO_DEBUG).
         let connecting = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(MQTTClientHandler(accepted: accepted, events: events))
