@@ -28,20 +28,8 @@ public enum APIKeyResolver {
 
     static func key(fromFile path: String, named origin: String, required: Bool,
                     read: (String) throws -> String?) throws(ConfigError) -> APIKey? {
-        let text: String?
-        do {
-            text = try read(path)
-        } catch let error as ConfigError {
-            throw ConfigError("\(origin): \(error)")
-        } catch {
-            throw ConfigError("\(origin): cannot read \(path): \(error); check its owner and mode (the daemon must be able to read it)")
-        }
-        guard let text else {
-            if required { throw ConfigError("\(origin): \(path) does not exist; create it with the key on one line") }
-            return nil
-        }
-        let trimmed = String((text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first ?? "").trimmingBlanks)
-        switch validate(trimmed) {
+        guard let line = try SecretFile.firstLine(path, named: origin, what: "the key", required: required, read: read) else { return nil }
+        switch validate(line) {
         case .success(let key): return key
         case .failure(let reason): throw ConfigError("\(origin): the key in \(path) \(reason.reason)")
         }

@@ -21,17 +21,7 @@ public enum MQTTPasswordResolver {
 
     private static func secret(fromFile path: String, named origin: String, required: Bool,
                                read: (String) throws -> String?) throws(ConfigError) -> String? {
-        let text: String?
-        do {
-            text = try read(path)
-        } catch {
-            throw ConfigError("\(origin): cannot read \(path): \(error); check its owner and mode (the daemon must be able to read it)")
-        }
-        guard let text else {
-            if required { throw ConfigError("\(origin): \(path) does not exist; create it with the password on one line") }
-            return nil
-        }
-        let line = String((text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first ?? ""))
+        guard let line = try SecretFile.firstLine(path, named: origin, what: "the password", required: required, read: read) else { return nil }
         guard !line.isEmpty, line.utf8.count <= 1024, !line.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw ConfigError("\(origin): the password in \(path) is empty, longer than 1024 bytes or holds control characters; write it on the first line")
         }
