@@ -131,6 +131,7 @@ let package = Package(
             name: "MQTTPublish",
             dependencies: [
                 "PriceCore", "JSONText",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOPosix
@@ -30,6 +31,9 @@ public final class MQTTLink: WatcherServer {
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let session = Mutex(Session())
+    /// 1 while connected to the broker, and the messages handed to it.
+    private let connected: Gauge
+    private let published: Counter
     /// The pause after the n-th failed attempt in a row: 1 s, doubling to a minute.
     static func backoff(afterFailures failures: Int) -> Duration { min(.seconds(1 << min(max(failures - 1, 0), 6)), .seconds(60)) }
 
@@ -37,8 +41,11 @@ public final class MQTTLink: WatcherServer {
     /// and a socket that drained); `audience` counts the link as a watcher while it is connected,
     /// so the publisher makes lines for it.
     public init(_ publishing: MQTTPublishing, audience: WatchAudience, currentLine: @escaping @Sendable () -> String,
-                eventLoop: any EventLoop, logger: Logger) {
+                eventLoop: any EventLoop, logger: Logger, metrics: any MetricsFactory) {
         self.publishing = publishing
+        connected = Gauge(label: "btcpriced_mqtt_connected", factory: metrics)
+        published = Counter(label: "btcpriced_mqtt_messages_total", factory: metrics)
+        connected.record(0)
         self.audience = audience
         self.currentLine = currentLine
         self.eventLoop = eventLoop
@@ -161,6 +168,7 @@ public final class MQTTLink: WatcherServer {
             write(MQTTPacket.Message(topic: publishing.availabilityTopic, payload: "online", retain: true), on: channel)
             send(state: currentLine(), on: channel, &session)
         }
+        connected.record(1)
         audience.joined()
     }
 
@@ -169,6 +177,7 @@ public final class MQTTLink: WatcherServer {
             session.ticker?.cancel()
             session = Session()
         }
+        connected.record(0)
         audience.left()
     }
 
@@ -207,6 +216,7 @@ public final class MQTTLink: WatcherServer {
     }
 
     private func write(_ message: MQTTPacket.Message, on channel: any Channel) {
+        published.increment()
         channel.writeAndFlush(ByteBuffer(bytes: MQTTPacket.publish(message)), promise: nil)
     }
 

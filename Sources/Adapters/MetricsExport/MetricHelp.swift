@@ -24,5 +24,7 @@ public enum MetricHelp {
         "btcpriced_persist_failures_total": "Failed writes of quote.json.",
         "btcpriced_stream_connected": "1 while the venue's trade stream is live, else 0.",
         "btcpriced_stream_reconnects_total": "Stream connections opened after the first.",
+        "btcpriced_mqtt_connected": "1 while connected to the MQTT broker (BTCPRICED_MQTT_URL), else 0.",
+        "btcpriced_mqtt_messages_total": "Messages handed to the MQTT broker: the state, the discovery config and the availability.",
     ]
 }

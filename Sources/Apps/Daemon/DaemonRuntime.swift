@@ -95,7 +95,8 @@ public struct DaemonRuntime {
         }
         if let broker = settings.mqtt.broker {
             let link = MQTTLink(settings.mqtt.publishing(to: broker, currency: plan.currency), audience: audience,
-                                currentLine: { [board = daemon.board] in board.current.statusLine }, eventLoop: resources.loop, logger: logger)
+                                currentLine: { [board = daemon.board] in board.current.statusLine }, eventLoop: resources.loop, logger: logger,
+                                metrics: metrics.factory)
             daemon.alsoServe(link)
             application.readers.append(MQTTService(link: link, clock: resources.clock))
         }
