@@ -34,8 +34,10 @@ public final class MQTTLink: WatcherServer {
     /// 1 while connected to the broker, and the messages handed to it.
     private let connected: Gauge
     private let published: Counter
-    /// The pause after the n-th failed attempt in a row: 1 s, doubling to a minute.
-    static func backoff(afterFailures failures: Int) -> Duration { min(.seconds(1 << min(max(failures - 1, 0), 6)), .seconds(60)) }
+    /// The pause after the n-th failed attempt in a row: 1 s, doubling to 8 s. The broker is the
+    /// user's own, usually on loopback or the LAN, so a try costs it nothing, and a broker back
+    /// from a restart has the state again within seconds, however long it was away.
+    static func backoff(afterFailures failures: Int) -> Duration { .seconds(1 << min(max(failures - 1, 0), 3)) }
 
     /// `currentLine` renders the board's `watch` line now (for a new connection, a refresh,
     /// and a socket that drained); `audience` counts the link as a watcher while it is connected,
