@@ -34,6 +34,8 @@ public final class MQTTLink: WatcherServer {
     /// 1 while connected to the broker, and the messages handed to it.
     private let connected: Gauge
     private let published: Counter
+    /// `MQTTPublishing.refresh`, as the event loop counts time.
+    private static let tickPeriod = TimeAmount.seconds(MQTTPublishing.refresh.components.seconds)
     /// The pause after the n-th failed attempt in a row: 1 s, doubling to 8 s. The broker is the
     /// user's own, usually on loopback or the LAN, so a try costs it nothing, and a broker back
     /// from a restart has the state again within seconds, however long it was away.
@@ -161,7 +163,7 @@ public final class MQTTLink: WatcherServer {
     /// Discovery, `online`, the current state, and a tick every `refresh` that pings the broker
     /// and sends the state again if nothing went out since.
     private func attach(_ channel: any Channel) {
-        let ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(30), delay: .seconds(30)) { [weak self] _ in
+        let ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.tickPeriod, delay: Self.tickPeriod) { [weak self] _ in
             self?.tick(channel)
         }
         session.withLock { session in
@@ -189,11 +191,14 @@ public final class MQTTLink: WatcherServer {
             if session.awaitingPing { return true }
             session.awaitingPing = true
             channel.writeAndFlush(ByteBuffer(bytes: MQTTPacket.pingRequest), promise: nil)
-            if NIODeadline.now() - session.lastSent >= .seconds(29) { send(state: currentLine(), on: channel, &session) }
+            // A tick may come a little early: a state sent within the last tenth of a period counts as this period's.
+            if NIODeadline.now() - session.lastSent >= .nanoseconds(Self.tickPeriod.nanoseconds / 10 * 9) {
+                send(state: currentLine(), on: channel, &session)
+            }
             return false
         }
         if silent {
-            logger.warning("MQTT: \(publishing.host):\(publishing.port) did not answer a ping within 30 s; reconnecting")
+            logger.warning("MQTT: \(publishing.host):\(publishing.port) did not answer a ping within \(MQTTPublishing.refresh.humanReadable); reconnecting")
             channel.close(promise: nil)
         }
     }
@@ -224,7 +229,7 @@ public final class MQTTLink: WatcherServer {
 
     /// `offline`, retained, then DISCONNECT (so the broker drops the last will), then close.
     private func sayGoodbye(on channel: any Channel) {
-        channel.write(ByteBuffer(bytes: MQTTPacket.publish(.init(topic: publishing.availabilityTopic, payload: "offline", retain: true))), promise: nil)
+        write(.init(topic: publishing.availabilityTopic, payload: "offline", retain: true), on: channel)
         channel.writeAndFlush(ByteBuffer(bytes: MQTTPacket.disconnect)).whenComplete { _ in channel.close(promise: nil) }
     }
 }
