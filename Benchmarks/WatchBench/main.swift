@@ -34,6 +34,8 @@ struct SampleStatus: StatusProvider {
     func history(_ query: HistoryQuery) -> HistoryReply { HistoryReply(range: query.range, points: []) }
     func daily(_ query: DailyQuery) -> DailyReply { DailyReply(currency: "USD", days: []) }
     func price(at query: PriceAtQuery) -> PriceAtReply { PriceAtReply(at: query.seconds, currency: "USD", missing: .gap, reason: "the benchmark keeps no history") }
+    var servedCurrencies: [String] { ["USD"] }
+    func replies(for currency: String) -> (any StatusProvider)? { currency == "USD" ? self : nil }
 }
 
 func rssAnonKiB() -> Int {

@@ -258,7 +258,7 @@ struct ConfigTests {
         #expect(usage?.0 == 64 && usage?.1 == [] && usage?.2.first?.contains("--bogus") == true, "\(String(describing: usage))")
         let badInterval = ended(["--config", "/dev/null", "--interval", "soon"])
         #expect(badInterval?.0 == 78 && badInterval?.2.first?.contains("soon") == true, "\(String(describing: badInterval))")
-        guard case .run(_, let settings, let plan) = DaemonLaunch(arguments: ["--config", "/dev/null", "--interval", "7s"], environment: [:]) else {
+        guard case .run(_, let settings, let plan, _) = DaemonLaunch(arguments: ["--config", "/dev/null", "--interval", "7s"], environment: [:]) else {
             Issue.record("a valid configuration did not bring a run")
             return
         }

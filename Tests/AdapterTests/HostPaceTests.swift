@@ -27,6 +27,18 @@ struct HostPaceTests {
         #expect(!euros.claim("kraken", pace: .seconds(2), at: at(2999)))
     }
 
+    /// Without a limits directory, the currencies of one daemon keep the same rule in memory.
+    @Test func theCurrenciesOfOneProcessShareOnePacePerVenueAndKind() {
+        let pace = ProcessHostPace()
+        #expect(pace.claim("kraken", pace: .seconds(1), at: at(0)))
+        #expect(!pace.claim("kraken", pace: .seconds(1), at: at(999)), "another currency's call 0.999 s ago counts")
+        #expect(pace.claim("kraken", kind: .candles, pace: .seconds(1), at: at(999)), "candles keep a pace of their own")
+        #expect(pace.claim("coinbase", pace: .seconds(1), at: at(999)), "another venue has its own pace")
+        #expect(pace.claim("kraken", pace: .seconds(1), at: at(1000)))
+        #expect(pace.claim("kraken", pace: .seconds(1), at: at(500)), "a clock set back restarts the pace rather than stopping calls")
+        #expect(!pace.claim("kraken", pace: .seconds(1), at: at(1499)))
+    }
+
     @Test func aDamagedPaceFileIsRewrittenNotObeyed() throws {
         let shared = try directory()
         defer { try? FileManager.default.removeItem(atPath: shared) }

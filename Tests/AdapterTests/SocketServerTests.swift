@@ -61,7 +61,7 @@ struct SocketServerTests {
         let running = try await RunningServer()
         running.status.line.withLock { $0 = .init(status: #"{"price":"68901.23","state":"fresh"}"# + "\n", price: "68901.23\n") }
         #expect(try running.ask("ping\n") == ["pong"])
-        #expect(try running.ask("version\r\n") == [#"{"version":"9.9.9","protocol":1}"#])
+        #expect(try running.ask("version\r\n") == [#"{"version":"9.9.9","protocol":2}"#])
         #expect(try running.ask("status\n") == [#"{"price":"68901.23","state":"fresh"}"#])
         #expect(try running.ask("price\n") == ["68901.23"])
         #expect(try running.ask("metrics\n") == ["# TYPE x counter", "x 1"], "the metrics reply is many lines, then close")

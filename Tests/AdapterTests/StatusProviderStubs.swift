@@ -21,6 +21,10 @@ extension StatusProvider {
     /// These stubs keep no minutes: every moment is one without a price.
     func price(at query: PriceAtQuery) -> PriceAtReply { PriceAtReply(at: query.seconds, currency: "USD", missing: .gap, reason: "the stub keeps no history") }
 
+    /// These stubs serve USD, the default currency.
+    var servedCurrencies: [String] { ["USD"] }
+    func replies(for currency: String) -> (any StatusProvider)? { currency == "USD" ? self : nil }
+
     func history(_ query: HistoryQuery) -> HistoryReply {
         (try? JSONValue(parsing: historyReply(query))).flatMap { try? HistoryReply(json: $0) } ?? HistoryReply(range: query.range, points: [])
     }

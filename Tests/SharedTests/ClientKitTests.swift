@@ -41,6 +41,26 @@ struct ClientKitTests {
         }
     }
 
+    /// A currency chosen is asked of its btcpriced@CODE instance while that one's socket
+    /// exists, else named in each request to the daemon that serves several.
+    @Test func aCurrencyIsAskedOfItsInstanceElseByNameOfTheSharedDaemon() throws {
+        let eur = try CtlCommandLine.parse(["--currency", "eur", "price"], socketFromEnvironment: nil)
+        #expect(eur.currency == "EUR" && eur.sharedSocketPath == "/run/btcpriced/btcpriced.sock", "\(eur)")
+        let chosen = try CtlCommandLine.parse(["--currency", "eur", "--socket", "/tmp/s.sock", "price"], socketFromEnvironment: nil)
+        #expect(chosen.target == ("/tmp/s.sock", "EUR"), "a chosen socket is asked for the currency by name: \(chosen.target)")
+        #expect(try CtlCommandLine.parse(["price"], socketFromEnvironment: nil).target == ("/run/btcpriced/btcpriced.sock", nil))
+
+        let directory = "/tmp/btcctl-instance-\(getpid())"
+        mkdir(directory, 0o700)
+        defer { unlink(directory + "/btcpriced-eur.sock"); rmdir(directory) }
+        let invocation = CtlInvocation(action: .ping, socketPath: directory + "/btcpriced-eur.sock", timeoutMilliseconds: 1000,
+                                       currency: "EUR", sharedSocketPath: directory + "/btcpriced.sock")
+        #expect(invocation.target == (directory + "/btcpriced.sock", "EUR"), "no instance: the shared daemon, by name")
+        close(open(directory + "/btcpriced-eur.sock", O_CREAT | O_WRONLY, 0o600))
+        #expect(invocation.target == (directory + "/btcpriced-eur.sock", nil), "the instance serves its one currency")
+        #expect(try CtlCommandLine.parse(["prices", "--json"], socketFromEnvironment: nil).action == .prices(json: true))
+    }
+
     /// With no socket chosen, btcctl also knows the per-user daemon's socket, and uses it only
     /// while the system one does not exist.
     @Test func thePerUserDaemonIsTheFallbackWhenNoSocketIsChosen() throws {

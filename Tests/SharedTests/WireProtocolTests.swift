@@ -2,7 +2,7 @@ import JSONText
 import Testing
 import WireProtocol
 
-@Suite("Wire protocol v1: requests and replies")
+@Suite("Wire protocol v2: requests and replies")
 struct WireProtocolTests {
     @Test("each request word parses, with LF, CRLF or padding", arguments: Request.plain)
     func parsesRequests(request: Request) throws {
@@ -79,7 +79,7 @@ struct WireProtocolTests {
     @Test func errorAndVersionReplies() throws {
         #expect(ErrorReply.badRequest("nope").line == #"{"error":"bad-request","message":"nope"}"# + "\n")
         #expect(ErrorReply(json: try JSONValue(parsing: ErrorReply.noData.line)) == ErrorReply.noData)
-        #expect(VersionReply(version: "0.1.0").line == #"{"version":"0.1.0","protocol":1}"# + "\n")
+        #expect(VersionReply(version: "0.1.0").line == #"{"version":"0.1.0","protocol":2}"# + "\n")
         #expect(PingReply.line == "pong\n")
     }
 }

@@ -2,7 +2,7 @@
 _btcctl() {
     local cur prev words cword
     _init_completion || return
-    local commands="status price watch sources ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help"
+    local commands="status price watch sources prices ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help"
     case $prev in
         --socket) _filedir; return ;;
         --currency) COMPREPLY=($(compgen -W "eur gbp jpy cad chf aud usd" -- "$cur")); return ;;
@@ -17,12 +17,13 @@ _btcctl() {
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
-        case $word in status|price|watch|sources|ping|waybar|i3blocks|polybar|prompt|chart|history|wait|convert|alert|metrics|version|help) command=$word ;; esac
+        case $word in status|price|watch|sources|prices|ping|waybar|i3blocks|polybar|prompt|chart|history|wait|convert|alert|metrics|version|help) command=$word ;; esac
     done
     local options="--socket --currency --timeout --help --version"
     case $command in
         status|watch) options+=" --json --unit" ;;
         sources) options+=" --json --wide" ;;
+        prices) options+=" --json" ;;
         price) options+=" --format --unit" ;;
         waybar|i3blocks|polybar) options+=" --watch --exit-status --min-interval --above --below --symbol --unit" ;;
         prompt) options+=" --strict --format --above --below --symbol --unit" ;;

@@ -1,10 +1,11 @@
 # fish completion for btcctl(1)
-set -l commands status price watch sources ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help
+set -l commands status price watch sources prices ping waybar i3blocks polybar prompt chart history wait convert alert metrics version help
 complete -c btcctl -f
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'price, source, age and freshness'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a price -d 'the exact price alone'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'a line per new quote and state change'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a sources -d 'each exchange with its state'
+complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a prices -d 'every currency the daemon serves'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a version -d 'the client version'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a help -d 'this help'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a ping -d 'check that the daemon answers'
@@ -19,9 +20,9 @@ complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a convert -d 
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a alert -d 'act once per crossing of a threshold'
 complete -c btcctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 'the daemon metrics in Prometheus text format'
 complete -c btcctl -l socket -r -F -d 'daemon socket'
-complete -c btcctl -l currency -x -a 'eur gbp jpy cad chf aud usd' -d "the btcpriced@CODE instance's socket"
+complete -c btcctl -l currency -x -a 'eur gbp jpy cad chf aud usd' -d "a currency of the daemon, or its btcpriced@CODE instance"
 complete -c btcctl -l timeout -x -a '250ms 500ms 1s 2s' -d 'give up after this long'
-complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources chart history convert" -d "print JSON"
+complete -c btcctl -l json -n "__fish_seen_subcommand_from status watch sources prices chart history convert" -d "print JSON"
 complete -c btcctl -l wide -n "__fish_seen_subcommand_from sources" -d "every error whole"
 complete -c btcctl -l watch -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'stream updates'
 complete -c btcctl -l exit-status -n "__fish_seen_subcommand_from waybar i3blocks polybar" -d 'exit 1 or 3 when down or stale'

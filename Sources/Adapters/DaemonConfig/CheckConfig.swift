@@ -16,10 +16,11 @@ public enum CheckConfig {
 
     public static func run(_ options: DaemonOptions, environment: [String: String]) -> Report {
         var report = Report()
-        let settings: DaemonSettings, plan: SourcePlan
+        let settings: DaemonSettings, plan: SourcePlan, companions: [SourcePlan]
         do {
             settings = try SettingsLoader.load(options, environment: environment)
             plan = try SourcePlan(settings)
+            companions = try SourcePlan.companions(of: settings)
         } catch {
             report.failure = "\(error)"
             report.status = ExitStatus.config
@@ -34,6 +35,10 @@ public enum CheckConfig {
             : "timeout \(settings.timeout.humanReadable)" + (settings.connectTimeout.map { " once connected (connect \($0.humanReadable))" } ?? "")
         report.lines.append("settings: interval \(settings.interval.humanReadable), \(timeouts), stale after \(settings.staleAfter.humanReadable), socket \(settings.socketPath), state \(settings.stateDirectory)")
         report.lines.append(plan.description)
+        if !companions.isEmpty {
+            report.lines.append("currencies: \(settings.servedCurrencies.map(\.code).joined(separator: ", ")) (the first is the primary: btcctl, STATUS= and the watchdog follow it)")
+            report.lines += ([plan] + companions).map { "  \($0.currencyLine); kept in \(settings.stateDirectory(of: $0.settings.currency))" }
+        }
         if let url = settings.http.dashboardURL, let address = settings.http.address {
             report.lines.append("http: \(url) (the dashboard; the API under \(url)api/v1/, metrics at \(url)metrics)")
             if !address.isLoopback {

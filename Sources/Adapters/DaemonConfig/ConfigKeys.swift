@@ -18,6 +18,7 @@ public struct SettingKey: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     public static let sources = SettingKey("BTCPRICED_SOURCES")
     public static let currency = SettingKey("BTCPRICED_CURRENCY")
+    public static let currencies = SettingKey("BTCPRICED_CURRENCIES")
     public static let interval = SettingKey("BTCPRICED_INTERVAL")
     public static let timeout = SettingKey("BTCPRICED_TIMEOUT")
     public static let connectTimeout = SettingKey("BTCPRICED_CONNECT_TIMEOUT")

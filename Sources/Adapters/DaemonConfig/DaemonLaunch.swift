@@ -5,7 +5,8 @@ import WireProtocol
 /// and standard error and their exit status; a run brings its options, settings and plan, or
 /// ends with the configuration's error.
 public enum DaemonLaunch: Sendable {
-    case run(DaemonOptions, DaemonSettings, SourcePlan)
+    /// The primary currency's plan, then the plan of each currency served beside it.
+    case run(DaemonOptions, DaemonSettings, SourcePlan, companions: [SourcePlan])
     /// `errors` are printed after `btcpriced: ` on standard error.
     case exit(Int32, output: [String], errors: [String])
 
@@ -26,7 +27,7 @@ public enum DaemonLaunch: Sendable {
         case .run(let options):
             do {
                 let settings = try SettingsLoader.load(options, environment: environment)
-                self = .run(options, settings, try SourcePlan(settings))
+                self = .run(options, settings, try SourcePlan(settings), companions: try SourcePlan.companions(of: settings))
             } catch {
                 self = .exit(ExitStatus.config, output: [], errors: ["\(error)"])
             }

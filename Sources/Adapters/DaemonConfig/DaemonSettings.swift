@@ -14,6 +14,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var sources: [SourceName] = []
     /// What prices are asked in (ISO 4217); only venues with a BTC market in it are asked.
     public var currency: Currency = .usd
+    /// `BTCPRICED_CURRENCIES`, when given: every currency served, the primary (`currency`) first.
+    public var currencies: [Currency] = []
     public var interval: Duration = .seconds(1)
     /// A direct request's timeout, the connection included.
     public var timeout: Duration = .zero

@@ -14,6 +14,17 @@ extension SettingSpec {
                     }),
         .value(.currency, \.currency, default: "USD", doc: "`USD` (an ISO 4217 code; see docs/GUIDE.md)",
                reload: .atRestart(.currency)) { text, _ in ValueParsers.currency(text) },
+        SettingSpec(.currencies, \.currencies, doc: "unset (several codes, `USD,EUR,JPY`: one daemon serves each; the first is the primary)",
+                    reload: .atRestart(.currency), default: { _ in "" },
+                    read: { settings, reader throws(ConfigError) in
+                        let codes = try reader.value(.currencies, ValueParsers.currencies)
+                        guard let primary = codes.first else { return }
+                        if reader.given(.currency) {
+                            throw ConfigError("\(reader.origin(of: .currency)) and \(reader.origin(of: .currencies)) are both set: BTCPRICED_CURRENCY is the one-currency form of BTCPRICED_CURRENCIES (whose first code is the primary currency); remove one")
+                        }
+                        settings.currencies = codes
+                        settings.currency = primary
+                    }),
     ]
 
     private static let timing: [SettingSpec] = [

@@ -202,6 +202,25 @@ enum ValueParsers {
         return .failure("\(quoted(text)) is not an ISO 4217 currency code\(hint)")
     }
 
+    /// `USD,EUR JPY`: ISO 4217 codes at commas or blanks, each once, at most `maximumCurrencies`.
+    static func currencies(_ text: String) -> Result<[Currency], InvalidValue> {
+        var currencies: [Currency] = []
+        for word in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            switch currency(String(word)) {
+            case .success(let code) where currencies.contains(code): return .failure("\(code) is listed twice; name each currency once")
+            case .success(let code): currencies.append(code)
+            case .failure(let reason): return .failure(reason)
+            }
+        }
+        guard currencies.count <= maximumCurrencies else {
+            return .failure("\(currencies.count) currencies listed; one daemon serves at most \(maximumCurrencies)")
+        }
+        return .success(currencies)
+    }
+
+    /// What one daemon serves at most: each currency holds a week of minutes and ten years of days.
+    static let maximumCurrencies = 32
+
     /// A venue's BTC market (`VenueSetting.Kind.symbol`): `BTC` then its quote asset, which the
     /// quotes are labelled with.
     static func symbol(_ text: String) -> Result<String, InvalidValue> {

@@ -147,8 +147,8 @@ final class FrontDoor: @unchecked Sendable {
 
     /// The connection leaves the epoll set (if it was in it) by its close, or before NIO takes it over.
     private func answer(_ client: CInt, line: [UInt8], occupant: UserOccupant, unread: Unread) {
-        let request = Request.parse(line)
-        context.metrics.count(try? request.get())
+        let request = Request.Addressed.parse(line)
+        context.metrics.count(try? request.get().request)
         switch RequestResponder.answer(request, status: context.status, version: context.version) {
         case .reply(let line):
             reply(client, line, occupant: occupant, unread: unread)

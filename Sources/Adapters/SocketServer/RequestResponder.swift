@@ -12,6 +12,18 @@ public enum RequestResponder {
         case startStream
     }
 
+    /// A request that may name a currency: answered from that currency's replies, or refused
+    /// with the currencies served.
+    public static func answer(_ request: Result<Request.Addressed, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
+        switch request {
+        case .failure(let error): return .reply(error.line)
+        case .success(let addressed):
+            guard let currency = addressed.currency else { return answer(.success(addressed.request), status: status, version: version) }
+            guard let replies = status.replies(for: currency) else { return .reply(ErrorReply.notServed(currency, served: status.servedCurrencies).line) }
+            return answer(.success(addressed.request), status: replies, version: version)
+        }
+    }
+
     public static func answer(_ request: Result<Request, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
         switch request {
         case .failure(let error): .reply(error.line)
@@ -25,6 +37,7 @@ public enum RequestResponder {
         case .success(.daily(let query)): .reply(status.dailyReply(query))
         case .success(.priceAt(let query)): .reply(status.priceAtReply(query))
         case .success(.metrics): .reply(status.metricsReply())
+        case .success(.currencies): .reply(status.currenciesReply())
         }
     }
 

@@ -38,4 +38,9 @@ public struct CaughtUpReplies: StatusProvider {
     public func daily(_ query: DailyQuery) -> DailyReply { replies.daily(query) }
     /// The moment asked may be this minute: the latest trade counts.
     public func price(at query: PriceAtQuery) -> PriceAtReply { catchUp(); return replies.price(at: query) }
+    public var servedCurrencies: [String] { replies.servedCurrencies }
+    /// Another currency's replies, caught up alike (a stream carries every currency it serves).
+    public func replies(for currency: String) -> (any StatusProvider)? {
+        replies.replies(for: currency).map { CaughtUpReplies($0, catchUp: catchUp, watcherJoins: watcherJoins) }
+    }
 }

@@ -12,6 +12,8 @@ public enum CtlAction: Equatable, Sendable {
     /// Every configured source with its state, like `chronyc sources`.
     /// `wide`: every error in full, as when piped, rather than cut to the terminal's width.
     case sources(json: Bool, wide: Bool)
+    /// `prices`: every currency the daemon serves, a row each.
+    case prices(json: Bool)
     case ping
     /// The daemon's Prometheus exposition, as node_exporter or Prometheus would read it.
     case metrics
@@ -62,12 +64,30 @@ public struct CtlInvocation: Equatable, Sendable {
     /// socket was chosen (--socket, --currency or the environment).
     public var userSocketPath: String?
     public var timeoutMilliseconds: Int
+    /// The currency chosen (`--currency`, `BTCCTL_CURRENCY`), in upper case: asked of its
+    /// `btcpriced@CODE` instance (`socketPath`) while that one's socket exists, else named in
+    /// each request (`price EUR`) to the daemon that serves several (`sharedSocketPath`).
+    public var currency: String?
+    /// Where a daemon serving several currencies listens; nil when the socket was chosen
+    /// (`--socket`), which is then asked for the currency by name.
+    public var sharedSocketPath: String?
 
-    public init(action: CtlAction, socketPath: String, userSocketPath: String? = nil, timeoutMilliseconds: Int) {
+    public init(action: CtlAction, socketPath: String, userSocketPath: String? = nil, timeoutMilliseconds: Int,
+                currency: String? = nil, sharedSocketPath: String? = nil) {
         self.action = action
         self.socketPath = socketPath
         self.userSocketPath = userSocketPath
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.currency = currency
+        self.sharedSocketPath = sharedSocketPath
+    }
+
+    /// The socket to ask and the currency to name there: the instance of the currency chosen
+    /// while its socket exists (it serves that one alone), else the shared daemon's, by name.
+    public var target: (path: String, currency: String?) {
+        guard let currency else { return (reachableSocketPath, nil) }
+        guard let sharedSocketPath else { return (socketPath, currency) }
+        return access(socketPath, F_OK) == 0 ? (socketPath, nil) : (sharedSocketPath, currency)
     }
 
     /// The system daemon's socket while it exists, else the user's daemon's when that exists.
@@ -139,11 +159,16 @@ public enum CtlCommandLine {
 
     /// The socket of the `btcpriced@CODE` instance: `/run/btcpriced/btcpriced-eur.sock`.
     static func instanceSocket(currency code: String) throws(CtlUsageError) -> String {
+        String(defaultSocket.dropLast(".sock".count)) + "-" + (try chosenCurrency(code)).lowercased() + ".sock"
+    }
+
+    /// The ISO 4217 code `--currency` names, in upper case.
+    static func chosenCurrency(_ code: String) throws(CtlUsageError) -> String {
         guard let currency = Currency(code: code) else {
             let hint = Currency.suggestion(for: code).map { "; did you mean \($0.lowercased())?" } ?? "; use an ISO 4217 code such as eur, gbp or jpy"
             throw CtlUsageError(message: "--currency: \"\(code.prefix(20))\" is not an ISO 4217 currency code\(hint)")
         }
-        return String(defaultSocket.dropLast(".sock".count)) + "-" + currency.code.lowercased() + ".sock"
+        return currency.code
     }
     public static let defaultTimeoutMilliseconds = 1000
     public static let promptTimeoutMilliseconds = 250
@@ -184,13 +209,18 @@ public enum CtlCommandLine {
         // --socket, then --currency, then BTCCTL_SOCKET, then BTCCTL_CURRENCY.
         let currencyChosen = words.currency ?? (socketFromEnvironment == nil ? currencyFromEnvironment.flatMap { $0.isEmpty ? nil : $0 } : nil)
         var socket = words.socket ?? socketFromEnvironment ?? defaultSocket
-        if words.socket == nil, let code = currencyChosen { socket = try instanceSocket(currency: code) }
+        var currency: String?, shared: String?
+        if let code = currencyChosen {
+            currency = try chosenCurrency(code)
+            if words.socket == nil { (shared, socket) = (socket, try instanceSocket(currency: code)) }
+        }
         if action == .help { return CtlInvocation(action: .help, socketPath: socket, timeoutMilliseconds: defaultTimeoutMilliseconds) }
         var userSocket: String?
         if words.socket == nil, socketFromEnvironment == nil, currencyChosen == nil, let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
             userSocket = userSocketPath(runtimeDirectory: runtimeDirectory)
         }
-        return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: try timeout(words, verb: verb))
+        return CtlInvocation(action: action, socketPath: socket, userSocketPath: userSocket, timeoutMilliseconds: try timeout(words, verb: verb),
+                             currency: currency, sharedSocketPath: shared)
     }
 
     /// Reads every word into `words`; `--help` or `--version` ends it with that action.

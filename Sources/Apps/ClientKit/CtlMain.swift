@@ -75,6 +75,14 @@ public enum CtlMain {
             return wait(invocation, thresholds: thresholds, timeoutMilliseconds: timeout)
         case .watch(let json, let unit):
             return try watch(invocation, json: json, unit: unit)
+        case .prices(let json):
+            let line = try query(.currencies, invocation)
+            let document = try replyJSON(line, newerRequest: true), reply: CurrenciesReply
+            do { reply = try CurrenciesReply(json: document) } catch {
+                throw ClientError(message: "unexpected reply to currencies: \(error.message)")
+            }
+            Output.write(json ? line + "\n" : PricesTable.render(reply))
+            return reply.entries.allSatisfy { $0.status.state == .fresh } ? CtlExit.ok : CtlExit.staleOrNoData
         case .sources(let json, let wide):
             let line = try query(.sources, invocation)
             let report = try decodeSources(line)
@@ -130,8 +138,20 @@ public enum CtlMain {
 
     /// Connects to the daemon's socket. When neither the system daemon's nor the per-user
     /// daemon's socket exists, the error names both, since btcctl looked for each.
-    static func connect(_ invocation: CtlInvocation) throws(ClientError) -> UnixSocketClient {
-        let path = invocation.reachableSocketPath
+    /// Connects and sends `request`, naming the currency chosen where the socket serves several.
+    static func open(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> UnixSocketClient {
+        let target = invocation.target
+        var client = try connect(invocation, path: target.path)
+        do throws(ClientError) {
+            try client.send(Request.Addressed(request, currency: target.currency).line)
+        } catch {
+            client.closeConnection()
+            throw error
+        }
+        return client
+    }
+
+    static func connect(_ invocation: CtlInvocation, path: String) throws(ClientError) -> UnixSocketClient {
         do {
             return try UnixSocketClient(path: path, timeoutMilliseconds: invocation.timeoutMilliseconds)
         } catch {
@@ -142,9 +162,8 @@ public enum CtlMain {
     }
 
     static func query(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try connect(invocation)
+        var client = try open(request, invocation)
         defer { client.closeConnection() }
-        try client.send(request.line)
         guard let line = try client.readLine() else {
             throw ClientError(message: "\(client.path) closed the connection without answering")
         }
@@ -153,9 +172,8 @@ public enum CtlMain {
 
     /// The whole reply to `metrics`, which is many lines, up to the daemon's close.
     static func exposition(_ invocation: CtlInvocation) throws(ClientError) -> String {
-        var client = try connect(invocation)
+        var client = try open(.metrics, invocation)
         defer { client.closeConnection() }
-        try client.send(Request.metrics.line)
         var text = ""
         while let line = try client.readLine() {
             if text.isEmpty, line.hasPrefix("{") { _ = try replyJSON(line, newerRequest: true) }
@@ -218,10 +236,9 @@ public enum CtlMain {
 
     /// Follows `watch` until the daemon closes the stream; the body gets each raw line and its status.
     static func stream(_ invocation: CtlInvocation, _ body: (String, StatusMessage) -> Void) throws(ClientError) {
-        var client = try connect(invocation)
+        var client = try open(.watch, invocation)
         defer { client.closeConnection() }
         client.endsWithItsReader = true
-        try client.send(Request.watch.line)
         var first = true
         var shown = ""
         while let line = try client.readLine(unbounded: !first) {
@@ -241,10 +258,9 @@ public enum CtlMain {
     /// Like `stream`, but at most one call per `minimumInterval` ms: a newer status replaces a
     /// held one, which is printed when the interval is up; a change of state goes at once.
     static func pacedStream(_ invocation: CtlInvocation, minimumInterval: Int, _ body: (StatusMessage) -> Void) throws(ClientError) {
-        var client = try connect(invocation)
+        var client = try open(.watch, invocation)
         defer { client.closeConnection() }
         client.endsWithItsReader = true
-        try client.send(Request.watch.line)
         var first = true
         var held: StatusMessage?
         var lastShownAt = Int64.min / 2, lastState = "", lastKey = ""

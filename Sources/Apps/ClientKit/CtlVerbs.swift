@@ -15,6 +15,10 @@ extension CtlCommandLine {
                                               "errors cut to the terminal's width unless --wide or piped"]) { words in
             .sources(json: words.json, wide: words.wide)
         },
+        CtlVerb("prices [--json]", ["every currency the daemon serves (BTCPRICED_CURRENCIES):",
+                                    "price, age, state and source, the primary first"]) { words in
+            .prices(json: words.json)
+        },
         CtlVerb("ping", ["check that the daemon answers"]) { _ in .ping },
         CtlVerb("metrics", ["the daemon's metrics in Prometheus text format"]) { _ in .metrics },
         CtlVerb("waybar \(barOptions)", ["JSON for a Waybar custom module (--watch: continuous mode,",

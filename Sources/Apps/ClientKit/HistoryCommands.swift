@@ -61,9 +61,8 @@ extension CtlMain {
     static func wait(_ invocation: CtlInvocation, thresholds: PriceThresholds, timeoutMilliseconds: Int?) -> Int32 {
         let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + Int64($0) }
         do throws(ClientError) {
-            var client = try CtlMain.connect(invocation)
+            var client = try CtlMain.open(.watch, invocation)
             defer { client.closeConnection() }
-            try client.send(Request.watch.line)
             var first = true
             // Why it has not fired: the price, or a quote too old (or missing) to be checked.
             var latest: StatusMessage?

@@ -23,6 +23,8 @@ import WireProtocol
 public struct DaemonRuntime {
     let settings: DaemonSettings
     let plan: SourcePlan
+    /// The plans of the currencies served beside the primary (`BTCPRICED_CURRENCIES`).
+    let companions: [SourcePlan]
     let options: DaemonOptions
     let environment: [String: String]
     let logger: Logger
@@ -36,12 +38,12 @@ public struct DaemonRuntime {
             for line in errors { StandardError.write("btcpriced: \(line)\n") }
             for line in output { print(line) }
             return status
-        case .run(let options, let settings, let plan):
+        case .run(let options, let settings, let plan, let companions):
             let logLevel = LogLevelSwitch(Logger.Level(settings.logLevel))
             func makeLogger(_ level: LogLevelSwitch) -> Logger { DaemonLogging.logger(identifier: "btcpriced", level: level, environment: environment) }
             let logger = makeLogger(logLevel)
             for warning in SettingsLoader.unknownEnvironmentWarnings(environment) { logger.warning("\(warning)") }
-            return await DaemonRuntime(settings: settings, plan: plan, options: options, environment: environment, logger: logger, logLevel: logLevel,
+            return await DaemonRuntime(settings: settings, plan: plan, companions: companions, options: options, environment: environment, logger: logger, logLevel: logLevel,
                                        serviceLogger: makeLogger(LogLevelSwitch(.warning))).run()
         }
     }
@@ -85,9 +87,17 @@ public struct DaemonRuntime {
         // Both listeners count their watchers into it; the stream's reader and the publisher read it.
         let audience = WatchAudience()
         let lineup = plan.streamLineup(eventLoop: resources.loop, audience: audience, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
-        let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics)
+        // Several currencies keep one pace per venue between them, as instances on a host do.
+        let hostPace: (any HostPace)? = resources.hostPace ?? (companions.isEmpty ? nil : ProcessHostPace())
+        try carryOverSingleCurrencyState()
+        let companionDaemons = try await makeCompanions(resources, hostPace: hostPace, metrics: metrics, notifier: notifier)
+        let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.replies) }
+        let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
+        let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
+                                          hostPace: hostPace, served: served)
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
-        let replies = CaughtUpReplies.serving(daemon.replies, reads: lineup.reads)
+        application.companions = companionDaemons
+        let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
                                                     replies: replies, limits: limits, audience: audience, logger: logger, group: resources.group) {
             daemon.alsoServe(http.events)
@@ -109,50 +119,87 @@ public struct DaemonRuntime {
         let (logger, logLevel) = (logger, logLevel)
         // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
         application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
-            daemon.reloaded(config.reload(logger: logger, setLogLevel: { logLevel.current = $0 }).map { ($0.plan, $0.summary) })
+            let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 })
+            if let outcome, let plans = try? SourcePlan.companions(of: outcome.settings) {
+                for (companion, plan) in zip(companionDaemons, plans) { companion.apply(plan) }
+            }
+            return daemon.reloaded(outcome.map { ($0.plan, $0.summary) })
         }
         return application
     }
 
-    /// The daemon on its ports: the state directory's files (prepared), the socket (the one
-    /// systemd passed, else our own path) answering with the stream read first, the venues on
-    /// their routes, the streams, the metrics exposition, and the event loop as its executor.
+    /// The daemons of the currencies served beside the primary, each on its own files and chain.
+    private func makeCompanions(_ resources: RuntimeResources, hostPace: (any HostPace)?, metrics: PrometheusExporter,
+                                notifier: SystemdNotifier) async throws(DaemonStartError) -> [PriceDaemon<DaemonClock, SourcePlan>] {
+        var daemons: [PriceDaemon<DaemonClock, SourcePlan>] = []
+        for companion in companions {
+            let ports = try makePorts(resources, plan: companion, hostPace: hostPace, metrics: metrics, notifier: notifier,
+                                      serve: { _ in throw DaemonStartError("a companion serves through the primary's socket") })
+            daemons.append(await PriceDaemon(ports.companion(serving: companion.settings.currency.code)))
+        }
+        return daemons
+    }
+
+    /// Moves a single-currency install's files into their currency's own directory the first
+    /// time several currencies are served.
+    private func carryOverSingleCurrencyState() throws(DaemonStartError) {
+        guard !companions.isEmpty else { return }
+        let directories = Dictionary(uniqueKeysWithValues: settings.servedCurrencies.map { ($0.code, settings.stateDirectory(of: $0)) })
+        do {
+            if let note = try StateCarryOver.carry(from: settings.stateDirectory, into: directories) { logger.notice("\(note)") }
+        } catch { throw DaemonStartError("cannot carry the single-currency state into its currency's directory: \(error)") }
+    }
+
+    /// The primary daemon on its ports: the socket (the one systemd passed, else our own path)
+    /// answering every currency served (`served`) with the stream read first, and the streams.
     private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, audience: WatchAudience, notifier: SystemdNotifier,
-                            metrics: PrometheusExporter) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
-        let (settings, plan, logger, routes, unix, group) = (self.settings, self.plan, self.logger, resources.routes, resources.listeners.unix, resources.group)
+                            metrics: PrometheusExporter, hostPace: (any HostPace)?,
+                            served: @escaping @Sendable (any StatusProvider) -> CurrencyReplies) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
+        let (settings, plan, logger, unix, group) = (self.settings, self.plan, self.logger, resources.listeners.unix, resources.group)
+        let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
+        let clock = DaemonClock(sleepingOn: resources.clock)
+        var ports = try makePorts(resources, plan: plan, hostPace: hostPace, metrics: metrics, notifier: notifier, serve: { replies in
+            QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(served(replies), reads: lineup.reads),
+                                                            version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
+                                                            logger: logger, group: group))
+        })
+        ports.audience = audience
+        (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)
+        let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: lineup.venues.map(\.name))
+        let companions = self.companions
+        ports.onReady = { _ in
+            logger.info("\(servingLine)")
+            for companion in companions { logger.info("also serving \(companion.currencyLine)") }
+            plan.logNotices(logger)
+        }
+        return await PriceDaemon(ports)
+    }
+
+    /// The ports of the daemon serving `plan`'s currency: its state directory's files
+    /// (prepared), the venues on their routes, the metrics exposition, the event loop as its
+    /// executor; `serve` starts its listener.
+    private func makePorts(_ resources: RuntimeResources, plan: SourcePlan, hostPace: (any HostPace)?, metrics: PrometheusExporter, notifier: SystemdNotifier,
+                           serve: @escaping @Sendable (DaemonReplies<DaemonClock, SourcePlan>) async throws -> any WatcherServer)
+        throws(DaemonStartError) -> DaemonPorts<DaemonClock, SourcePlan> {
+        let (settings, logger, routes) = (self.settings, self.logger, resources.routes)
         let (clock, directory) = (DaemonClock(sleepingOn: resources.clock), SourceDirectory<SourcePlan, DaemonClock.Instant>(plan: plan))
-        let files = StateFiles(directory: settings.stateDirectory, currency: plan.currency, origins: { directory.current.origins },
+        let files = StateFiles(directory: settings.stateDirectory(of: plan.settings.currency), currency: plan.currency, origins: { directory.current.origins },
                                quoteAssets: { directory.current.quoteAssets })
         do {
             let removed = try files.prepare()
             if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(files.directory)") }
         } catch { throw DaemonStartError("cannot use the state directory: \(error)") }
-        let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
         var ports = DaemonPorts(
             clock: clock, wallClock: SystemWallClock(), directory: directory, sources: { routes.sources($0) },
-            quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints,
-            serve: { replies in
-                QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(replies, reads: lineup.reads),
-                                                                version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
-                                                                logger: logger, group: group))
-            },
+            quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints, serve: serve,
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) }, notifier: notifier,
             watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, persistInterval: settings.persistInterval, work: ThreadPoolWork())
         ports.dailyStore = files.daily
         ports.publishInterval = settings.publishInterval
-        ports.audience = audience
-        (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)
-        ports.hostPace = resources.hostPace
+        ports.hostPace = hostPace
         ports.executor = EventLoopExecutor(resources.loop)
         if settings.backfill { ports.candleSources = { routes.candleSources($0) } }
         ports.returnFreedMemory = { _ = btcpriced_malloc_trim() }
-        let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: lineup.venues.map(\.name))
-        ports.onReady = { _ in
-            logger.info("\(servingLine)")
-            plan.logNotices(logger)
-        }
-        return await PriceDaemon(ports)
+        return ports
     }
 }
-
-extension DaemonReplies: StatusProvider {}

@@ -30,10 +30,19 @@ public protocol StatusProvider: Sendable {
     func daily(_ query: DailyQuery) -> DailyReply
     /// The price at a moment (`history at`, mempool's historical price), from the history kept.
     func price(at query: PriceAtQuery) -> PriceAtReply
+    /// Every currency served, the primary first (ISO 4217 codes).
+    var servedCurrencies: [String] { get }
+    /// The replies in `currency` (upper case), when it is served; nil when it is not.
+    func replies(for currency: String) -> (any StatusProvider)?
 }
 
 extension StatusProvider {
     public func firstWatchLine() -> String { statusReply() }
     /// The `history at` reply.
     public func priceAtReply(_ query: PriceAtQuery) -> String { price(at: query).line }
+
+    /// The `currencies` reply: each currency's status, the primary first.
+    public func currenciesReply() -> String {
+        CurrenciesReply(entries: servedCurrencies.compactMap { code in replies(for: code).map { .init(code: code, status: $0.status()) } }).line
+    }
 }

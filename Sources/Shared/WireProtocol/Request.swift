@@ -1,12 +1,16 @@
-/// Wire protocol v1: one request line in, one reply line out (or a stream, for `watch`).
+/// Wire protocol v2: one request line in, one reply line out (or a stream, for `watch`). Version
+/// 2 added a currency to the requests that show a price (`price EUR`) and `currencies`; every
+/// request of version 1 answers as it did.
 public enum WireProtocol {
-    public static let version = 1
+    public static let version = 2
     /// Longest accepted request line, terminator included.
     public static let maximumRequestLength = 256
 }
 
 public enum Request: Sendable, Hashable {
     case status, price, watch, ping, version, sources
+    /// Every currency the daemon serves, each with its status.
+    case currencies
     /// The Prometheus text exposition, then close.
     case metrics
     /// `history RANGE [POINTS]`: closing prices over the range, evenly downsampled.
@@ -17,8 +21,10 @@ public enum Request: Sendable, Hashable {
     case priceAt(PriceAtQuery)
 
     /// The requests that take no argument.
-    public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics]
-    static let words = "status, price, watch, sources, history, metrics, ping, version"
+    public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics, .currencies]
+    static let words = "status, price, watch, sources, history, currencies, metrics, ping, version"
+    /// The requests a currency may follow (`price EUR`): those that show a price or its venues.
+    static let addressable: Set<String> = ["status", "price", "sources", "history"]
 
     /// `history`'s arguments, as words (the socket's request, or an HTTP query's values):
     /// `RANGE [POINTS]`, `daily [SINCE]`, or `at SECONDS`.
@@ -28,8 +34,17 @@ public enum Request: Sendable, Hashable {
         return HistoryQuery.parse(arguments: arguments).map(Request.history)
     }
 
-    /// Parses one request line without its LF; a trailing CR is accepted too.
+    /// Parses one request line without its LF; a trailing CR is accepted too. A currency after
+    /// the word is refused; `Addressed.parse` reads it.
     public static func parse(_ line: some Collection<UInt8>) -> Result<Request, ErrorReply> {
+        Addressed.parse(line).flatMap { addressed in
+            guard let currency = addressed.currency else { return .success(addressed.request) }
+            return .failure(.badRequest("\(addressed.request.word) \(currency): no currency is taken here"))
+        }
+    }
+
+    /// The words of a request line, once its length and characters are checked.
+    static func words(_ line: some Collection<UInt8>) -> Result<[String], ErrorReply> {
         guard line.count < WireProtocol.maximumRequestLength else {
             return .failure(.badRequest("request longer than \(WireProtocol.maximumRequestLength) bytes"))
         }
@@ -38,7 +53,11 @@ public enum Request: Sendable, Hashable {
         guard bytes.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 < 0x7F) }) else {
             return .failure(.badRequest("request is not printable ASCII"))
         }
-        let words = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) }
+        return .success(bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// A request's words without the currency.
+    static func parse(words: ArraySlice<String>) -> Result<Request, ErrorReply> {
         guard let word = words.first else { return .failure(.badRequest("empty request; try: \(Self.words)")) }
         if word == "history" { return history(arguments: words.dropFirst()) }
         guard let request = plain.first(where: { $0.word == word }) else {
@@ -57,6 +76,7 @@ public enum Request: Sendable, Hashable {
         case .version: "version"
         case .sources: "sources"
         case .metrics: "metrics"
+        case .currencies: "currencies"
         case .history, .daily, .priceAt: "history"
         }
     }

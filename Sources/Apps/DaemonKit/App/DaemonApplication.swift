@@ -8,6 +8,9 @@ import ServiceLifecycle
 /// order, so signals stop first and the readers last, after the daemon that feeds them.
 public struct DaemonApplication<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration, C.Instant: Sendable {
     public let daemon: PriceDaemon<C, Plan>
+    /// The daemons of the currencies served beside the primary's (`BTCPRICED_CURRENCIES`):
+    /// started before it, so every currency answers once the socket does, and stopped after it.
+    public var companions: [PriceDaemon<C, Plan>] = []
     /// Started before the daemon's services, stopped after them.
     public var readers: [any Service] = []
     /// Started last, stopped first: armed before READY=1 is sent, so that a SIGTERM or SIGHUP
@@ -24,7 +27,9 @@ public struct DaemonApplication<C: Clock, Plan: ChainPlan>: Sendable where C.Dur
     /// Serves until a graceful shutdown (SIGTERM) has stopped every service. Throws
     /// `DaemonStartError` when the daemon cannot start, and whatever else ended a service.
     public func run() async throws {
-        let services = readers + (try await daemon.services()) + [signals].compactMap { $0 }
+        var services = readers
+        for companion in companions { services += try await companion.services() }
+        services += try await daemon.services() + [signals].compactMap { $0 }
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: logger

@@ -4,7 +4,7 @@ import WireProtocol
 /// What the socket answers: the board's lines, the `sources` report (the configured chain and
 /// the ledger) and the metrics exposition, which the metrics adapter renders from the board.
 /// They serve what the board holds; catching a paced stream up first is the adapters' business.
-public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Duration == Duration {
+public final class DaemonReplies<C: Clock, Plan: ChainPlan>: StatusProvider where C.Duration == Duration {
     /// Renders the metrics exposition with the families read off the board at each scrape:
     /// the quote (exact), the freshness state, the configured currency and the host clock's
     /// offset from the venues' (nil before any direct answer).
@@ -37,6 +37,12 @@ public final class DaemonReplies<C: Clock, Plan: ChainPlan>: Sendable where C.Du
     public func daily(_ query: DailyQuery) -> DailyReply { board.daily(query) }
 
     public func price(at query: PriceAtQuery) -> PriceAtReply { board.price(at: query) }
+
+    /// One currency: this board's.
+    public var servedCurrencies: [String] { [board.currency] }
+
+    /// These replies, when `currency` is this board's.
+    public func replies(for currency: String) -> (any StatusProvider)? { currency == board.currency ? self : nil }
 
     public func sourcesReport() -> String { sources().line }
 

@@ -1,0 +1,89 @@
+import ClientKit
+import FakeExchange
+import Foundation
+import JSONText
+import Testing
+
+/// BTCPRICED_CURRENCIES against the fake exchange: one daemon serves each currency listed, each
+/// from its own chain (a reference rate where no market trades it), over the socket and btcctl;
+/// a single-currency install's files are carried into their currency's directory.
+@Suite("Several currencies from one daemon, end to end")
+struct ManyCurrenciesEndToEndTests {
+    let currencies = "USD,EUR,JPY,CZK"
+
+    /// `btcctl prices --json` once every currency listed is fresh.
+    func everyCurrencyFresh(_ daemon: DaemonProcess) async throws -> JSONValue {
+        var reply = JSONValue.null
+        try await until("every currency fresh", context: { "prices: \(reply)\nlog:\n\(daemon.log)" }) {
+            reply = (try? JSONValue(parsing: try await daemon.ctl("prices", "--json").stdout)) ?? .null
+            guard case .object(let entries)? = reply["currencies"] else { return false }
+            return entries.members.map(\.key) == ["USD", "EUR", "JPY", "CZK"] && entries.members.allSatisfy { $0.value["state"] == .string("fresh") }
+        }
+        return reply
+    }
+
+    func check(_ daemon: DaemonProcess) async throws {
+        let reply = try await everyCurrencyFresh(daemon)
+        let entries = reply["currencies"]
+        #expect(entries?["EUR"]?["currency"] == .string("EUR"), "\(reply)")
+        #expect(entries?["JPY"]?["currency"] == .string("JPY") && entries?["JPY"]?["source"] == .string("kraken"), "only kraken lists BTC/JPY: \(reply)")
+        #expect(entries?["CZK"]?["price"] == .string("2512345.67") && entries?["CZK"]?["source"] == .string("coinbase-rates"),
+                "CZK is no market's: the reference rate, labelled \(reply)")
+
+        let yen = try await daemon.ctl("--currency", "jpy", "status", "--json")
+        #expect(yen.status == 0 && yen.stdout.contains("\"symbol\":\"XXBTZJPY\""), "\(yen)")
+        let euro = try await daemon.ctl("--currency", "EUR", "status")
+        #expect(euro.stdout.hasPrefix("BTC/EUR  €"), "\(euro)")
+        let history = try await daemon.ctl("--currency", "EUR", "chart", "--range", "1h", "--json")
+        #expect(history.status == 0 && history.stdout.contains("\"currency\":\"EUR\""), "\(history)")
+        let table = try await daemon.ctl("prices")
+        #expect(table.status == 0 && table.stdout.hasPrefix("CURRENCY") && table.stdout.contains("CZK") && table.stdout.contains("coinbase-rates"), "\(table)")
+        let unserved = try await daemon.ctl("--currency", "nok", "price")
+        #expect(unserved.status == 1 && unserved.stderr.contains("btcpriced serves USD, EUR, JPY, CZK, not NOK"), "\(unserved)")
+        // Protocol 1's requests answer as before: the primary currency.
+        let primary = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
+        #expect(primary["currency"] == .string("USDT") || primary["currency"] == .string("USD"), "the primary is USD: \(primary)")
+    }
+
+    @Test func eachCurrencyListedIsServedFromItsOwnChainByPolling() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCIES": currencies])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await check(daemon)
+        let krakenAsked = exchange.requests(.kraken).map(\.uri)
+        #expect(krakenAsked.contains { $0.hasSuffix("pair=XBTJPY") }, "kraken is JPY's venue: \(krakenAsked)")
+    }
+
+    /// The twin with every default on: the primary streams, every currency backfills its history.
+    @Test func eachCurrencyListedIsServedWithEveryDefaultOn() async throws {
+        let exchange = try await FakeExchange.start()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
+            "BTCPRICED_CURRENCIES": currencies, "BTCPRICED_STREAM": "auto", "BTCPRICED_BACKFILL": "on", "BTCPRICED_PERSIST_INTERVAL": "2m",
+        ])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        try await check(daemon)
+    }
+
+    @Test func aSingleCurrencyInstallsFilesBecomeItsCurrencysOnTheFirstStartWithAList() async throws {
+        let exchange = try await FakeExchange.start()
+        let single = try DaemonProcess(exchangeURL: exchange.baseURL)
+        defer { single.removeFiles() }
+        try await single.start()
+        try await until("a first quote saved") { FileManager.default.fileExists(atPath: single.quoteFile) }
+        single.stop()
+        let saved = try String(contentsOfFile: single.quoteFile, encoding: .utf8)
+
+        let several = try DaemonProcess(exchangeURL: exchange.baseURL, directory: single.directory, settings: ["BTCPRICED_CURRENCIES": currencies])
+        defer { several.stop() }
+        try await several.start()
+        let carried = single.stateDirectory + "/usd/quote.json"
+        #expect(!FileManager.default.fileExists(atPath: single.quoteFile), "the single-currency quote.json was moved, not copied")
+        #expect(several.log.contains("carried quote.json"), "\(several.log)")
+        let restored = try? String(contentsOfFile: carried, encoding: .utf8)
+        #expect(restored != nil, "no \(carried): \(several.log)")
+        #expect(several.log.contains("restored") && saved.contains("\"price\""), "\(several.log)")
+        _ = try await everyCurrencyFresh(several)
+    }
+}
