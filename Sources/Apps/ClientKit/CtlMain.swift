@@ -136,12 +136,10 @@ public enum CtlMain {
         }
     }
 
-    /// Connects to the daemon's socket. When neither the system daemon's nor the per-user
-    /// daemon's socket exists, the error names both, since btcctl looked for each.
     /// Connects and sends `request`, naming the currency chosen where the socket serves several.
     static func open(_ request: Request, _ invocation: CtlInvocation) throws(ClientError) -> UnixSocketClient {
         let target = invocation.target
-        var client = try connect(invocation, path: target.path)
+        let client = try connect(invocation, path: target.path)
         do throws(ClientError) {
             try client.send(Request.Addressed(request, currency: target.currency).line)
         } catch {
@@ -151,6 +149,8 @@ public enum CtlMain {
         return client
     }
 
+    /// Connects to the daemon's socket at `path`. When neither the system daemon's nor the
+    /// per-user daemon's socket exists, the error names both, since btcctl looked for each.
     static func connect(_ invocation: CtlInvocation, path: String) throws(ClientError) -> UnixSocketClient {
         do {
             return try UnixSocketClient(path: path, timeoutMilliseconds: invocation.timeoutMilliseconds)
