@@ -58,12 +58,25 @@ struct ManyCurrenciesEndToEndTests {
     /// The twin with every default on: the primary streams, every currency backfills its history.
     @Test func eachCurrencyListedIsServedWithEveryDefaultOn() async throws {
         let exchange = try await FakeExchange.start()
+        let port = try freePort()
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: [
             "BTCPRICED_CURRENCIES": currencies, "BTCPRICED_STREAM": "auto", "BTCPRICED_BACKFILL": "on", "BTCPRICED_PERSIST_INTERVAL": "2m",
+            "BTCPRICED_HTTP_LISTEN": "127.0.0.1:\(port)",
         ])
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await check(daemon)
+
+        // The HTTP listener answers each currency from its own quote, as the socket does.
+        let base = "http://127.0.0.1:\(port)"
+        let euro = try await HTTPEndToEndTests.curl(["\(base)/api/v1/status?currency=eur"])
+        #expect(euro.stdout.contains("\"currency\":\"EUR\""), "\(euro)")
+        let mempool = try JSONValue(parsing: try await HTTPEndToEndTests.curl(["\(base)/api/v1/prices"]).stdout)
+        #expect(mempool["USD"]?.numberLiteral != nil && mempool["EUR"]?.numberLiteral != nil && mempool["JPY"]?.numberLiteral != nil
+                && mempool["CZK"] == nil, "mempool's seven that are served: \(mempool)")
+        let rates = try JSONValue(parsing: try await HTTPEndToEndTests.curl(["\(base)/api/rates?currencyPairs=BTC_EUR,BTC_CZK"]).stdout)
+        let numbers = rates.arrayElements?.map { $0["rate"]?.numberLiteral }
+        #expect(numbers?.count == 2 && numbers?[0] != nil && numbers?[1] == "2512345.67", "each pair from its own quote: \(rates)")
     }
 
     @Test func aSingleCurrencyInstallsFilesBecomeItsCurrencysOnTheFirstStartWithAList() async throws {

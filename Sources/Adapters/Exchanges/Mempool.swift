@@ -1,5 +1,6 @@
 import JSONText
 import PriceCore
+import WireProtocol
 
 /// mempool's `GET /api/v1/prices` → `{"time":1763740800,"USD":85866,"EUR":74118,…}`: whole
 /// units as JSON numbers, all currencies in one answer. `time` is when its price updater last
@@ -7,7 +8,7 @@ import PriceCore
 /// A node runner's own instance (Umbrel, Start9, RaspiBlitz, nix-bitcoin) serves the same path,
 /// on the LAN or as a .onion.
 public enum MempoolAPI {
-    public static let currencies = ["USD", "EUR", "GBP", "CAD", "CHF", "AUD", "JPY"]
+    public static let currencies = Currency.mempoolCodes
     public static let path = "/api/v1/prices"
     /// The public instance publishes no limit for this path; its answer changes at most once a
     /// minute, so one call every 10 s is polite. All instances on a host together: the same.

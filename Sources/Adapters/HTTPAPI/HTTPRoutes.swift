@@ -50,15 +50,15 @@ public final class HTTPRoutes: Sendable {
     public static let allowedMethods = "GET, HEAD"
 
     private let replies: any StatusProvider
-    /// The daemon's currency (BTCPRICED_CURRENCY): the one `/api/v1/prices` and `/api/rates` name.
-    private let currency: Currency
+    /// The primary currency and every other the daemon serves (BTCPRICED_CURRENCIES).
+    private let quotes: ServedQuotes
     private let dashboard: DashboardPage
     /// How long the compatibility routes still answer a stale quote with a number.
     private let window: ServeStaleWindow
 
     public init(replies: any StatusProvider, currency: Currency, version: String, window: ServeStaleWindow) {
         self.replies = replies
-        self.currency = currency
+        quotes = ServedQuotes(primary: ServedQuote(currency: currency, replies: replies))
         self.window = window
         dashboard = DashboardPage(currency: currency, version: version)
     }
@@ -115,30 +115,32 @@ public final class HTTPRoutes: Sendable {
                                         history: replies.history(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce())
             return HTTPAnswer(status: .ok, contentType: "text/html; charset=utf-8", body: page.html, headers: page.headers)
         case .status:
-            return .json(replies.statusReply(), headers: Self.noStore)
+            return quotes.answer(in: parameters["currency"]) { .json($0.replies.statusReply(), headers: Self.noStore) }
         case .price:
-            return price()
+            return quotes.answer(in: parameters["currency"]) { price($0.replies) }
         case .history:
-            return history(parameters)
+            return quotes.answer(in: parameters["currency"]) { history(parameters, replies: $0.replies) }
         case .sources:
-            return .json(replies.sourcesReport(), headers: Self.noStore)
+            return quotes.answer(in: parameters["currency"]) { .json($0.replies.sourcesReport(), headers: Self.noStore) }
         case .events:
             return HTTPAnswer(status: .ok, contentType: "text/event-stream; charset=utf-8", body: "",
                               headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events)
         case .prices:
-            return CompatibleRates.mempool(status: replies.status(), currency: currency, window: window)
+            // mempool's seven, and the primary currency whatever it is.
+            let carried = quotes.all.filter { Currency.mempoolCodes.contains($0.currency.code) || $0.currency == quotes.primary.currency }
+            return CompatibleRates.mempool(carried.map { ($0.currency, $0.replies.status()) }, window: window)
         case .rates:
-            return CompatibleRates.btcpay(status: replies.status(), currency: currency, window: window, pairs: parameters["currencyPairs"])
+            return CompatibleRates.btcpay(quotes, window: window, pairs: parameters["currencyPairs"])
         case .metrics:
             return HTTPAnswer(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: replies.metricsReply(), headers: Self.noStore)
         case .historicalPrice:
-            return HistoricalPrice.answer(parameters: parameters, replies: replies, currency: currency)
+            return quotes.answer(in: parameters["currency"]) { HistoricalPrice.answer(parameters: parameters, replies: $0.replies, currency: $0.currency) }
         case .lnbitsRate:
-            return NodeRates.lnbits(currency: Self.currency(in: path, of: route), status: replies.status(), currency: currency, window: window)
+            return quotes.answer(in: String(Self.currency(in: path, of: route))) { NodeRates.lnbits(status: $0.replies.status(), window: window) }
         case .yadioTable:
-            return NodeRates.yadioTable(status: replies.status(), currency: currency, window: window)
+            return NodeRates.yadioTable(quotes.all.map { ($0.currency, $0.replies.status()) }, window: window)
         case .yadioRate:
-            return NodeRates.yadioRate(currency: Self.currency(in: path, of: route), status: replies.status(), currency: currency, window: window)
+            return quotes.answer(in: String(Self.currency(in: path, of: route))) { NodeRates.yadioRate(status: $0.replies.status(), window: window) }
         }
     }
 
@@ -150,7 +152,7 @@ public final class HTTPRoutes: Sendable {
     static let noStore = [("Cache-Control", "no-store")]
 
     /// As `btcctl price` prints it, with its freshness in a header; no price is a 503.
-    private func price() -> HTTPAnswer {
+    private func price(_ replies: any StatusProvider) -> HTTPAnswer {
         let status = replies.status()
         guard let price = status.price else {
             return .error(.serviceUnavailable, ErrorReply.noData, headers: Self.noStore + [("Retry-After", "1"), ("X-Price-State", "nodata")])
@@ -161,7 +163,7 @@ public final class HTTPRoutes: Sendable {
 
     /// `?range=1h|24h|7d&points=N`, the socket's `history RANGE [POINTS]`; `?range=daily&since=2025-01-01`,
     /// its `history daily [SINCE]`.
-    private func history(_ parameters: [String: String]) -> HTTPAnswer {
+    private func history(_ parameters: [String: String], replies: any StatusProvider) -> HTTPAnswer {
         var words = [parameters["range"] ?? HistoryRange.day.rawValue]
         if let points = parameters["points"] { words.append(points) }
         if let since = parameters["since"] { words.append(since) }

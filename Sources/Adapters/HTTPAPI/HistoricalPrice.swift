@@ -9,12 +9,11 @@ import WireProtocol
 /// timestamp, the price at that moment from the history kept (a minute's close within the last
 /// week, else the day's close) and never extrapolated; a moment without one is `-1` with the
 /// reason in `X-Price-Error`, a moment to come is a 400. Without one, the daily closes, newest
-/// first, as mempool's series. Only the daemon's currency has prices here, so
-/// `exchangeRates` (mempool's conversions between them) is empty.
+/// first, as mempool's series. Each currency served keeps its own history, so `exchangeRates`
+/// (mempool's conversions between currencies) is empty.
 enum HistoricalPrice {
+    /// `replies` are those of the currency asked (the route has matched `currency=` already).
     static func answer(parameters: [String: String], replies: any StatusProvider, currency: Currency) -> HTTPAnswer {
-        let asked = (parameters["currency"] ?? currency.code).uppercased()
-        guard asked == currency.code else { return ServedCurrency.elsewhere(asked, served: currency) }
         guard let timestamp = parameters["timestamp"] else { return series(replies.daily(DailyQuery()), currency: currency) }
         let seconds: Int64
         switch PriceAtQuery.parse(seconds: timestamp) {

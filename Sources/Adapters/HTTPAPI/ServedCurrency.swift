@@ -2,16 +2,17 @@ import JSONText
 import NIOHTTP1
 import WireProtocol
 
-/// What the compatibility routes share about the one currency a daemon serves: the answer to a
-/// question about another, and mempool's whole units.
+/// What the routes share about the currencies a daemon serves: the answer to a question about
+/// another, and mempool's whole units.
 enum ServedCurrency {
-    /// A 404 that names the currency served and where the asked one would be; the asked text is
+    /// A 404 that names the currencies served and how the asked one would be; the asked text is
     /// cut to 16 characters and escaped.
-    static func elsewhere(_ asked: some StringProtocol, served currency: Currency) -> HTTPAnswer {
+    static func elsewhere(_ asked: some StringProtocol, served currencies: [String]) -> HTTPAnswer {
         let cut = String(asked.prefix(16))
-        let instance = cut.allSatisfy { $0.isASCII && $0.isLetter } ? "; run an instance for it (btcpriced@\(cut.lowercased()).service) on its own port" : ""
+        let how = cut.allSatisfy { $0.isASCII && $0.isLetter }
+            ? "; add it to BTCPRICED_CURRENCIES, or run an instance for it (btcpriced@\(cut.lowercased()).service) on its own port" : ""
         return .error(.notFound, code: "not-found",
-                      "btcpriced serves BTC in \(currency.code) (BTCPRICED_CURRENCY), not \(JSONValue.string(cut).encoded)\(instance)")
+                      "btcpriced serves BTC in \(currencies.joined(separator: ", ")), not \(JSONValue.string(cut).encoded)\(how)")
     }
 
     /// mempool keeps whole units, rounded half to even (`PricesRepository`); a price that rounds

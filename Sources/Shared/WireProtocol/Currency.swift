@@ -20,6 +20,10 @@ public struct Currency: Sendable, Hashable, CustomStringConvertible {
 
     public static let usd = Currency(code: "USD")!
 
+    /// The fiat currencies mempool prices (its `/api/v1/prices`), in its order: what its readers
+    /// expect, and what a self-hosted mempool answers.
+    public static let mempoolCodes = ["USD", "EUR", "GBP", "CAD", "CHF", "AUD", "JPY"]
+
     /// Every active ISO 4217 code this table knows, sorted.
     public static let allCodes: [String] = minorUnits.keys.sorted()
 
