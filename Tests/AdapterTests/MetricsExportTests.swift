@@ -23,6 +23,20 @@ struct MetricsExportTests {
         #expect(types == helps && types == 3)
     }
 
+    /// Several currencies: each staleness and update time carries its currency, as the price
+    /// does; one currency keeps the unlabelled samples every rule and dashboard reads.
+    @Test func severalCurrenciesLabelEverySnapshotSample() throws {
+        let euro = Quote(price: try Price(parsing: "98765.4"), currency: "EUR", symbol: "BTCEUR", source: .binance,
+                         timestamp: Timestamp(millisecondsSinceEpoch: 1_763_740_800_000))
+        let text = SnapshotMetrics.families([.init(quote: nil, state: .nodata, currency: "USD"), .init(quote: euro, state: .fresh, currency: "EUR")])
+            .map(\.text).joined()
+        #expect(text.contains("btcpriced_stale{currency=\"USD\"} 1\nbtcpriced_stale{currency=\"EUR\"} 0\n"), "\(text)")
+        #expect(text.contains(#"btcpriced_price{source="binance",quote_asset="EUR",currency="EUR",symbol="BTCEUR"} 98765.4"#), "\(text)")
+        #expect(text.contains("btcpriced_last_update_timestamp_seconds{currency=\"EUR\"} 1763740800.000\n"), "\(text)")
+        let one = SnapshotMetrics.families([.init(quote: euro, state: .fresh, currency: "EUR")]).map(\.text).joined()
+        #expect(one.contains("btcpriced_stale 0\n") && one.contains("btcpriced_last_update_timestamp_seconds 1763740800.000\n"), "\(one)")
+    }
+
     @Test func labelValuesAreEscapedAndBounded() {
         let family = MetricFamilyText(name: "btcpriced_build_info", type: "gauge",
                                       samples: [([("version", "1\"\\\n" + String(repeating: "x", count: 300))], "1")])

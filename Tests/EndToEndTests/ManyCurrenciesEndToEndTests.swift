@@ -40,6 +40,9 @@ struct ManyCurrenciesEndToEndTests {
         #expect(table.status == 0 && table.stdout.hasPrefix("CURRENCY") && table.stdout.contains("CZK") && table.stdout.contains("coinbase-rates"), "\(table)")
         let unserved = try await daemon.ctl("--currency", "nok", "price")
         #expect(unserved.status == 1 && unserved.stderr.contains("btcpriced serves USD, EUR, JPY, CZK, not NOK"), "\(unserved)")
+        let metrics = try await daemon.ctl("metrics").stdout
+        #expect(metrics.contains(#"btcpriced_stale{currency="CZK"} 0"#) && metrics.contains(#"quote_asset="JPY",currency="JPY""#),
+                "every currency in the metrics: \(metrics)")
         // Protocol 1's requests answer as before: the primary currency.
         let primary = try JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)
         #expect(primary["currency"] == .string("USDT") || primary["currency"] == .string("USD"), "the primary is USD: \(primary)")

@@ -94,7 +94,7 @@ public struct DaemonRuntime {
         let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.replies) }
         let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
-                                          hostPace: hostPace, served: served)
+                                          hostPace: hostPace, served: served, companionBoards: companionDaemons.map(\.board))
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         application.companions = companionDaemons
         let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
@@ -154,7 +154,8 @@ public struct DaemonRuntime {
     /// answering every currency served (`served`) with the stream read first, and the streams.
     private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, audience: WatchAudience, notifier: SystemdNotifier,
                             metrics: PrometheusExporter, hostPace: (any HostPace)?,
-                            served: @escaping @Sendable (any StatusProvider) -> CurrencyReplies) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
+                            served: @escaping @Sendable (any StatusProvider) -> CurrencyReplies,
+                            companionBoards: [PriceBoard<DaemonClock>]) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
         let (settings, plan, logger, unix, group) = (self.settings, self.plan, self.logger, resources.listeners.unix, resources.group)
         let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
         let clock = DaemonClock(sleepingOn: resources.clock)
@@ -165,6 +166,14 @@ public struct DaemonRuntime {
         })
         ports.audience = audience
         (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)
+        if !companionBoards.isEmpty {
+            // One exposition for every currency: each scrape reads the companions' boards too.
+            ports.exposition = { quote, state, currency, offset in
+                metrics.exposition(.init(quote: quote, state: state, currency: currency), companions: companionBoards.map {
+                    .init(quote: $0.quote, state: $0.freshness().state, currency: $0.currency)
+                }, clockOffset: offset)
+            }
+        }
         let servingLine = plan.servingLine(on: unix == nil ? settings.socketPath : "the socket passed by systemd", streams: lineup.venues.map(\.name))
         let companions = self.companions
         ports.onReady = { _ in
