@@ -54,8 +54,13 @@ struct ManyCurrenciesEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await check(daemon)
+        // One request per venue for every currency that asks it, where the venue takes a list.
         let krakenAsked = exchange.requests(.kraken).map(\.uri)
-        #expect(krakenAsked.contains { $0.hasSuffix("pair=XBTJPY") }, "kraken is JPY's venue: \(krakenAsked)")
+        #expect(!krakenAsked.isEmpty && krakenAsked.allSatisfy { $0 == "/0/public/Ticker?pair=XBTUSD,XBTEUR,XBTJPY" },
+                "kraken is JPY's venue, asked for every currency whose chain has it: \(krakenAsked)")
+        let binanceAsked = exchange.requests(.binance).map(\.uri)
+        #expect(!binanceAsked.isEmpty && binanceAsked.allSatisfy { $0 == "/api/v3/ticker/price?symbols=%5B%22BTCUSDT%22,%22BTCEUR%22%5D" },
+                "USD and EUR in one request: \(binanceAsked)")
     }
 
     /// The twin with every default on: the primary streams, every currency backfills its history.

@@ -14,7 +14,7 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let response = ExchangeResponse(status: statuses[Int(bytes[1]) % statuses.count], retryAfter: "5", usedWeight: "10",
                                     date: "Sun, 06 Nov 1994 08:49:37 GMT", age: "3", body: body)
     var prices: [Price] = []
-    switch bytes[0] % 15 {
+    switch bytes[0] % 18 {
     case 0: prices = restPrices(try? BinanceAPI.parse(response, expectedSymbol: "BTCUSDT"))
     case 1: prices = restPrices(try? CoinbaseAPI.parse(response))
     case 2: prices = restPrices(try? KrakenAPI.parse(response))
@@ -34,6 +34,10 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 12: prices = candlePrices(try? KrakenCandles.parse(response))
     case 13: prices = candlePrices(try? BitstampCandles.parse(response))
     case 14: prices = restPrices(try? CoinbaseRatesAPI.parse(response, currency: "CZK"))
+    // The lists of pairs, one request for several currencies.
+    case 15: prices = listPrices(try? KrakenAPI.parse(response, currencies: ["USD", "EUR", "JPY"]))
+    case 16: prices = listPrices(try? BinanceAPI.parse(response, symbols: [("USD", "BTCUSDT"), ("EUR", "BTCEUR")]))
+    case 17: prices = listPrices(try? CryptoCompareAPI.parse(response, currencies: ["USD", "EUR"]))
     default: prices = restPrices(try? BinanceAPI.parseDay(response, expectedSymbol: "BTCUSDT"))
     }
     for price in prices.map(\.value) {
@@ -66,4 +70,8 @@ private func streamPrices(_ events: [StreamEvent]) -> [Price] {
         case .alive, .closingSoon: []
         }
     }
+}
+
+private func listPrices(_ answers: BatchEndpoint.Answers?) -> [Price] {
+    (answers ?? [:]).values.compactMap { try? $0.get().price }
 }

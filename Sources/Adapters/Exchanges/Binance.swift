@@ -33,6 +33,33 @@ public enum BinanceAPI {
                            day: ResponseChecks.dayRange(open: json["openPrice"], high: json["highPrice"], low: json["lowPrice"]))
     }
 
+    /// `GET /api/v3/ticker/price?symbols=["BTCUSDT","BTCEUR"]` (the list percent-encoded) →
+    /// `[{"symbol":"BTCUSDT","price":"…"},{"symbol":"BTCEUR","price":"…"}]`; a list weighs 4,
+    /// twice one symbol, for every symbol in it.
+    public static func path(symbols: [String]) -> String {
+        "/api/v3/ticker/price?symbols=%5B" + symbols.map { "%22\($0)%22" }.joined(separator: ",") + "%5D"
+    }
+
+    /// Each symbol's price in a list answer, by the currency it was asked for; one missing from
+    /// it is that currency's failure.
+    public static func parse(_ response: ExchangeResponse, symbols: [(currency: String, symbol: String)]) throws(FetchFailure) -> BatchEndpoint.Answers {
+        let json = try answer(response)
+        guard let tickers = json.arrayElements else { throw .missingField("a list of tickers") }
+        let pause = pause(response)
+        var answers: BatchEndpoint.Answers = [:]
+        for (currency, symbol) in symbols {
+            guard let ticker = tickers.first(where: { $0["symbol"]?.stringValue == symbol }) else {
+                answers[currency] = .failure(.missingField("the ticker of \(symbol)"))
+                continue
+            }
+            do {
+                answers[currency] = .success(SourceQuote(price: try ResponseChecks.price(ticker["price"], field: "price"), symbol: symbol,
+                                                         quoteAsset: quoteAsset(symbol: symbol), pauseRequested: pause))
+            } catch { answers[currency] = .failure(error) }
+        }
+        return answers
+    }
+
     public static func parse(_ response: ExchangeResponse, expectedSymbol: String) throws(FetchFailure) -> SourceQuote {
         let json = try checked(response, expectedSymbol: expectedSymbol)
         return SourceQuote(price: try ResponseChecks.price(json["price"], field: "price"), symbol: expectedSymbol,

@@ -19,7 +19,29 @@ public enum CryptoCompareAPI {
 
     public static func authorizationHeader(apiKey: String) -> String { "Apikey \(apiKey)" }
 
+    /// `GET /data/price?fsym=BTC&tsyms=USD,EUR` → `{"USD":114459.8,"EUR":98765.4}`: one call for every currency.
+    public static func path(currencies: [String]) -> String { "/data/price?fsym=BTC&tsyms=" + currencies.joined(separator: ",") }
+
+    /// Each currency's price in a list answer; one missing from it is that currency's failure.
+    public static func parse(_ response: ExchangeResponse, currencies: [String]) throws(FetchFailure) -> BatchEndpoint.Answers {
+        let json = try answer(response)
+        var answers: BatchEndpoint.Answers = [:]
+        for currency in currencies {
+            do {
+                answers[currency] = .success(SourceQuote(price: try ResponseChecks.price(json[currency], field: currency), symbol: "BTC" + currency,
+                                                         quoteAsset: currency))
+            } catch { answers[currency] = .failure(error) }
+        }
+        return answers
+    }
+
     public static func parse(_ response: ExchangeResponse, currency: String = "USD") throws(FetchFailure) -> SourceQuote {
+        let json = try answer(response)
+        return SourceQuote(price: try ResponseChecks.price(json[currency], field: currency), symbol: "BTC" + currency, quoteAsset: currency)
+    }
+
+    /// The answer's JSON once its errors (401, `Response: Error` with its `Type`) are ruled out.
+    static func answer(_ response: ExchangeResponse) throws(FetchFailure) -> JSONValue {
         if !ResponseChecks.isSharedStatus(response.status), let error = response.errorJSON?["Err"] {
             let message = error["message"]?.stringValue ?? "HTTP \(response.status)"
             if response.status == 401 || response.status == 403 { throw .unauthorized(message) }
@@ -38,6 +60,6 @@ public enum CryptoCompareAPI {
             }
             throw .exchangeError(message)
         }
-        return SourceQuote(price: try ResponseChecks.price(json[currency], field: currency), symbol: "BTC" + currency, quoteAsset: currency)
+        return json
     }
 }

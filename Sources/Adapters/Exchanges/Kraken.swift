@@ -19,9 +19,34 @@ public enum KrakenAPI {
         guard result.members.count == 1, let pair = result.members.first else {
             throw .exchangeError("expected one pair in result, got \(result.members.count)")
         }
-        guard pair.key.contains("XBT"), pair.key.hasSuffix(currency) else {
+        guard isPair(pair.key, of: currency) else {
             throw .wrongSymbol(expected: "XBT\(currency)", got: pair.key)
         }
+        return try quote(pair, currency: currency)
+    }
+
+    /// `GET /0/public/Ticker?pair=XBTUSD,XBTEUR`: the Ticker takes a comma-separated list of
+    /// pairs and answers each under its own key, in one request (one call of the public rate).
+    public static func path(currencies: [String]) -> String { "/0/public/Ticker?pair=" + currencies.map { "XBT" + $0 }.joined(separator: ",") }
+
+    /// Each currency's pair in a list answer; one missing from it is that currency's failure.
+    public static func parse(_ response: ExchangeResponse, currencies: [String]) throws(FetchFailure) -> BatchEndpoint.Answers {
+        let result = try result(of: response)
+        var answers: BatchEndpoint.Answers = [:]
+        for currency in currencies {
+            guard let pair = result.members.first(where: { isPair($0.key, of: currency) }) else {
+                answers[currency] = .failure(.missingField("result.XBT\(currency)"))
+                continue
+            }
+            do { answers[currency] = .success(try quote(pair, currency: currency)) } catch { answers[currency] = .failure(error) }
+        }
+        return answers
+    }
+
+    /// Kraken's key for the pair: `XXBTZEUR` or `XBTCHF`, ending with the currency.
+    static func isPair(_ key: String, of currency: String) -> Bool { key.contains("XBT") && key.hasSuffix(currency) }
+
+    static func quote(_ pair: JSONMember, currency: String) throws(FetchFailure) -> SourceQuote {
         guard let last = pair.value["c"]?.firstArrayElement else { throw .missingField("result.\(pair.key).c") }
         // `h[1]` and `l[1]` cover the last 24 h; `o` is today's (UTC) open, not 24 h ago, so no open.
         let day = ResponseChecks.dayRange(open: nil, high: pair.value["h"]?.arrayElements?.dropFirst().first,

@@ -5,6 +5,7 @@ import CLinux
 import DaemonKit
 import DaemonConfig
 import EventLoopScheduling
+import ExchangeHTTP
 import FileStore
 import HTTPAPI
 import ListenerKit
@@ -88,13 +89,16 @@ public struct DaemonRuntime {
         let audience = WatchAudience()
         let lineup = plan.streamLineup(eventLoop: resources.loop, audience: audience, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
         // Several currencies keep one pace per venue between them, as instances on a host do.
-        let hostPace: (any HostPace)? = resources.hostPace ?? (companions.isEmpty ? nil : ProcessHostPace())
+        let shared: (any HostPace)? = resources.hostPace ?? (companions.isEmpty ? nil : ProcessHostPace())
+        // A venue that takes a list of pairs is asked once for the currencies that ask it.
+        let batches = routes.batches(for: [plan] + companions)
+        let hostPace: (any HostPace)? = shared.map { batches.isEmpty ? $0 : BatchedHostPace($0, batches: batches) }
         try carryOverSingleCurrencyState()
-        let companionDaemons = try await makeCompanions(resources, hostPace: hostPace, metrics: metrics, notifier: notifier)
+        let companionDaemons = try await makeCompanions(resources, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier)
         let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.replies) }
         let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
-                                          hostPace: hostPace, served: served, companionBoards: companionDaemons.map(\.board))
+                                          hostPace: hostPace, batches: batches, served: served, companionBoards: companionDaemons.map(\.board))
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         application.companions = companionDaemons
         let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
@@ -129,11 +133,11 @@ public struct DaemonRuntime {
     }
 
     /// The daemons of the currencies served beside the primary, each on its own files and chain.
-    private func makeCompanions(_ resources: RuntimeResources, hostPace: (any HostPace)?, metrics: PrometheusExporter,
+    private func makeCompanions(_ resources: RuntimeResources, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch], metrics: PrometheusExporter,
                                 notifier: SystemdNotifier) async throws(DaemonStartError) -> [PriceDaemon<DaemonClock, SourcePlan>] {
         var daemons: [PriceDaemon<DaemonClock, SourcePlan>] = []
         for companion in companions {
-            let ports = try makePorts(resources, plan: companion, hostPace: hostPace, metrics: metrics, notifier: notifier,
+            let ports = try makePorts(resources, plan: companion, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier,
                                       serve: { _ in throw DaemonStartError("a companion serves through the primary's socket") })
             daemons.append(await PriceDaemon(ports.companion(serving: companion.settings.currency.code)))
         }
@@ -153,13 +157,13 @@ public struct DaemonRuntime {
     /// The primary daemon on its ports: the socket (the one systemd passed, else our own path)
     /// answering every currency served (`served`) with the stream read first, and the streams.
     private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, audience: WatchAudience, notifier: SystemdNotifier,
-                            metrics: PrometheusExporter, hostPace: (any HostPace)?,
+                            metrics: PrometheusExporter, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch],
                             served: @escaping @Sendable (any StatusProvider) -> CurrencyReplies,
                             companionBoards: [PriceBoard<DaemonClock>]) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
         let (settings, plan, logger, unix, group) = (self.settings, self.plan, self.logger, resources.listeners.unix, resources.group)
         let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
         let clock = DaemonClock(sleepingOn: resources.clock)
-        var ports = try makePorts(resources, plan: plan, hostPace: hostPace, metrics: metrics, notifier: notifier, serve: { replies in
+        var ports = try makePorts(resources, plan: plan, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier, serve: { replies in
             QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(served(replies), reads: lineup.reads),
                                                             version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
                                                             logger: logger, group: group))
@@ -187,7 +191,8 @@ public struct DaemonRuntime {
     /// The ports of the daemon serving `plan`'s currency: its state directory's files
     /// (prepared), the venues on their routes, the metrics exposition, the event loop as its
     /// executor; `serve` starts its listener.
-    private func makePorts(_ resources: RuntimeResources, plan: SourcePlan, hostPace: (any HostPace)?, metrics: PrometheusExporter, notifier: SystemdNotifier,
+    private func makePorts(_ resources: RuntimeResources, plan: SourcePlan, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch],
+                           metrics: PrometheusExporter, notifier: SystemdNotifier,
                            serve: @escaping @Sendable (DaemonReplies<DaemonClock, SourcePlan>) async throws -> any WatcherServer)
         throws(DaemonStartError) -> DaemonPorts<DaemonClock, SourcePlan> {
         let (settings, logger, routes) = (self.settings, self.logger, resources.routes)
@@ -199,7 +204,7 @@ public struct DaemonRuntime {
             if !removed.isEmpty { logger.notice("removed \(removed.count) leftover temp file(s) from an interrupted write in \(files.directory)") }
         } catch { throw DaemonStartError("cannot use the state directory: \(error)") }
         var ports = DaemonPorts(
-            clock: clock, wallClock: SystemWallClock(), directory: directory, sources: { routes.sources($0) },
+            clock: clock, wallClock: SystemWallClock(), directory: directory, sources: { routes.sources($0, batches: batches) },
             quoteStore: files.quote, historyStore: files.history, restraintStore: files.restraints, serve: serve,
             exposition: { metrics.exposition(quote: $0, state: $1, currency: $2, clockOffset: $3) }, notifier: notifier,
             watchdogInterval: SystemdWatchdog.interval(), logger: logger, serviceLogger: serviceLogger, persistInterval: settings.persistInterval, work: ThreadPoolWork())

@@ -36,13 +36,33 @@ public struct VenueRoutes: Sendable {
     }
 
     /// The plan's venues, each asking on its route.
-    public func sources(_ plan: SourcePlan) -> [any PriceSource] {
+    public func sources(_ plan: SourcePlan, batches: [SourceName: VenueBatch] = [:]) -> [any PriceSource] {
         routed(plan).map { asked in
+            if let batch = batches[asked.venue.name], batch.currencies.contains(plan.currency) {
+                return BatchMember(batch, currency: plan.currency, quoteAsset: asked.venue.quoteAsset(plan.options),
+                                   limits: asked.venue.limits(plan.options, baseURL: asked.url))
+            }
             let source = asked.venue.source(baseURL: asked.url, plan.options, client: asked.client, timeouts: asked.timeouts,
                                             proxy: asked.route.proxy, userAgent: userAgent)
             guard let circuits, asked.route != plan.settings.proxies.route(for: asked.url) else { return source }
             return CircuitSource(source, circuits: circuits)
         }
+    }
+
+    /// For the plans of every currency served, the venues that take a list of pairs and that
+    /// two or more of them ask: each asked once for all of those currencies. A venue on a Tor
+    /// circuit of its own is left out (its requests go through its relay).
+    public func batches(for plans: [SourcePlan]) -> [SourceName: VenueBatch] {
+        guard plans.count > 1 else { return [:] }
+        var batches: [SourceName: VenueBatch] = [:]
+        for venue in Venue.catalog where venue.rest.batch != nil {
+            let members = plans.filter { $0.active.contains(venue) }
+            guard members.count > 1, let plan = members.first, let asked = routed(plan).first(where: { $0.venue == venue }),
+                  asked.route == plan.settings.proxies.route(for: asked.url) else { continue }
+            batches[venue.name] = VenueBatch(venue: venue, currencies: members.map(\.currency), options: plan.options, baseURL: asked.url,
+                                             client: asked.client, timeouts: asked.timeouts, proxy: asked.route.proxy, userAgent: userAgent)
+        }
+        return batches
     }
 
     /// The candles of the plan's venues that have them, asked on each venue's route like its prices.

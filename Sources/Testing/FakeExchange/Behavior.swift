@@ -165,6 +165,7 @@ enum Payloads {
                 return CannedResponse(status: 200, body: CandlePayloads.body(market, query: query, literal: literal, currency: currency))
             }
             if path == Market.dayTickerPath { return CannedResponse(status: 200, body: binanceDayBody(literal: literal, symbol: requestedSymbol)) }
+            if let body = listBody(market, literal: literal, query: query) { return CannedResponse(status: 200, body: body) }
             return CannedResponse(status: 200, body: priceBody(market, literal: literal, symbol: requestedSymbol, currency: currency))
         case .cached(let age, let literal):
             var response = response(for: .price(literal), market: market, requestedSymbol: requestedSymbol, currency: currency, path: path)
@@ -262,6 +263,33 @@ enum Payloads {
             // rate as the real table carries them.
             "{\"data\":{\"currency\":\"BTC\",\"rates\":{\"ETH\":\"34.61538461538461\","
                 + ReferenceCurrencies.all.map { "\"\($0)\":\"\(literal)\"" }.joined(separator: ",") + "}}}"
+        }
+    }
+
+    /// The answer to a list of pairs, as each venue that takes one writes it: Kraken's Ticker
+    /// with `pair=XBTUSD,XBTEUR` (each under its own key), Binance's ticker with
+    /// `symbols=["BTCUSDT","BTCEUR"]` (an array), CryptoCompare's `tsyms=USD,EUR` (one object);
+    /// nil for a request of one pair.
+    static func listBody(_ market: Market, literal: String, query: [String: String]) -> String? {
+        switch market {
+        case .kraken:
+            guard let pairs = query["pair"]?.split(separator: ","), pairs.count > 1 else { return nil }
+            let entries = pairs.map { pair in
+                "\"\(Market.krakenKey(currency: String(pair.dropFirst(3))))\":{\"c\":[\"\(literal)\",\"0.00120000\"],\"l\":[\"84620.00000\",\"83820.10000\"],\"h\":[\"86420.00000\",\"86420.00000\"],\"o\":\"85091.40000\"}"
+            }
+            return "{\"error\":[],\"result\":{" + entries.joined(separator: ",") + "}}"
+        case .binance:
+            guard let list = query["symbols"] else { return nil }
+            // `["BTCUSDT","BTCEUR"]`, percent-encoded as a URL carries it.
+            let symbols = list.split(separator: ",").map { item in
+                ["%5B", "%5D", "%22", "[", "]", "\""].reduce(String(item)) { $0.replacing($1, with: "") }
+            }
+            return "[" + symbols.map { "{\"symbol\":\"\($0)\",\"price\":\"\(literal)\"}" }.joined(separator: ",") + "]"
+        case .cryptocompare:
+            guard let codes = query["tsyms"]?.split(separator: ","), codes.count > 1 else { return nil }
+            return "{" + codes.map { "\"\($0)\":\(literal)" }.joined(separator: ",") + "}"
+        default:
+            return nil
         }
     }
 

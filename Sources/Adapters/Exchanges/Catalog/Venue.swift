@@ -105,6 +105,8 @@ public struct RestEndpoint: Sendable {
     /// why (mempool's hourly price updater): a chain of such venues alone wants a longer
     /// BTCPRICED_STALE_AFTER, and `--check-config` says so.
     public let answerChangesEvery: (every: Duration, because: String)?
+    /// The request for several currencies at once, where the venue's API takes a list.
+    public let batch: BatchEndpoint?
 
     public init(url: URLSetting, symbol: @escaping @Sendable (VenueOptions) -> String, path: @escaping @Sendable (VenueOptions) -> String,
                 quoteAsset: @escaping @Sendable (VenueOptions) -> String = { $0.currency },
@@ -112,6 +114,7 @@ public struct RestEndpoint: Sendable {
                 headers: @escaping @Sendable (VenueOptions) -> [String: String] = { _ in [:] },
                 occasional: (path: @Sendable (VenueOptions) -> String, every: Duration, parse: Parser)? = nil,
                 answerChangesEvery: (every: Duration, because: String)? = nil,
+                batch: BatchEndpoint? = nil,
                 parse: @escaping Parser) {
         self.url = url
         self.symbol = symbol
@@ -121,6 +124,7 @@ public struct RestEndpoint: Sendable {
         self.headers = headers
         self.occasional = occasional
         self.answerChangesEvery = answerChangesEvery
+        self.batch = batch
         self.parse = parse
     }
 }

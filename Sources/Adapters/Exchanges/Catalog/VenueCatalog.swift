@@ -34,6 +34,10 @@ extension Venue {
             limits: { _, _ in BinanceAPI.limits },
             occasional: (path: { BinanceAPI.dayPath(symbol: binanceSymbol($0)) }, every: BinanceAPI.dayFiguresEvery,
                          parse: { response, options throws(FetchFailure) in try BinanceAPI.parseDay(response, expectedSymbol: binanceSymbol(options)) }),
+            batch: BatchEndpoint(path: { options, currencies in BinanceAPI.path(symbols: currencies.map { binanceSymbol(options.inCurrency($0)) }) },
+                                 parse: { response, options, currencies throws(FetchFailure) in
+                                     try BinanceAPI.parse(response, symbols: currencies.map { ($0, binanceSymbol(options.inCurrency($0))) })
+                                 }),
             parse: { response, options throws(FetchFailure) in try BinanceAPI.parse(response, expectedSymbol: binanceSymbol(options)) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_BINANCE_STREAM_URL", defaultURL: "wss://stream.binance.com:9443"),
@@ -76,6 +80,8 @@ extension Venue {
             url: URLSetting(key: "BTCPRICED_KRAKEN_URL", defaultURL: "https://api.kraken.com"),
             symbol: { "XBT" + $0.currency }, path: { KrakenAPI.path(currency: $0.currency) },
             limits: { _, _ in KrakenAPI.limits },
+            batch: BatchEndpoint(path: { _, currencies in KrakenAPI.path(currencies: currencies) },
+                                 parse: { response, _, currencies throws(FetchFailure) in try KrakenAPI.parse(response, currencies: currencies) }),
             parse: { response, options throws(FetchFailure) in try KrakenAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
@@ -105,6 +111,8 @@ extension Venue {
             symbol: { "BTC" + $0.currency }, path: { CryptoCompareAPI.path(currency: $0.currency) },
             limits: { options, _ in CryptoCompareAPI.limits(dailyCalls: options.number(cryptoCompareDailyCalls)) },
             headers: { options in options.given(cryptoCompareAPIKey).map { ["authorization": CryptoCompareAPI.authorizationHeader(apiKey: $0)] } ?? [:] },
+            batch: BatchEndpoint(path: { _, currencies in CryptoCompareAPI.path(currencies: currencies) },
+                                 parse: { response, _, currencies throws(FetchFailure) in try CryptoCompareAPI.parse(response, currencies: currencies) }),
             parse: { response, options throws(FetchFailure) in try CryptoCompareAPI.parse(response, currency: options.currency) }),
         settings: [cryptoCompareAPIKey, cryptoCompareDailyCalls])
 
