@@ -110,6 +110,9 @@ struct DefaultsEndToEndTests {
 
     /// Binance refuses this location (HTTP 451, its stream too): the quote stays with Coinbase,
     /// the first venue that answers, for the whole backfill, which Coinbase's candles then make.
+    /// (On a loaded machine Coinbase's very first answer may miss the first cycle's timeout, and
+    /// Kraken, next in the chain, answers that cycle, as it should: the promise is that once
+    /// Coinbase answers, the backfill never costs it its turn.)
     @Test func withBinanceGeoBlockedTheQuoteStaysWithCoinbaseThroughTheBackfill() async throws {
         let exchange = try await FakeExchange.start()
         exchange.setEveryVenue(price: "100000")
@@ -118,15 +121,20 @@ struct DefaultsEndToEndTests {
         let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: try Self.defaults())
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
-        try await until("the first quote", context: { daemon.log }) { try await daemon.ctl("price").status == 0 }
+        var first = JSONValue.null
+        try await until("coinbase's first quote", context: { "\(first)\n\(daemon.log)" }) {
+            first = (try? JSONValue(parsing: try await daemon.ctl("status", "--json").stdout)) ?? .null
+            return first["source"] == .string("coinbase")
+        }
+        let coinbaseServing = ContinuousClock.now
         let samples = try await sample(daemon, for: .seconds(30))
         let elsewhere = samples.filter { $0.source != "coinbase" || $0.state != "fresh" }
         #expect(elsewhere.count == 0, "coinbase serves, fresh, throughout: \(elsewhere.count) of \(samples.count)\n\(describe(samples))")
         try await until("a week from coinbase", timeout: .seconds(90), context: { daemon.log }) {
             daemon.log.contains("minutes of the last week's price history from coinbase candles")
         }
-        #expect(exchange.requests(.kraken).isEmpty && exchange.requests(.bitstamp).isEmpty,
-                "coinbase answered: kraken and bitstamp were never asked")
+        let later = (exchange.requests(.kraken) + exchange.requests(.bitstamp)).filter { $0.receivedAt > coinbaseServing }
+        #expect(later.isEmpty, "coinbase answered: kraken and bitstamp were not asked again: \(later.map(\.uri))")
         await exchange.shutdown()
     }
 

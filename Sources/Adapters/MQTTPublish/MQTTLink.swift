@@ -44,11 +44,14 @@ public final class MQTTLink: WatcherServer {
     /// `currentLine` renders the board's `watch` line now (for a new connection, a refresh,
     /// and a socket that drained); `audience` counts the link as a watcher while it is connected,
     /// so the publisher makes lines for it.
+    /// `labelled`: one link of several (a daemon serving several currencies), its metrics
+    /// labelled with its currency.
     public init(_ publishing: MQTTPublishing, audience: WatchAudience, currentLine: @escaping @Sendable () -> String,
-                eventLoop: any EventLoop, logger: Logger, metrics: any MetricsFactory) {
+                eventLoop: any EventLoop, logger: Logger, metrics: any MetricsFactory, labelled: Bool = false) {
         self.publishing = publishing
-        connected = Gauge(label: "btcpriced_mqtt_connected", factory: metrics)
-        published = Counter(label: "btcpriced_mqtt_messages_total", factory: metrics)
+        let dimensions = labelled ? [("currency", publishing.currency)] : []
+        connected = Gauge(label: "btcpriced_mqtt_connected", dimensions: dimensions, factory: metrics)
+        published = Counter(label: "btcpriced_mqtt_messages_total", dimensions: dimensions, factory: metrics)
         connected.record(0)
         self.audience = audience
         self.currentLine = currentLine

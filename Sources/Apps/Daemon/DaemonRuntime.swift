@@ -95,12 +95,12 @@ public struct DaemonRuntime {
         let hostPace: (any HostPace)? = shared.map { batches.isEmpty ? $0 : BatchedHostPace($0, batches: batches) }
         try carryOverSingleCurrencyState()
         let companionDaemons = try await makeCompanions(resources, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier)
-        let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.replies) }
+        let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.daemon.replies) }
         let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
                                           hostPace: hostPace, batches: batches, served: served, companionBoards: companionDaemons.map(\.board))
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
-        application.companions = companionDaemons
+        application.companions = companionDaemons.map(\.daemon)
         let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
                                                     replies: replies, limits: limits, audience: audience, logger: logger, group: resources.group) {
@@ -108,11 +108,14 @@ public struct DaemonRuntime {
             application.readers.append(ClosingService { await http.shutdown() })
         }
         if let broker = settings.mqtt.broker {
-            let link = MQTTLink(settings.mqtt.publishing(to: broker, currency: plan.currency), audience: audience,
-                                currentLine: { [board = daemon.board] in board.current.statusLine }, eventLoop: resources.loop, logger: logger,
-                                metrics: metrics.factory)
-            daemon.alsoServe(link)
-            application.readers.append(MQTTService(link: link, clock: resources.clock))
+            // A link for each currency: its own state topic, availability and sensor.
+            for (currency, watching) in [(daemon, audience)] + companionDaemons.map({ ($0.daemon, $0.audience) }) {
+                let link = MQTTLink(settings.mqtt.publishing(to: broker, currency: currency.board.currency), audience: watching,
+                                    currentLine: { [board = currency.board] in board.current.statusLine }, eventLoop: resources.loop, logger: logger,
+                                    metrics: metrics.factory, labelled: !companionDaemons.isEmpty)
+                currency.alsoServe(link)
+                application.readers.append(MQTTService(link: link, clock: resources.clock))
+            }
         }
         if let path = settings.metricsTextfile {
             application.readers.append(MetricsTextfileService(
@@ -125,7 +128,7 @@ public struct DaemonRuntime {
         application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
             let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 })
             if let outcome, let plans = try? SourcePlan.companions(of: outcome.settings) {
-                for (companion, plan) in zip(companionDaemons, plans) { companion.apply(plan) }
+                for (companion, plan) in zip(companionDaemons, plans) { companion.daemon.apply(plan) }
             }
             return daemon.reloaded(outcome.map { ($0.plan, $0.summary) })
         }
@@ -133,15 +136,27 @@ public struct DaemonRuntime {
     }
 
     /// The daemons of the currencies served beside the primary, each on its own files and chain.
+    /// The daemons of the currencies served beside the primary, each on its own files and chain,
+    /// with the audience its publisher makes lines for (its MQTT link, when there is one).
     private func makeCompanions(_ resources: RuntimeResources, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch], metrics: PrometheusExporter,
-                                notifier: SystemdNotifier) async throws(DaemonStartError) -> [PriceDaemon<DaemonClock, SourcePlan>] {
-        var daemons: [PriceDaemon<DaemonClock, SourcePlan>] = []
+                                notifier: SystemdNotifier) async throws(DaemonStartError) -> [Companion] {
+        var daemons: [Companion] = []
         for companion in companions {
-            let ports = try makePorts(resources, plan: companion, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier,
+            var ports = try makePorts(resources, plan: companion, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier,
                                       serve: { _ in throw DaemonStartError("a companion serves through the primary's socket") })
-            daemons.append(await PriceDaemon(ports.companion(serving: companion.settings.currency.code)))
+                .companion(serving: companion.settings.currency.code)
+            let audience = WatchAudience()
+            ports.audience = audience
+            daemons.append(Companion(daemon: await PriceDaemon(ports), audience: audience))
         }
         return daemons
+    }
+
+    /// A currency served beside the primary.
+    struct Companion {
+        let daemon: PriceDaemon<DaemonClock, SourcePlan>
+        let audience: WatchAudience
+        var board: PriceBoard<DaemonClock> { daemon.board }
     }
 
     /// Moves a single-currency install's files into their currency's own directory the first
