@@ -4,6 +4,7 @@ import Exchanges
 import FakeExchange
 import Foundation
 import PriceCore
+import Synchronization
 import Testing
 
 /// One request for several currencies, where a venue's API takes a list of pairs: the parsers on
@@ -43,8 +44,11 @@ struct BatchTests {
         defer { Task { await exchange.shutdown() } }
         let client = ExchangeTests.client
         let kraken = Venue.kraken, options = VenueOptions(currency: "CAD")
+        // The answer's age on a clock of the test's own: a stalled test process ages nothing.
+        let clock = Mutex(ContinuousClock.now)
         let batch = VenueBatch(venue: kraken, currencies: ["CAD", "JPY"], options: options, baseURL: exchange.baseURL, client: client,
-                               timeouts: RouteTimeouts(connect: nil, answer: .seconds(5)), proxy: nil, userAgent: "test")
+                               timeouts: RouteTimeouts(connect: nil, answer: .seconds(5)), proxy: nil, userAgent: "test",
+                               now: { clock.withLock { $0 } })
         let members = ["CAD", "JPY"].map { BatchMember(batch, currency: $0, quoteAsset: $0, limits: kraken.limits(options, baseURL: exchange.baseURL)) }
         #expect(!batch.answersWithoutAsking, "nothing asked yet")
         async let cad = members[0].fetchQuote()
@@ -55,6 +59,10 @@ struct BatchTests {
         _ = try await members[1].fetchQuote()
         let asked = exchange.requests(.kraken).map(\.uri)
         #expect(asked == ["/0/public/Ticker?pair=XBTCAD,XBTJPY"], "one request for both currencies: \(asked)")
+        clock.withLock { $0 += .seconds(2) }
+        #expect(!batch.answersWithoutAsking, "kraken's interval (2 s) is over: the next quote asks again")
+        _ = try await members[0].fetchQuote()
+        #expect(exchange.requests(.kraken).count == 2, "\(exchange.requests(.kraken).map(\.uri))")
 
         let pace = ProcessHostPace()
         let batched = BatchedHostPace(pace, batches: [kraken.name: batch])

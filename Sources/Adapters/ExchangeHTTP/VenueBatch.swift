@@ -19,6 +19,8 @@ public final class VenueBatch: Sendable {
     let timeouts: RouteTimeouts
     let route: ProxyURL?
     let parse: @Sendable (ExchangeResponse) throws(FetchFailure) -> BatchEndpoint.Answers
+    /// The time an answer's age is counted on: the monotonic clock, or a test's.
+    let now: @Sendable () -> ContinuousClock.Instant
 
     private enum Phase {
         case idle
@@ -29,8 +31,9 @@ public final class VenueBatch: Sendable {
     private let phase = Mutex(Phase.idle)
 
     public init(venue: Venue, currencies: [String], options: VenueOptions, baseURL: String, client: HTTPClient, timeouts: RouteTimeouts,
-                proxy: ProxyURL?, userAgent: String) {
+                proxy: ProxyURL?, userAgent: String, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         name = venue.name
+        self.now = now
         self.currencies = currencies
         reuseFor = venue.limits(options, baseURL: baseURL).minimumInterval
         self.client = client
@@ -54,7 +57,7 @@ public final class VenueBatch: Sendable {
             switch phase {
             case .idle: false
             case .asking: true
-            case .answered(_, let at): at.duration(to: .now) < reuseFor
+            case .answered(_, let at): at.duration(to: now()) < reuseFor
             }
         }
     }
@@ -63,9 +66,10 @@ public final class VenueBatch: Sendable {
     /// the request on its way, or from a request made now for every currency.
     func quote(for currency: String) async throws -> SourceQuote {
         enum Step { case reuse(BatchEndpoint.Answers, held: Duration), wait, ask }
+        let now = self.now()
         let step: Step = phase.withLock { phase in
             switch phase {
-            case .answered(let answers, let at) where at.duration(to: .now) < reuseFor: return .reuse(answers, held: at.duration(to: .now))
+            case .answered(let answers, let at) where at.duration(to: now) < reuseFor: return .reuse(answers, held: at.duration(to: now))
             case .asking: return .wait
             default:
                 phase = .asking(waiters: [])
@@ -110,7 +114,7 @@ public final class VenueBatch: Sendable {
         }
         let waiters: [CheckedContinuation<BatchEndpoint.Answers, any Error>] = phase.withLock { phase in
             guard case .asking(let waiters) = phase else { return [] }
-            if case .success(let answers) = result { phase = .answered(answers, at: .now) } else { phase = .idle }
+            if case .success(let answers) = result { phase = .answered(answers, at: now()) } else { phase = .idle }
             return waiters
         }
         for waiter in waiters { waiter.resume(with: result) }
