@@ -25,8 +25,19 @@ struct CurrenciesSettingTests {
         #expect(companions.map(\.settings.currency.code) == ["EUR", "JPY", "CZK"])
         #expect(companions[1].active.map(\.name.rawValue) == ["kraken"], "only kraken lists BTC/JPY: \(companions[1].active)")
         #expect(companions[2].referenceReason != nil && companions[2].active.map(\.name.rawValue) == ["coinbase-rates"], "\(companions[2].active)")
-        #expect(companions.allSatisfy { $0.settings.stream == .off }, "the primary alone streams")
+        #expect(companions.allSatisfy { $0.settings.stream == settings.stream }, "every currency streams where its venues do")
         #expect(settings.stateDirectory(of: Currency(code: "EUR")!) == "/var/lib/btcpriced/eur")
+    }
+
+    /// A venue named for the stream that has no market in a currency: that currency polls, the others stream from it.
+    @Test func aStreamVenueWithoutTheCurrencysMarketLeavesItPolling() throws {
+        guard case .run(_, _, _, let companions) = launch(["BTCPRICED_CURRENCIES": "USD,EUR,JPY", "BTCPRICED_STREAM": "binance"]) else {
+            Issue.record("the list did not bring a run")
+            return
+        }
+        let streams = companions.map { "\($0.settings.currency.code): \($0.settings.stream)" }
+        #expect(streams == ["EUR: \(StreamChoice.only(.binance))", "JPY: \(StreamChoice.off)"], "\(streams)")
+        #expect(companions[1].currencyLine.hasSuffix("markets, over REST"), "\(companions[1].currencyLine)")
     }
 
     @Test func oneCurrencyKeepsTheStateDirectoryAsItWas() throws {

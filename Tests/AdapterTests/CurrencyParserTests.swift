@@ -81,4 +81,33 @@ struct CurrencyParserTests {
         #expect(Venue.coinbase.stream!.greetings(VenueOptions(currency: "GBP")).first == #"{"type":"subscribe","product_ids":["BTC-GBP"],"channel":"ticker"}"#)
         #expect(Venue.binance.streamURL(baseURL: "wss://x", VenueOptions(currency: "EUR")) == "wss://x/stream?streams=btceur@aggTrade/btceur@miniTicker")
     }
+
+    /// One connection for several currencies: the subscription names every pair, and one parser
+    /// reads each pair's messages, each quote naming its own pair.
+    @Test("one connection's parser reads every pair asked", arguments: [
+        (Venue.binance, "binance-trade-eur", "BTCEUR"), (.binance, "binance-aggtrade", "BTCUSDT"),
+        (.coinbase, "coinbase-ticker-gbp", "BTC-GBP"), (.coinbase, "coinbase-ticker", "BTC-USD"),
+        (.kraken, "kraken-ticker-jpy", "BTC/JPY"), (.kraken, "kraken-ticker-eur", "BTC/EUR"),
+    ])
+    func onePairOfSeveral(venue: Venue, fixture: String, symbol: String) throws {
+        let currencies = ["USD", "EUR", "GBP", "JPY"].filter(venue.quotes)
+        let events = try venue.stream!.parser(VenueOptions(), currencies: currencies)(try StreamParserTests.frame(fixture))
+        #expect(events.compactMap(\.quote).map(\.symbol) == [symbol], "\(events)")
+    }
+
+    @Test func oneSubscriptionNamesEveryPair() throws {
+        let options = VenueOptions()
+        #expect(Venue.kraken.stream!.greetings(options, currencies: ["USD", "EUR", "JPY"])
+                    == [#"{"method":"subscribe","params":{"channel":"ticker","symbol":["BTC/USD","BTC/EUR","BTC/JPY"]}}"#])
+        #expect(Venue.coinbase.stream!.greetings(options, currencies: ["USD", "GBP"]).first
+                    == #"{"type":"subscribe","product_ids":["BTC-USD","BTC-GBP"],"channel":"ticker"}"#)
+        #expect(Venue.binance.streamURL(baseURL: "wss://x", options, currencies: ["USD", "EUR"])
+                    == "wss://x/stream?streams=btcusdt@aggTrade/btcusdt@miniTicker/btceur@aggTrade/btceur@miniTicker")
+        // Coinbase's snapshot after a subscription carries every product in one message.
+        let snapshot = try Venue.coinbase.stream!.parser(options, currencies: ["USD", "EUR"])(try StreamParserTests.frame("coinbase-ticker-snapshot-pairs"))
+        #expect(snapshot.compactMap(\.quote).map { "\($0.symbol) \($0.quoteAsset) \($0.price)" } == ["BTC-USD USD 98410.22", "BTC-EUR EUR 89712.45"], "\(snapshot)")
+        #expect(throws: FetchFailure.wrongSymbol(expected: "BTC-USD or BTC-GBP", got: "BTC-EUR")) {
+            try Venue.coinbase.stream!.parser(options, currencies: ["USD", "GBP"])(try StreamParserTests.frame("coinbase-ticker-eur"))
+        }
+    }
 }

@@ -110,9 +110,25 @@ struct BinanceQuickTradeTests {
     @Test func takesTradesAndAggregates() throws {
         for name in ["binance-aggtrade", "binance-trade"] {
             let frame = try StreamParserTests.frame(name)
-            let quick = try #require(BinanceStream.quickTrade(frame, expectedSymbol: "BTCUSDT", quoteAsset: "USDT"), "\(name) took the slow path")
+            let quick = try #require(BinanceStream.quickTrade(frame, expectedSymbols: ["BTCUSDT"]), "\(name) took the slow path")
             #expect([quick] == (try BinanceStream.parse(frame, expectedSymbol: "BTCUSDT")), "\(name): quick \(quick)")
         }
+    }
+
+    /// A combined stream of several symbols: each message names its own, read quick or in full alike.
+    @Test func readsEachSymbolOfACombinedStream() throws {
+        let euro = Array(#"{"stream":"btceur@aggTrade","data":{"e":"aggTrade","E":1,"s":"BTCEUR","a":7,"p":"98001.50","q":"0.1","T":1700000000000}}"#.utf8)
+        let ticker = Array(#"{"stream":"btceur@miniTicker","data":{"e":"24hrMiniTicker","E":1700000000000,"s":"BTCEUR","c":"98001.50","o":"97000","h":"99000","l":"96000"}}"#.utf8)
+        let parser = BinanceStream.parser(expectedSymbols: ["BTCUSDT", "BTCEUR"])
+        let trade = StreamEvent.trade(SourceQuote(price: try Price(parsing: "98001.50"), symbol: "BTCEUR", quoteAsset: "EUR"),
+                                      TradeStamp(milliseconds: 1_700_000_000_000, tradeID: 7))
+        #expect(BinanceStream.quickTrade(euro, expectedSymbols: ["BTCUSDT", "BTCEUR"]) == trade)
+        #expect(try parser(euro) == [trade])
+        #expect(try parser(ticker).first?.quote?.symbol == "BTCEUR")
+        #expect(try parser(try StreamParserTests.frame("binance-aggtrade")).first?.quote?.quoteAsset == "USDT")
+        #expect(BinanceStream.path(symbols: ["BTCUSDT", "BTCEUR"]) == "/stream?streams=btcusdt@aggTrade/btcusdt@miniTicker/btceur@aggTrade/btceur@miniTicker")
+        let stranger = Array(#"{"stream":"btcgbp@aggTrade","data":{"e":"aggTrade","s":"BTCGBP","a":7,"p":"1","T":1}}"#.utf8)
+        #expect(throws: FetchFailure.wrongSymbol(expected: "BTCUSDT or BTCEUR", got: "BTCGBP")) { try parser(stranger) }
     }
 
     @Test("odd messages read as the full parser reads them", arguments: [

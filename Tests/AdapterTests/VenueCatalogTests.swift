@@ -30,11 +30,8 @@ struct VenueCatalogTests {
             parse: { response, options throws(FetchFailure) in try BitstampAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_NEWCOMER_STREAM_URL", defaultURL: "wss://ws.newcomer.example"),
-            greetings: { [KrakenStream.subscription(currency: $0.currency)] },
-            parser: { options in
-                let currency = options.currency
-                return { frame throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }
-            }))
+            symbol: { KrakenStream.symbol(currency: $0.currency) }, greetings: { [KrakenStream.subscription(symbols: $0)] },
+            parser: { symbols in { frame throws(FetchFailure) in try KrakenStream.parse(frame, symbols: symbols) } }))
 
     @Test func everyVenueSettingIsKnownAndDocumentedWithItsDefault() throws {
         let file = try read("config/btcpriced.conf"), page = try read("docs/man/btcpriced.conf.5.scd")

@@ -21,11 +21,11 @@ struct VenueStreamTests {
         }
     }
 
-    func connect(_ venue: Venue, to exchange: FakeExchange, path: String = "",
+    func connect(_ venue: Venue, to exchange: FakeExchange, path: String = "", currencies: [String]? = nil,
                  until done: @escaping @Sendable (Received) -> Bool = { _ in false },
                  orOnceTheExchange held: (@Sendable (FakeExchange) -> Bool)? = nil) async -> (Ending, Received) {
         let received = Received()
-        let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)")!
+        let stream = VenueStream(venue: venue, url: "ws://127.0.0.1:\(exchange.port)\(path)", currencies: currencies)!
         // Checked as each delivery arrives, not polled: `done` ends the connection at once.
         let (met, signal) = AsyncStream<Void>.makeStream()
         let task = Task {
@@ -56,6 +56,23 @@ struct VenueStreamTests {
         #expect(received.opened.withLock { $0 })
         #expect(Array(received.trades.prefix(3)) == ["114459.8", "114460.25", "114459.8"])
         #expect(exchange.streamConnectionCount(Market(rawValue: venue.name.rawValue)!) == 1)
+        await exchange.shutdown()
+    }
+
+    /// Several currencies on one connection: the subscription (Binance's path) names every pair,
+    /// and each pair's trades arrive named by their own symbol.
+    @Test(arguments: [(Venue.binance, "", ["USD", "EUR"], ["BTCUSDT", "BTCEUR"]), (.coinbase, "/", ["USD", "EUR", "GBP"], ["BTC-USD", "BTC-EUR", "BTC-GBP"]),
+                      (.kraken, "/v2", ["USD", "EUR", "JPY"], ["BTC/USD", "BTC/EUR", "BTC/JPY"])])
+    func oneConnectionCarriesEveryPair(venue: Venue, path: String, currencies: [String], symbols: [String]) async throws {
+        let exchange = try await FakeExchange.start()
+        let market = Market(rawValue: venue.name.rawValue)!
+        exchange.setStream(market, .trades(prices: ["114459.80"], perSecond: 50))
+        let (_, received) = await connect(venue, to: exchange, path: path, currencies: currencies) { received in
+            Set(received.events.withLock { $0.compactMap(\.quote?.symbol) }).count == symbols.count
+        }
+        let heard = Set(received.events.withLock { $0.compactMap(\.quote?.symbol) })
+        #expect(heard == Set(symbols), "trades heard: \(heard)")
+        #expect(exchange.streamPairs(market) == [symbols], "one connection, subscribed to every pair: \(exchange.streamPairs(market))")
         await exchange.shutdown()
     }
 

@@ -31,7 +31,8 @@ struct ManyCurrenciesEndToEndTests {
                 "CZK is no market's: the reference rate, labelled \(reply)")
 
         let yen = try await daemon.ctl("--currency", "jpy", "status", "--json")
-        #expect(yen.status == 0 && yen.stdout.contains("\"symbol\":\"XXBTZJPY\""), "\(yen)")
+        // Kraken's pair as polled (XXBTZJPY) or streamed (BTC/JPY).
+        #expect(yen.status == 0 && (yen.stdout.contains("\"symbol\":\"XXBTZJPY\"") || yen.stdout.contains("\"symbol\":\"BTC/JPY\"")), "\(yen)")
         let euro = try await daemon.ctl("--currency", "EUR", "status")
         #expect(euro.stdout.hasPrefix("BTC/EUR  €"), "\(euro)")
         let history = try await daemon.ctl("--currency", "EUR", "chart", "--range", "1h", "--json")
@@ -74,6 +75,20 @@ struct ManyCurrenciesEndToEndTests {
         defer { daemon.stop(); daemon.removeFiles() }
         try await daemon.start()
         try await check(daemon)
+
+        // One stream connection per venue carries every currency's pair, and each currency's link
+        // runs its own pair of it: EUR streams from Binance beside USD, JPY from Kraken.
+        for (currency, venue) in [("EUR", "binance"), ("JPY", "kraken")] {
+            var sources = JSONValue.null
+            try await until("\(currency) streams from \(venue)", context: { "sources: \(sources)\nlog:\n\(daemon.log)" }) {
+                sources = (try? JSONValue(parsing: try await daemon.ctl("--currency", currency, "sources", "--json").stdout)) ?? .null
+                return sources["stream"]?["name"] == .string(venue) && sources["stream"]?["state"] == .string("live")
+            }
+        }
+        #expect(exchange.streamPairs(.binance).allSatisfy { $0 == ["BTCUSDT", "BTCEUR"] } && exchange.streamConnectionCount(.binance) == 1,
+                "one Binance connection for USD and EUR: \(exchange.streamPairs(.binance))")
+        #expect(exchange.streamPairs(.kraken).allSatisfy { $0 == ["BTC/USD", "BTC/EUR", "BTC/JPY"] } && exchange.streamConnectionCount(.kraken) == 1,
+                "one Kraken connection for every currency whose chain streams from it: \(exchange.streamPairs(.kraken))")
 
         // The HTTP listener answers each currency from its own quote, as the socket does.
         let base = "http://127.0.0.1:\(port)"

@@ -2,7 +2,9 @@ import Exchanges
 import PriceCore
 
 private let statuses = [200, 400, 401, 403, 404, 418, 429, 451, 500, 503]
-private let binanceParser = BinanceStream.parser(expectedSymbol: "BTCUSDT")
+/// Streams read as one connection for several currencies reads them.
+private let binanceSymbols = ["BTCUSDT", "BTCEUR"], coinbaseProducts = ["BTC-USD", "BTC-EUR"], krakenSymbols = ["BTC/USD", "BTC/EUR", "BTC/JPY"]
+private let binanceParser = BinanceStream.parser(expectedSymbols: binanceSymbols)
 
 /// Byte 0 picks the parser (a venue's REST answer or its stream), byte 1 the HTTP status; the
 /// rest is the body or the frame.
@@ -22,12 +24,12 @@ public func fuzzExchanges(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case 4: prices = restPrices(try? CryptoCompareAPI.parse(response))
     case 5:
         // The connection's parser (with its quick trade path) reads every frame as the full one does.
-        let full = Result { () throws(FetchFailure) in try BinanceStream.parse(body, expectedSymbol: "BTCUSDT") }
+        let full = Result { () throws(FetchFailure) in try BinanceStream.parse(body, expectedSymbols: binanceSymbols) }
         let quick = Result { () throws(FetchFailure) in try binanceParser(body) }
         fuzzCheck(full == quick, "Binance's quick path read a frame differently: \(quick) vs \(full)")
-        prices = streamPrices((try? full.get()) ?? [])
-    case 6: prices = streamPrices((try? CoinbaseStream.parse(body)) ?? [])
-    case 7: prices = streamPrices((try? KrakenStream.parse(body)) ?? [])
+        prices = streamPrices((try? full.get()) ?? [], among: binanceSymbols)
+    case 6: prices = streamPrices((try? CoinbaseStream.parse(body, productIDs: coinbaseProducts)) ?? [], among: coinbaseProducts)
+    case 7: prices = streamPrices((try? KrakenStream.parse(body, symbols: krakenSymbols)) ?? [], among: krakenSymbols)
     case 9: prices = restPrices(try? MempoolAPI.parse(response))
     case 10: prices = candlePrices(try? BinanceCandles.parse(response))
     case 11: prices = candlePrices(try? CoinbaseCandles.parse(response))
@@ -62,12 +64,15 @@ private func candlePrices(_ batch: CandleBatch?) -> [Price] {
     return batch.bars.flatMap { bar in [bar.open, bar.high, bar.low, bar.close].compactMap { try? Price(parsing: "\($0)") } }
 }
 
-private func streamPrices(_ events: [StreamEvent]) -> [Price] {
+/// Every price the events carry; each quote must name one of the pairs asked.
+private func streamPrices(_ events: [StreamEvent], among symbols: [String]) -> [Price] {
     events.flatMap { event -> [Price] in
         switch event {
-        case .trade(let quote, _), .tickerClose(let quote, _): [quote.price]
-        case .dayRange(let range): [range.high, range.low] + (range.open.map { [$0] } ?? [])
-        case .alive, .closingSoon: []
+        case .trade(let quote, _), .tickerClose(let quote, _):
+            fuzzCheck(symbols.contains(quote.symbol), "a quote of a pair not asked was accepted: \(quote.symbol)")
+            return [quote.price]
+        case .dayRange(let range): return [range.high, range.low] + (range.open.map { [$0] } ?? [])
+        case .alive, .closingSoon: return []
         }
     }
 }

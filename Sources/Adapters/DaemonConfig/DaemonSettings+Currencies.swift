@@ -16,12 +16,14 @@ extension DaemonSettings {
     }
 
     /// These settings as a companion serving `currency` reads them: its own chain of the venues
-    /// that list the pair, asked over REST (the primary alone streams), no MQTT link of its own.
+    /// that list the pair, streamed from those of them that stream it (on the connection the
+    /// currencies share), no MQTT link of its own.
     public func companion(serving currency: Currency) -> DaemonSettings {
         var settings = self
         settings.currency = currency
         settings.currencies = []
-        settings.stream = .off
+        // A venue named for the stream that has no market in this currency: this one polls.
+        if stream.problem(currency: currency.code, catalog: catalog) != nil { settings.stream = .off }
         settings.mqtt = MQTTSettings()
         return settings
     }

@@ -20,7 +20,8 @@ extension SourcePlan {
     /// pair, and whether the price is a market's or a reference rate.
     public var currencyLine: String {
         let venues = active.map { "\($0.name) (\($0.rest.symbol(options)))" }.joined(separator: ", ")
-        let route = referenceReason == nil ? "markets, over REST" + (settings.stream == .off ? "" : " and the stream")
+        let streams = settings.stream.venues(among: active.map(\.name), in: settings.catalog)
+        let route = referenceReason == nil ? "markets, over REST" + (streams.isEmpty ? "" : " and the stream")
             : "a reference rate (a conversion, not a trade), labelled \(active.first?.name.rawValue ?? "")"
         return "\(settings.currency.code): \(venues.isEmpty ? "none" : venues); \(route)"
     }

@@ -6,12 +6,20 @@ import PriceCore
 /// Prices are JSON numbers here; their literal text is kept, so no digit is lost to a Double.
 public enum KrakenStream {
     public static func symbol(currency: String) -> String { "BTC/\(currency)" }
-    public static func subscription(currency: String = "USD") -> String {
-        #"{"method":"subscribe","params":{"channel":"ticker","symbol":["\#(symbol(currency: currency))"]}}"#
+    public static func subscription(currency: String = "USD") -> String { subscription(symbols: [symbol(currency: currency)]) }
+
+    /// One subscription for every pair the connection carries.
+    public static func subscription(symbols: [String]) -> String {
+        let list = symbols.map { "\"\($0)\"" }.joined(separator: ",")
+        return #"{"method":"subscribe","params":{"channel":"ticker","symbol":[\#(list)]}}"#
     }
 
     public static func parse(_ frame: [UInt8], currency: String = "USD") throws(FetchFailure) -> [StreamEvent] {
-        let symbol = symbol(currency: currency)
+        try parse(frame, symbols: [symbol(currency: currency)])
+    }
+
+    /// A message about any of `symbols`; a ticker of another pair is an error.
+    public static func parse(_ frame: [UInt8], symbols: [String]) throws(FetchFailure) -> [StreamEvent] {
         let json = try StreamMessage.json(frame)
         if json["success"]?.boolValue == false {
             throw .exchangeError(json["error"]?.stringValue ?? "request failed without a reason")
@@ -23,8 +31,8 @@ public enum KrakenStream {
             var found: [StreamEvent] = []
             for ticker in data {
                 guard let pair = ticker["symbol"]?.stringValue else { throw .missingField("data[].symbol") }
-                guard pair == symbol else { throw .wrongSymbol(expected: symbol, got: pair) }
-                found += try StreamMessage.ticker(ticker, last: "last", high: "high", low: "low", symbol: pair, quoteAsset: currency)
+                guard symbols.contains(pair) else { throw .wrongSymbol(expected: symbols.joined(separator: " or "), got: pair) }
+                found += try StreamMessage.ticker(ticker, last: "last", high: "high", low: "low", symbol: pair, quoteAsset: String(pair.dropFirst(4)))
             }
             return found
         case "heartbeat", "status":

@@ -28,10 +28,12 @@ public struct VenueStream: PriceStream {
     private let greetings: [String]
     private let parse: @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
 
-    /// Nil for a venue without a stream.
-    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), readInterval: Duration = .zero, reads: PacedReads? = nil,
-                 proxy: ProxyURL? = nil, connectTimeout: Duration = StreamPolicy.defaultConnectTimeout, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
-        guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options) else { return nil }
+    /// Nil for a venue without a stream. The connection carries the pairs of `currencies` (the
+    /// options' currency alone by default), every message naming its pair.
+    public init?(venue: Venue, url: String, options: VenueOptions = VenueOptions(), currencies: [String]? = nil, readInterval: Duration = .zero,
+                 reads: PacedReads? = nil, proxy: ProxyURL? = nil, connectTimeout: Duration = StreamPolicy.defaultConnectTimeout,
+                 eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+        guard let endpoint = venue.stream, let connectURL = venue.streamURL(baseURL: url, options, currencies: currencies) else { return nil }
         self.venue = venue
         self.url = url
         self.options = options
@@ -41,8 +43,8 @@ public struct VenueStream: PriceStream {
         self.connectURL = connectURL
         self.proxy = proxy
         self.connectTimeout = connectTimeout
-        greetings = endpoint.greetings(options)
-        parse = endpoint.parser(options)
+        greetings = endpoint.greetings(options, currencies: currencies)
+        parse = endpoint.parser(options, currencies: currencies)
     }
 
     /// Runs one connection to its end. `opened` is called once the upgrade succeeded, `received`

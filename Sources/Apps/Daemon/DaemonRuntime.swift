@@ -87,14 +87,18 @@ public struct DaemonRuntime {
         let (settings, routes, notifier) = (self.settings, resources.routes, SystemdNotifier())
         // Both listeners count their watchers into it; the stream's reader and the publisher read it.
         let audience = WatchAudience()
-        let lineup = plan.streamLineup(eventLoop: resources.loop, audience: audience, proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
+        // One connection per venue carries every currency's pair; each currency's link runs its own.
+        let lineups = SourcePlan.streamLineups([plan] + companions, clock: resources.clock, eventLoop: resources.loop, audience: audience,
+                                               proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
+        let lineup = lineups[0]
         // Several currencies keep one pace per venue between them, as instances on a host do.
         let shared: (any HostPace)? = resources.hostPace ?? (companions.isEmpty ? nil : ProcessHostPace())
         // A venue that takes a list of pairs is asked once for the currencies that ask it.
         let batches = routes.batches(for: [plan] + companions)
         let hostPace: (any HostPace)? = shared.map { batches.isEmpty ? $0 : BatchedHostPace($0, batches: batches) }
         try carryOverSingleCurrencyState()
-        let companionDaemons = try await makeCompanions(resources, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier)
+        let companionDaemons = try await makeCompanions(resources, lineups: lineups.dropFirst(), hostPace: hostPace, batches: batches, metrics: metrics,
+                                                        notifier: notifier)
         let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.daemon.replies) }
         let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
@@ -135,16 +139,17 @@ public struct DaemonRuntime {
         return application
     }
 
-    /// The daemons of the currencies served beside the primary, each on its own files and chain.
-    /// The daemons of the currencies served beside the primary, each on its own files and chain,
-    /// with the audience its publisher makes lines for (its MQTT link, when there is one).
-    private func makeCompanions(_ resources: RuntimeResources, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch], metrics: PrometheusExporter,
-                                notifier: SystemdNotifier) async throws(DaemonStartError) -> [Companion] {
+    /// The daemons of the currencies served beside the primary, each on its own files, chain and
+    /// `lineups`' streams, with the audience its publisher makes lines for (its MQTT link, when
+    /// there is one). A companion never serves a listener of its own (`companion(serving:)`).
+    private func makeCompanions(_ resources: RuntimeResources, lineups: ArraySlice<StreamLineup>, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch],
+                                metrics: PrometheusExporter, notifier: SystemdNotifier) async throws(DaemonStartError) -> [Companion] {
         var daemons: [Companion] = []
-        for companion in companions {
+        for (companion, lineup) in zip(companions, lineups) {
             var ports = try makePorts(resources, plan: companion, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier,
-                                      serve: { _ in throw DaemonStartError("a companion serves through the primary's socket") })
-                .companion(serving: companion.settings.currency.code)
+                                      serve: { _ in NoWatchers() })
+                .companion(serving: companion.settings.currency.code, streams: lineup.venues)
+            ports.streamReadLag = lineup.readLag
             let audience = WatchAudience()
             ports.audience = audience
             daemons.append(Companion(daemon: await PriceDaemon(ports), audience: audience))

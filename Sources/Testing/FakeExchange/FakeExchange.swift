@@ -43,6 +43,7 @@ public final class FakeExchange: Sendable {
         var openStreams: [Market: Int] = [:]
         var streamRefusals: [Market: Int] = [:]
         var streamUpgradeRequests: [Market: Int] = [:]
+        var streamPairs: [Market: [[String]]] = [:]
         var streamPingIntervals: [Market: TimeAmount] = [:]
         var streamPings: [Market: Int] = [:]
         var streamTrades: [Market: Int] = [:]
@@ -210,6 +211,15 @@ public final class FakeExchange: Sendable {
             state.openStreams[market, default: 0] += 1
             state.mostOpenStreams[market] = max(state.mostOpenStreams[market] ?? 0, state.openStreams[market]!)
         }
+    }
+
+    /// The pairs each connection carried, in the order they subscribed (Binance's by its path).
+    public func streamPairs(_ market: Market) -> [[String]] {
+        state.withLockedValue { $0.streamPairs[market] ?? [] }
+    }
+
+    func recordStreamPairs(_ market: Market, _ pairs: [String]) {
+        mutate { $0.streamPairs[market, default: []].append(pairs) }
     }
 
     func streamClosed(_ market: Market) {

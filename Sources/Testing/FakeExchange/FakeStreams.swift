@@ -32,9 +32,9 @@ enum FakeStreamUpgrade {
             upgradePipelineHandler: { channel, head in
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 guard let exchange = exchange(), let market = market(path: path) else { return channel.close() }
-                let symbol = head.uri.split(separator: "streams=").last.flatMap { $0.split(separator: "@").first }.map { $0.uppercased() } ?? "BTCUSDT"
+                let symbols = StreamPayloads.binanceSymbols(uri: head.uri)
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(FakeStreamHandler(market: market, exchange: exchange, binanceSymbol: symbol))
+                    try channel.pipeline.syncOperations.addHandler(FakeStreamHandler(market: market, exchange: exchange, binanceSymbols: symbols))
                 }
             })
     }
@@ -51,9 +51,10 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private let market: Market
     private let exchange: FakeExchange
     private let behavior: StreamBehavior
-    private let binanceSymbol: String
-    /// What Coinbase or Kraken was asked to stream (`BTC-EUR`, `BTC/EUR`), echoed in every message.
-    private var subscribed: String?
+    /// The combined stream's symbols (`BTCUSDT`, `BTCEUR`): each trade goes to each of them.
+    private let binanceSymbols: [String]
+    /// What Coinbase or Kraken was asked to stream (`BTC-EUR`, `BTC/EUR`): each trade goes to each of them.
+    private var subscribed: [String] = []
     private var sent = 0
     private var started = false
     private var ticker: RepeatedTask?
@@ -62,16 +63,27 @@ final class FakeStreamHandler: ChannelInboundHandler {
     private var floodUntil: NIODeadline?
     private var flooded = 0
 
-    init(market: Market, exchange: FakeExchange, binanceSymbol: String) {
+    init(market: Market, exchange: FakeExchange, binanceSymbols: [String]) {
         self.market = market
         self.exchange = exchange
         self.behavior = exchange.streamBehavior(for: market)
-        self.binanceSymbol = binanceSymbol
+        self.binanceSymbols = binanceSymbols
+    }
+
+    /// The pairs this connection carries, as its messages name them; nil for a subscription's
+    /// default market (one pair).
+    private var pairs: [String?] {
+        switch market {
+        case .binance: binanceSymbols
+        default: subscribed.isEmpty ? [nil] : subscribed
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         exchange.streamOpened(market)
-        if market == .binance { start(context: context) }
+        guard market == .binance else { return }
+        exchange.recordStreamPairs(market, binanceSymbols)
+        start(context: context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -87,8 +99,9 @@ final class FakeStreamHandler: ChannelInboundHandler {
             var payload = frame.unmaskedData
             let text = payload.readString(length: payload.readableBytes) ?? ""
             guard text.contains("subscribe"), !started else { return }
-            subscribed = StreamPayloads.subscribedSymbol(in: text)
-            send(StreamPayloads.acknowledgement(market: market, symbol: subscribed), context: context)
+            subscribed = StreamPayloads.subscribedSymbols(in: text)
+            exchange.recordStreamPairs(market, subscribed)
+            send(StreamPayloads.acknowledgement(market: market, symbols: subscribed), context: context)
             start(context: context)
         case .ping:
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
@@ -232,9 +245,14 @@ final class FakeStreamHandler: ChannelInboundHandler {
         case .trades(_, let rate), .clockTrades(let rate): perSecond = max(rate, 1)
         default: perSecond = 10
         }
-        send(StreamPayloads.trade(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol, symbol: subscribed), context: context)
-        // Once a second: Binance's mini ticker, the others' heartbeat.
-        if sent % perSecond == 0 { send(StreamPayloads.everySecond(market: market, price: price, sequence: sent, binanceSymbol: binanceSymbol), context: context) }
+        for pair in pairs {
+            send(StreamPayloads.trade(market: market, price: price, sequence: sent, symbol: pair), context: context)
+        }
+        // Once a second: Binance's mini ticker of each symbol, the others' heartbeat.
+        guard sent % perSecond == 0 else { return }
+        for pair in market == .binance ? pairs : [nil] {
+            send(StreamPayloads.everySecond(market: market, price: price, sequence: sent, symbol: pair), context: context)
+        }
     }
 
     private func send(_ text: String, context: ChannelHandlerContext) {

@@ -128,33 +128,3 @@ public struct RestEndpoint: Sendable {
         self.parse = parse
     }
 }
-
-/// A venue's WebSocket trade stream.
-public struct StreamEndpoint: Sendable {
-    public let url: URLSetting
-    /// The path appended to the base URL (Binance names its streams there).
-    public let path: @Sendable (VenueOptions) -> String
-    /// The messages sent once connected (subscriptions).
-    public let greetings: @Sendable (VenueOptions) -> [String]
-    /// Returns a parser bound to the options, so each message costs one call.
-    public let parser: @Sendable (VenueOptions) -> @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]
-
-    public init(url: URLSetting, path: @escaping @Sendable (VenueOptions) -> String = { _ in "" },
-                greetings: @escaping @Sendable (VenueOptions) -> [String] = { _ in [] },
-                parser: @escaping @Sendable (VenueOptions) -> @Sendable ([UInt8]) throws(FetchFailure) -> [StreamEvent]) {
-        self.url = url
-        self.path = path
-        self.greetings = greetings
-        self.parser = parser
-    }
-
-    /// A stream whose messages are read knowing only the currency asked (Coinbase's, Kraken's):
-    /// the currency is bound once, when the parser is made, not looked up per message.
-    public init(url: URLSetting, greetings: @escaping @Sendable (VenueOptions) -> [String],
-                parseInCurrency: @escaping @Sendable ([UInt8], String) throws(FetchFailure) -> [StreamEvent]) {
-        self.init(url: url, greetings: greetings, parser: { options in
-            let currency = options.currency
-            return { frame throws(FetchFailure) in try parseInCurrency(frame, currency) }
-        })
-    }
-}

@@ -41,10 +41,7 @@ extension Venue {
             parse: { response, options throws(FetchFailure) in try BinanceAPI.parse(response, expectedSymbol: binanceSymbol(options)) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_BINANCE_STREAM_URL", defaultURL: "wss://stream.binance.com:9443"),
-            path: { BinanceStream.path(symbol: binanceSymbol($0)) },
-            parser: { options in
-                BinanceStream.parser(expectedSymbol: binanceSymbol(options))
-            }),
+            symbol: binanceSymbol, path: BinanceStream.path(symbols:), parser: BinanceStream.parser(expectedSymbols:)),
         candles: CandleEndpoint(perRequest: BinanceCandles.perRequest, cost: BinanceCandles.cost, pace: BinanceCandles.pace,
                                 path: { BinanceCandles.path(symbol: binanceSymbol($0), interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try BinanceCandles.parse(response) }),
@@ -67,8 +64,8 @@ extension Venue {
             parse: { response, options throws(FetchFailure) in try CoinbaseAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_COINBASE_STREAM_URL", defaultURL: "wss://advanced-trade-ws.coinbase.com"),
-            greetings: { CoinbaseStream.subscriptions(currency: $0.currency) },
-            parseInCurrency: { frame, currency throws(FetchFailure) in try CoinbaseStream.parse(frame, currency: currency) }),
+            symbol: { CoinbaseAPI.symbol(currency: $0.currency) }, greetings: CoinbaseStream.subscriptions(productIDs:),
+            parser: { products in { frame throws(FetchFailure) in try CoinbaseStream.parse(frame, productIDs: products) } }),
         candles: CandleEndpoint(perRequest: CoinbaseCandles.perRequest, cost: CoinbaseCandles.cost, pace: CoinbaseCandles.pace,
                                 path: { CoinbaseCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, _ throws(FetchFailure) in try CoinbaseCandles.parse(response) }))
@@ -85,8 +82,8 @@ extension Venue {
             parse: { response, options throws(FetchFailure) in try KrakenAPI.parse(response, currency: options.currency) }),
         stream: StreamEndpoint(
             url: URLSetting(key: "BTCPRICED_KRAKEN_STREAM_URL", defaultURL: "wss://ws.kraken.com/v2"),
-            greetings: { [KrakenStream.subscription(currency: $0.currency)] },
-            parseInCurrency: { frame, currency throws(FetchFailure) in try KrakenStream.parse(frame, currency: currency) }),
+            symbol: { KrakenStream.symbol(currency: $0.currency) }, greetings: { [KrakenStream.subscription(symbols: $0)] },
+            parser: { symbols in { frame throws(FetchFailure) in try KrakenStream.parse(frame, symbols: symbols) } }),
         candles: CandleEndpoint(perRequest: KrakenCandles.perRequest, reachesBack: KrakenCandles.reachesBack, cost: KrakenCandles.cost, pace: KrakenCandles.pace, sharesPriceHostPace: true,
                                 path: { KrakenCandles.path(currency: $0.currency, interval: $1, slots: $2) },
                                 parse: { response, options throws(FetchFailure) in try KrakenCandles.parse(response, currency: options.currency) }))

@@ -13,10 +13,10 @@ extension Venue {
     /// A base URL with a path, without doubling the slash between them.
     public func requestURL(baseURL: String, path: String) -> String { baseURL.trimmingTrailingSlash + path }
 
-    /// The stream's connect URL for a base URL (kept as given when the venue adds no path); nil
-    /// for a venue without a stream.
-    public func streamURL(baseURL: String, _ options: VenueOptions) -> String? {
-        guard let path = stream?.path(options) else { return nil }
+    /// The stream's connect URL for a base URL (kept as given when the venue adds no path), for
+    /// `currencies`' pairs (the options' one by default); nil for a venue without a stream.
+    public func streamURL(baseURL: String, _ options: VenueOptions, currencies: [String]? = nil) -> String? {
+        guard let path = stream?.path(options, currencies: currencies) else { return nil }
         return path.isEmpty ? baseURL : baseURL.trimmingTrailingSlash + path
     }
 }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import PriceCore
 import WireProtocol
@@ -48,6 +49,8 @@ public struct DaemonPorts<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
     /// comes). The quote is called stale only this long after its age crosses the limit, by
     /// which time the stream has read whatever it held.
     public var streamReadLag: Duration = .zero
+    /// Where the streams' links count connections (`btcpriced_stream_connected`, reconnects).
+    public var streamMetrics: any MetricsFactory = MetricsSystem.factory
     /// The venues' pace shared with the other instances on this host, if any.
     public var hostPace: (any HostPace)?
     public var jitter: any JitterSource = SystemJitter()

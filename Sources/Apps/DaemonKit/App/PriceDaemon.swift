@@ -49,7 +49,7 @@ public struct PriceDaemon<C: Clock, Plan: ChainPlan>: Sendable where C.Duration 
         // Timers that may end up to a publish interval late share their wakeups with the reads
         // (with no interval, a tolerance of zero: every timer ends when due).
         let streams = StreamSupervisor(venues: ports.streams, clock: ports.clock, jitter: ports.jitter, logger: logger,
-                                       timerTolerance: ports.publishInterval, executor: ports.executor)
+                                       timerTolerance: ports.publishInterval, executor: ports.executor, metrics: ports.streamMetrics)
         self.streams = streams
         streamGate = streams.map { $0.gate.closed { check.awaitsConfirmation } } ?? .closed
         firstQuote = FirstQuoteLog(logger: logger)
