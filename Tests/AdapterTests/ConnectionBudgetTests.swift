@@ -171,11 +171,49 @@ struct ConnectionBudgetTests {
         ("sources", .reply("{\"mode\":\"fallback\"}\n")),
         ("metrics", .reply("# metrics\n")),
         ("ping", .reply("pong\n")),
-        ("watch", .startStream),
+        ("watch", .startStream(.primary)),
     ])
     func routing(line: String, expected: RequestResponder.Answer) {
         let answer = RequestResponder.answer(Request.parse(Array(line.utf8)), status: FakeStatus(), version: "9.9.9")
         #expect(answer == expected, "\(line): \(answer)")
+    }
+
+    /// A daemon serving USD and EUR: each currency's replies, by the code a request names.
+    struct TwoCurrencies: StatusProvider {
+        var euro = false
+        func statusReply() -> String { euro ? "{\"state\":\"fresh\",\"currency\":\"EUR\"}\n" : "{\"state\":\"fresh\"}\n" }
+        func priceReply() -> String { euro ? "79000\n" : "85866.185\n" }
+        func sourcesReport() -> String { "{\"mode\":\"fallback\"}\n" }
+        func historyReply(_ query: HistoryQuery) -> String { "history \(query)\n" }
+        func dailyReply(_ query: DailyQuery) -> String { "daily \(query)\n" }
+        func metricsReply() -> String { "# metrics\n" }
+        var servedCurrencies: [String] { ["USD", "EUR"] }
+        func replies(for currency: String) -> (any StatusProvider)? {
+            switch currency {
+            case "USD": TwoCurrencies()
+            case "EUR": TwoCurrencies(euro: true)
+            default: nil
+            }
+        }
+    }
+
+    @Test("watch follows the currency it names, or every one", arguments: [
+        ("watch EUR", RequestResponder.Answer.startStream(.currency("EUR"))),
+        ("watch usd", .startStream(.primary)),
+        ("watch *", .startStream(.every)),
+        ("watch", .startStream(.primary)),
+        ("watch NOK", .reply(ErrorReply.notServed("NOK", served: ["USD", "EUR"]).line)),
+    ])
+    func watchRouting(line: String, expected: RequestResponder.Answer) {
+        let answer = RequestResponder.answer(Request.Addressed.parse(Array(line.utf8)), status: TwoCurrencies(), version: "9.9.9")
+        #expect(answer == expected, "\(line): \(answer)")
+    }
+
+    @Test func aWatchStartsWithTheStatusOfEachCurrencyItFollows() {
+        let (usd, eur) = ("{\"state\":\"fresh\"}\n", "{\"state\":\"fresh\",\"currency\":\"EUR\"}\n")
+        #expect(RequestResponder.streamStart(status: TwoCurrencies(), topic: .currency("EUR")) == eur)
+        #expect(RequestResponder.streamStart(status: TwoCurrencies(), topic: .every) == usd + eur)
+        #expect(RequestResponder.streamStart(status: TwoCurrencies(), topic: .primary) == usd)
     }
 
     @Test func versionBadRequestsAndTheStreamsFirstLine() {

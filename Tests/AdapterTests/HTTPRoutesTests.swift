@@ -120,7 +120,7 @@ struct HTTPRoutesTests {
 
     @Test func eventsStartAStreamOfTheWatchLines() {
         let answer = routes().answer(method: .GET, uri: "/api/v1/events")
-        #expect(answer.kind == .events && answer.header("Content-Type") == "text/event-stream; charset=utf-8", "\(answer.headers)")
+        #expect(answer.kind == .events(.primary) && answer.header("Content-Type") == "text/event-stream; charset=utf-8", "\(answer.headers)")
     }
 
     /// mempool's own answer is what btcpriced's mempool source parses: the same parser reads

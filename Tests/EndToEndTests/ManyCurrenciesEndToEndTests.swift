@@ -122,4 +122,50 @@ struct ManyCurrenciesEndToEndTests {
         #expect(several.log.contains("restored") && saved.contains("\"price\""), "\(several.log)")
         _ = try await everyCurrencyFresh(several)
     }
+
+    /// `watch EUR` follows the euro's quote alone, `watch *` every currency's, as the HTTP event
+    /// streams do with `?currency=`.
+    @Test func watchFollowsOneCurrencyOrEveryOne() async throws {
+        let exchange = try await FakeExchange.start()
+        let port = try freePort()
+        let daemon = try DaemonProcess(exchangeURL: exchange.baseURL, settings: ["BTCPRICED_CURRENCIES": "USD,EUR", "BTCPRICED_HTTP_LISTEN": "127.0.0.1:\(port)"])
+        defer { daemon.stop(); daemon.removeFiles() }
+        try await daemon.start()
+        var reply = ""
+        try await until("both currencies fresh", context: { reply }) {
+            reply = (try? await daemon.ctl("prices", "--json").stdout) ?? ""
+            return reply.components(separatedBy: "\"state\":\"fresh\"").count == 3
+        }
+        var euro = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 10_000)
+        defer { euro.closeConnection() }
+        try euro.send("watch eur\n")
+        let first = try await euro.nextLine() ?? ""
+        #expect(first.contains("\"symbol\":\"BTCEUR\""), "EUR's status first: \(first)")
+        var every = try UnixSocketClient(path: daemon.socket, timeoutMilliseconds: 10_000)
+        defer { every.closeConnection() }
+        try every.send("watch *\n")
+        let firsts = [try await every.nextLine() ?? "", try await every.nextLine() ?? ""]
+        #expect(!firsts[0].contains("\"currency\":\"EUR\"") && firsts[1].contains("\"currency\":\"EUR\""), "each currency's status, the primary first: \(firsts)")
+
+        // A new price: the euro's watcher hears the euro's lines, never the dollar's.
+        exchange.set(.binance, .price("114470.5"))
+        var lines: [String] = []
+        while lines.count < 30, let line = try await euro.nextLine() {
+            lines.append(line)
+            if line.contains("\"price\":\"114470.5\"") { break }
+        }
+        #expect(lines.last?.contains("\"price\":\"114470.5\"") == true && lines.allSatisfy { $0.contains("\"currency\":\"EUR\"") }, "\(lines)")
+        var heard: Set<String> = []
+        for _ in 0..<60 where heard.count < 2 {
+            guard let line = try await every.nextLine() else { break }
+            if line.contains("114470.5") { heard.insert(line.contains("\"currency\":\"EUR\"") ? "EUR" : "USD") }
+        }
+        #expect(heard == ["USD", "EUR"], "watch * hears both currencies' new price")
+
+        let events = try await HTTPEndToEndTests.curl(["-N", "--max-time", "2", "http://127.0.0.1:\(port)/api/v1/events?currency=EUR"])
+        #expect(events.stdout.contains("data: {") && events.stdout.contains("\"currency\":\"EUR\"") && !events.stdout.contains("\"currency\":\"USD"),
+                "the events of EUR alone: \(events.stdout)")
+        let unserved = try await HTTPEndToEndTests.curl(["-i", "http://127.0.0.1:\(port)/api/v1/events?currency=NOK"])
+        #expect(unserved.stdout.contains("NOK") && !unserved.stdout.contains("text/event-stream"), "\(unserved.stdout)")
+    }
 }

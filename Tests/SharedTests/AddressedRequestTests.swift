@@ -27,12 +27,19 @@ struct AddressedRequestTests {
         #expect(try parse("history 24h").get().currency == nil)
     }
 
+    /// `watch EUR` follows one currency, `watch *` every one; `watch` alone the primary.
+    @Test func watchTakesACurrencyOrEveryOne() throws {
+        #expect(try parse("watch eur").get() == Request.Addressed(.watch, currency: "EUR"))
+        #expect(try parse("watch *").get() == Request.Addressed(.watch, currency: Request.Addressed.everyCurrency))
+        #expect(try parse("watch").get() == Request.Addressed(.watch))
+        #expect(Request.Addressed(.watch, currency: "*").line == "watch *\n" && Request.Addressed(.watch, currency: "EUR").line == "watch EUR\n")
+    }
+
     @Test func whatIsNotACurrencyIsRefusedAsBefore() {
         #expect(parse("price XYZ") == .failure(.badRequest("price takes no arguments")), "not an ISO 4217 code")
         #expect(parse("ping EUR") == .failure(.badRequest("ping takes no arguments")), "ping names no currency")
         #expect(parse("price EUR now") == .failure(.badRequest("price takes no arguments")))
-        guard case .failure(let watch) = parse("watch EUR") else { Issue.record("watch EUR was taken"); return }
-        #expect(watch.message.contains("primary currency only"), "\(watch)")
+        #expect(parse("watch * now") == .failure(.badRequest("watch takes no arguments")), "every currency is the one word *")
         #expect(Request.parse(Array("price EUR".utf8)) == .failure(.badRequest("price EUR: no currency is taken here")))
     }
 

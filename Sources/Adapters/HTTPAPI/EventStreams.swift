@@ -36,27 +36,35 @@ public final class EventStreams: WatcherServer {
         return text + "\n"
     }
 
-    /// Registers `channel`, whose response head is `head`, and sends it the head, the retry
-    /// hint and the current line as its first event, in one step on its loop so no event can
-    /// fall between. False once the server is shutting down.
-    func join(_ channel: any Channel, head: String, firstLine: String) -> Bool {
+    /// Registers `channel`, a stream of `topic`'s lines whose response head is `head`, and sends
+    /// it the head, the retry hint and the current lines as its first events, in one step on
+    /// its loop so no event can fall between. False once the server is shutting down.
+    func join(_ channel: any Channel, head: String, firstLines: [String], topic: WatchTopic = .primary) -> Bool {
         let id = state.withLock { $0.lastID }
-        let joined = hub.add(channel, firstLine: head + "retry: \(Self.retryMilliseconds)\n\n" + Self.event(id: id, line: firstLine))
+        let first = firstLines.map { Self.event(id: id, line: $0) }.joined()
+        let joined = hub.add(channel, firstLine: head + "retry: \(Self.retryMilliseconds)\n\n" + first, topic: topic)
         if joined { keepAliveWhileStreaming() }
         return joined
     }
 
     func leave(_ channel: any Channel) { hub.remove(channel) }
 
-    public func broadcast(_ line: String) {
+    public func broadcast(_ line: String) { broadcast(line, of: nil) }
+
+    /// One line of `currency` (nil: the primary currency), to the streams that follow it.
+    public func broadcast(_ line: String, of currency: String?) {
         // Nobody streams: no id, no frame, nothing to hand on.
         guard hub.count > 0 else { return }
         let frame = state.withLock { state in
             state.lastID += 1
             return Self.event(id: state.lastID, line: line)
         }
-        hub.broadcast(frame, on: loop)
+        hub.broadcast(frame, of: currency, on: loop)
     }
+
+    /// The streams as another currency's daemon publishes to them: its lines, to those that
+    /// follow it; the primary's daemon closes them.
+    public func of(_ currency: String) -> any WatcherServer { CurrencyEvents(events: self, currency: currency) }
 
     public var watcherCount: Int { hub.count }
 
@@ -87,4 +95,14 @@ public final class EventStreams: WatcherServer {
             }
         }
     }
+}
+
+/// Another currency's lines on the event streams (`EventStreams.of`).
+private struct CurrencyEvents: WatcherServer {
+    let events: EventStreams
+    let currency: String
+
+    func broadcast(_ line: String) { events.broadcast(line, of: currency) }
+    var watcherCount: Int { events.watcherCount }
+    func shutdown() async {}
 }

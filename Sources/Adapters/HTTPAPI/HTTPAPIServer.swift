@@ -38,14 +38,16 @@ public final class HTTPAPIServer: Sendable {
 
     /// Binds (or adopts) the listener; clients can connect when this returns.
     public static func start(listener: Listener, routes: HTTPRoutes, policy: HostPolicy, limits: ServerLimits,
-                             metrics: any MetricsFactory = MetricsSystem.factory, audience: WatchAudience = WatchAudience(), logger: Logger,
+                             metrics: any MetricsFactory = MetricsSystem.factory, audience: WatchAudience = WatchAudience(),
+                             currencyAudiences: [String: WatchAudience] = [:], logger: Logger,
                              group: any EventLoopGroup, now: @escaping @Sendable () -> Duration) async throws -> HTTPAPIServer {
         let loop = group.next()
         let httpMetrics = HTTPMetrics(factory: metrics)
         let context = HTTPServerContext(
             routes: routes, policy: policy, metrics: httpMetrics,
             budget: ConnectionBudget(limits: limits, wording: .http, logger: logger, now: now),
-            events: EventStreams(hub: WatchHub(limits: limits, counters: httpMetrics.eventCounters, now: now, audience: audience), loop: loop),
+            events: EventStreams(hub: WatchHub(limits: limits, counters: httpMetrics.eventCounters, now: now, audience: audience,
+                                               currencyAudiences: currencyAudiences), loop: loop),
             requestTimeout: requestTimeout)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: Int32(clamping: max(limits.maximumConnections, 256)))
@@ -166,11 +168,11 @@ extension HTTPAPIServer {
 
     /// `start`, with a failure explained as `setting`'s.
     public static func listen(_ listener: Listener, setting: String, routes: HTTPRoutes, policy: HostPolicy, limits: ServerLimits,
-                              audience: WatchAudience, logger: Logger, group: any EventLoopGroup,
+                              audience: WatchAudience, currencyAudiences: [String: WatchAudience] = [:], logger: Logger, group: any EventLoopGroup,
                               now: @escaping @Sendable () -> Duration) async throws(ListenError) -> HTTPAPIServer {
         do {
-            return try await start(listener: listener, routes: routes, policy: policy, limits: limits, audience: audience, logger: logger,
-                                   group: group, now: now)
+            return try await start(listener: listener, routes: routes, policy: policy, limits: limits, audience: audience,
+                                   currencyAudiences: currencyAudiences, logger: logger, group: group, now: now)
         } catch {
             let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
             switch listener {

@@ -1,3 +1,4 @@
+import ListenerKit
 import NIOHTTP1
 import WireProtocol
 
@@ -7,8 +8,8 @@ public struct HTTPAnswer: Sendable {
     public enum Kind: Sendable, Equatable {
         /// A response with its whole body.
         case complete
-        /// `GET /api/v1/events`: the connection becomes an event stream.
-        case events
+        /// `GET /api/v1/events`: the connection becomes an event stream of the topic's lines.
+        case events(WatchTopic)
     }
 
     public var status: HTTPResponseStatus

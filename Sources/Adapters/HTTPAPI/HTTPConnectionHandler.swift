@@ -165,8 +165,8 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         server.metrics.count(route)
         var answer = server.routes.answer(method: head.method, route: route, target: target)
         if check.origin != nil { answer.headers += server.policy.corsHeaders(origin: check.origin) }
-        if answer.kind == .events && head.method == .GET {
-            startEvents(answer, head: head, context: context)
+        if case .events(let topic) = answer.kind, head.method == .GET {
+            startEvents(answer, topic: topic, head: head, context: context)
         } else {
             send(answer, version: head.version, method: head.method, keepAlive: head.isKeepAlive, context: context)
         }
@@ -195,7 +195,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// The connection leaves HTTP: the parser goes, the response head is written as it is, and
     /// the event streams take it with its first event, under the socket's `watch` rules.
-    private func startEvents(_ answer: HTTPAnswer, head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func startEvents(_ answer: HTTPAnswer, topic: WatchTopic, head: HTTPRequestHead, context: ChannelHandlerContext) {
         if let refusal = occupant.startWatching() {
             server.metrics.reject(refusal)
             return send(.error(.serviceUnavailable, ErrorReply.busy(server.budget.message(for: refusal)), headers: [("Retry-After", "5")]),
@@ -210,7 +210,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             // answer still queued (a pipelining client that does not read) would be overtaken.
             let queued = (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
             guard case .success = result, queued == 0,
-                  server.events.join(channel, head: raw, firstLine: server.routes.firstEvent()) else {
+                  server.events.join(channel, head: raw, firstLines: server.routes.firstEvents(topic), topic: topic) else {
                 channel.close(promise: nil)
                 return
             }

@@ -123,8 +123,17 @@ public final class HTTPRoutes: Sendable {
         case .sources:
             return quotes.answer(in: parameters["currency"]) { .json($0.replies.sourcesReport(), headers: Self.noStore) }
         case .events:
+            // `?currency=EUR` follows one currency, `?currency=*` every one; none, the primary.
+            let topic: WatchTopic
+            switch parameters["currency"] {
+            case nil: topic = .primary
+            case Request.Addressed.everyCurrency?: topic = .every
+            case let asked?:
+                guard let quote = quotes.served(asked) else { return ServedCurrency.elsewhere(asked, served: quotes.codes) }
+                topic = quote.currency == quotes.primary.currency ? .primary : .currency(quote.currency.code)
+            }
             return HTTPAnswer(status: .ok, contentType: "text/event-stream; charset=utf-8", body: "",
-                              headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events)
+                              headers: Self.noStore + [("X-Accel-Buffering", "no")], kind: .events(topic))
         case .prices:
             // mempool's seven, and the primary currency whatever it is.
             let carried = quotes.all.filter { Currency.mempoolCodes.contains($0.currency.code) || $0.currency == quotes.primary.currency }
@@ -146,7 +155,14 @@ public final class HTTPRoutes: Sendable {
 
     /// An event stream's first line: the status as it joins (the stream is then read at the
     /// publish interval, as for a `watch`).
-    func firstEvent() -> String { replies.firstWatchLine() }
+    /// The status of each currency `topic` follows, as its stream starts.
+    func firstEvents(_ topic: WatchTopic) -> [String] {
+        switch topic {
+        case .primary: [replies.firstWatchLine()]
+        case .currency(let code): [(quotes.served(code)?.replies ?? replies).firstWatchLine()]
+        case .every: quotes.all.map { $0.replies.firstWatchLine() }
+        }
+    }
 
     /// A price is never cached: it is only worth what its age says.
     static let noStore = [("Cache-Control", "no-store")]

@@ -15,12 +15,15 @@ public final class WatchHub: Sendable {
     private let now: @Sendable () -> Duration
     /// Told when `count` or `queuedBytes` reaching zero changed, for whoever waits on them.
     private let countsChanged: @Sendable () -> Void
-    /// Every listener's watchers together, as the stream's reader and the publisher read them.
+    /// Every listener's watchers together, as the stream's reader and the publisher read them:
+    /// the primary currency's, and each other currency's by its code.
     private let audience: WatchAudience
+    private let currencyAudiences: [String: WatchAudience]
 
     public init(limits: ServerLimits, counters: WatchCounters, now: @escaping @Sendable () -> Duration, audience: WatchAudience = WatchAudience(),
-                countsChanged: @escaping @Sendable () -> Void = {}) {
+                currencyAudiences: [String: WatchAudience] = [:], countsChanged: @escaping @Sendable () -> Void = {}) {
         self.audience = audience
+        self.currencyAudiences = currencyAudiences
         registry = WatchRegistry(limits: limits, counters: counters)
         writer = WatchWriter(drained: countsChanged)
         self.countsChanged = countsChanged
@@ -29,19 +32,28 @@ public final class WatchHub: Sendable {
         self.now = now
     }
 
-    /// Registers a watcher and sends it `firstLine`. Returns false once the hub is closed, so
-    /// late watchers are not left dangling. Called on the channel's event loop.
-    public func add(_ channel: any Channel, firstLine: String) -> Bool {
+    /// Registers a watcher of `topic`'s lines and sends it `firstLine`. Returns false once the
+    /// hub is closed, so late watchers are not left dangling. Called on the channel's event loop.
+    public func add(_ channel: any Channel, firstLine: String, topic: WatchTopic = .primary) -> Bool {
         defer { countsChanged() }
-        let added = registry.add(channel) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
-        if added { audience.joined() }
+        let added = registry.add(channel, topic: topic) { stream in writer.write(ByteBuffer(string: firstLine), to: stream) }
+        if added { audiences(of: topic).forEach { $0.joined() } }
         return added
+    }
+
+    /// The audiences a watcher of `topic` counts in: its currency's publisher makes lines for it.
+    private func audiences(of topic: WatchTopic) -> [WatchAudience] {
+        switch topic {
+        case .primary: [audience]
+        case .currency(let code): currencyAudiences[code].map { [$0] } ?? []
+        case .every: [audience] + currencyAudiences.values
+        }
     }
 
     /// Called on the channel's event loop when it closes.
     public func remove(_ channel: any Channel) {
         guard let stream = registry.remove(channel) else { return }
-        audience.left()
+        audiences(of: stream.topic).forEach { $0.left() }
         writer.forget(stream)
         countsChanged()
     }
@@ -51,10 +63,11 @@ public final class WatchHub: Sendable {
     /// Bytes waiting in the daemon for all watchers, as of each watcher's last broadcast.
     public var queuedBytes: Int { writer.queuedBytes }
 
-    /// Sends one line to every watcher, from one shared buffer, with one task per event loop.
-    /// The future completes once every watcher has been served or dropped.
+    /// Sends one line of `currency` (nil: the primary currency) to every watcher that follows
+    /// it, from one shared buffer, with one task per event loop. The future completes once
+    /// every watcher has been served or dropped.
     @discardableResult
-    public func broadcast(_ line: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    public func broadcast(_ line: String, of currency: String? = nil, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         // Once closed, the loop may be gone too, and a promise made on it would never complete.
         guard !registry.isClosed else { return eventLoop.makeSucceededVoidFuture() }
         let buffer = ByteBuffer(string: line)
@@ -64,7 +77,7 @@ public final class WatchHub: Sendable {
         let steps = byLoop.map { group in
             let loop = group[0].channel.eventLoop
             let serve: @Sendable () -> EventLoopFuture<Void> = {
-                for stream in group { self.deliver(buffer, to: stream, at: instant, share: share) }
+                for stream in group where stream.topic.follows(currency) { self.deliver(buffer, to: stream, at: instant, share: share) }
                 return loop.makeSucceededVoidFuture()
             }
             // A streamed trade is read on the watchers' loop: serve them now, not a task later,
@@ -102,8 +115,8 @@ public final class WatchHub: Sendable {
     /// Ends every stream; used at shutdown.
     public func closeAll() async {
         let streams = registry.closeAll()
-        audience.left(streams.count)
         for stream in streams {
+            audiences(of: stream.topic).forEach { $0.left() }
             try? await stream.channel.close()
             // On the loop, where a broadcast already under way may still write to it.
             try? await stream.channel.eventLoop.submit { stream.closeDescriptor() }.get()

@@ -28,7 +28,7 @@ final class WatchRegistry: Sendable {
     /// Registers a watcher and hands its stream to `start` (its first line), both while the
     /// registry is known to be open. Returns false once it is closed, so late watchers are not
     /// left dangling. Called on the channel's event loop.
-    func add(_ channel: any Channel, start: (WatchStream) -> Void) -> Bool {
+    func add(_ channel: any Channel, topic: WatchTopic, start: (WatchStream) -> Void) -> Bool {
         closed.withLock { isClosed in
             guard !isClosed else { return false }
             if let size = limits.watchSendBuffer {
@@ -38,7 +38,7 @@ final class WatchRegistry: Sendable {
             let descriptor = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
                 DuplicatedDescriptor(of: $0)
             }
-            let stream = WatchStream(channel, descriptor: descriptor ?? nil)
+            let stream = WatchStream(channel, topic: topic, descriptor: descriptor ?? nil)
             let count = watchers.withLock { watchers in
                 watchers.streams[ObjectIdentifier(channel)] = stream
                 watchers.byLoop = nil

@@ -5,6 +5,8 @@ import PosixFiles
 /// One watcher's state, touched only on its channel's event loop.
 final class WatchStream: @unchecked Sendable {
     let channel: any Channel
+    /// The currency whose lines it gets.
+    let topic: WatchTopic
     /// Bytes written to NIO and not yet to the kernel, as of the last look.
     var queuedBytes = 0
     /// When the stream was first seen with unread bytes, on the hub's clock; nil once it drains.
@@ -28,8 +30,9 @@ final class WatchStream: @unchecked Sendable {
     /// Our own descriptor for the socket, dropped when the watcher leaves.
     private var descriptor: DuplicatedDescriptor?
 
-    init(_ channel: any Channel, descriptor: DuplicatedDescriptor?) {
+    init(_ channel: any Channel, topic: WatchTopic, descriptor: DuplicatedDescriptor?) {
         self.channel = channel
+        self.topic = topic
         self.descriptor = descriptor
     }
 

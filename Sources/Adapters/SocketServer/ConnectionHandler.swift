@@ -13,7 +13,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     enum Arrival {
-        case watching
+        case watching(WatchTopic)
         case finishing(ByteBuffer)
     }
 
@@ -30,10 +30,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelActive(context channelContext: ChannelHandlerContext) {
         let channel = channelContext.channel
         switch arrival {
-        case .watching:
+        case .watching(let topic):
             // Registered and sent its first line in one step on this loop, so no update can
             // fall between the snapshot and the stream.
-            if !context.watchers.add(channel, firstLine: RequestResponder.streamStart(status: context.status)) {
+            if !context.watchers.add(channel, firstLine: RequestResponder.streamStart(status: context.status, topic: topic), topic: topic) {
                 finish(ErrorReply.busy("the daemon is shutting down").line, context: channelContext)
             }
         case .finishing(let rest):
@@ -74,8 +74,8 @@ final class ServerContext: Sendable {
     /// The server's clock, for request deadlines and the budget's log pacing.
     let now: @Sendable () -> Duration
 
-    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory, audience: WatchAudience, logger: Logger,
-         now: @escaping @Sendable () -> Duration) {
+    init(status: any StatusProvider, version: String, limits: ServerLimits, metrics: any MetricsFactory, audience: WatchAudience,
+         currencyAudiences: [String: WatchAudience], logger: Logger, now: @escaping @Sendable () -> Duration) {
         self.status = status
         self.version = version
         self.limits = limits
@@ -83,7 +83,7 @@ final class ServerContext: Sendable {
         self.metrics = SocketMetrics(factory: metrics)
         let budget = UserBudget(limits: limits, wording: .socket, logger: logger, now: now)
         self.budget = budget
-        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now, audience: audience,
+        self.watchers = WatchHub(limits: limits, counters: self.metrics.watchCounters, now: now, audience: audience, currencyAudiences: currencyAudiences,
                                  countsChanged: { budget.countsChanged() })
     }
 

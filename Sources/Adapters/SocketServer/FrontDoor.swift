@@ -26,8 +26,8 @@ final class FrontDoor: @unchecked Sendable {
 
     /// What NIO takes over.
     enum HandOff {
-        /// A `watch` stream.
-        case stream
+        /// A `watch` stream of the topic's lines.
+        case stream(WatchTopic)
         case finishReply(ByteBuffer)
     }
 
@@ -152,13 +152,13 @@ final class FrontDoor: @unchecked Sendable {
         switch RequestResponder.answer(request, status: context.status, version: context.version) {
         case .reply(let line):
             reply(client, line, occupant: occupant, unread: unread)
-        case .startStream:
+        case .startStream(let topic):
             if let refusal = occupant.startWatching() {
                 context.metrics.reject(refusal)
                 reply(client, ErrorReply.busy(context.budget.message(for: refusal)).line, occupant: occupant, unread: unread)
             } else {
                 epoll_ctl(poller, EPOLL_CTL_DEL, client, nil)
-                handOff(client, .stream, occupant)
+                handOff(client, .stream(topic), occupant)
             }
         }
     }

@@ -38,16 +38,18 @@ public final class QuoteServer: Sendable {
     /// Binds (or adopts) the listening socket. When this returns, clients can connect.
     public static func start(listener: Listener, status: any StatusProvider, version: String,
                              limits: ServerLimits = ServerLimits(), clock: some Clock<Duration> = ContinuousClock(),
-                             metrics: any MetricsFactory = MetricsSystem.factory, audience: WatchAudience = WatchAudience(), logger: Logger,
+                             metrics: any MetricsFactory = MetricsSystem.factory, audience: WatchAudience = WatchAudience(),
+                             currencyAudiences: [String: WatchAudience] = [:], logger: Logger,
                              group: any EventLoopGroup) async throws -> QuoteServer {
         let origin = clock.now
-        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, audience: audience, logger: logger) {
+        let context = ServerContext(status: status, version: version, limits: limits, metrics: metrics, audience: audience,
+                                    currencyAudiences: currencyAudiences, logger: logger) {
             origin.duration(to: clock.now)
         }
         // A `watch`, or a reply too large for the kernel at once, continues in NIO.
         let handOff: @Sendable (CInt, FrontDoor.HandOff, UserOccupant) -> Void = { descriptor, handOff, occupant in
             let arrival: ConnectionHandler.Arrival = switch handOff {
-            case .stream: .watching
+            case .stream(let topic): .watching(topic)
             case .finishReply(let rest): .finishing(rest)
             }
             ClientBootstrap(group: group)
@@ -82,11 +84,11 @@ public final class QuoteServer: Sendable {
         }
     }
 
-    /// Sends a status line to every `watch` client; the future completes when each has been
-    /// served or dropped.
+    /// Sends a status line of `currency` (nil: the primary currency) to every `watch` client
+    /// that follows it; the future completes when each has been served or dropped.
     @discardableResult
-    public func broadcast(_ line: String) -> EventLoopFuture<Void> {
-        context.watchers.broadcast(line, on: loop)
+    public func broadcast(_ line: String, of currency: String? = nil) -> EventLoopFuture<Void> {
+        context.watchers.broadcast(line, of: currency, on: loop)
     }
 
     public var watcherCount: Int { context.watchers.count }

@@ -1,3 +1,4 @@
+import ListenerKit
 import PriceCore
 import WireProtocol
 
@@ -8,8 +9,8 @@ public enum RequestResponder {
     public enum Answer: Sendable, Equatable {
         /// The whole reply; the connection closes after it.
         case reply(String)
-        /// A `watch` stream: the connection stays open and gets `streamStart` first.
-        case startStream
+        /// A `watch` stream of the topic's lines: the connection stays open and gets `streamStart` first.
+        case startStream(WatchTopic)
     }
 
     /// A request that may name a currency: answered from that currency's replies, or refused
@@ -19,6 +20,7 @@ public enum RequestResponder {
         case .failure(let error): return .reply(error.line)
         case .success(let addressed):
             guard let currency = addressed.currency else { return answer(.success(addressed.request), status: status, version: version) }
+            if addressed.request == .watch { return watch(currency, status: status) }
             guard let replies = status.replies(for: currency) else { return .reply(ErrorReply.notServed(currency, served: status.servedCurrencies).line) }
             return answer(.success(addressed.request), status: replies, version: version)
         }
@@ -27,7 +29,7 @@ public enum RequestResponder {
     public static func answer(_ request: Result<Request, ErrorReply>, status: any StatusProvider, version: String) -> Answer {
         switch request {
         case .failure(let error): .reply(error.line)
-        case .success(.watch): .startStream
+        case .success(.watch): .startStream(.primary)
         case .success(.ping): .reply(PingReply.line)
         case .success(.version): .reply(VersionReply(version: version).line)
         case .success(.status): .reply(status.statusReply())
@@ -41,6 +43,19 @@ public enum RequestResponder {
         }
     }
 
-    /// A `watch` stream's first line: the status as the stream starts.
-    public static func streamStart(status: any StatusProvider) -> String { status.firstWatchLine() }
+    /// `watch EUR` (the primary's code is the primary) or `watch *`.
+    private static func watch(_ currency: String, status: any StatusProvider) -> Answer {
+        if currency == Request.Addressed.everyCurrency { return .startStream(.every) }
+        guard status.replies(for: currency) != nil else { return .reply(ErrorReply.notServed(currency, served: status.servedCurrencies).line) }
+        return .startStream(currency == status.servedCurrencies.first ? .primary : .currency(currency))
+    }
+
+    /// A `watch` stream's first lines: the status of each currency it follows as the stream starts.
+    public static func streamStart(status: any StatusProvider, topic: WatchTopic = .primary) -> String {
+        switch topic {
+        case .primary: status.firstWatchLine()
+        case .currency(let code): (status.replies(for: code) ?? status).firstWatchLine()
+        case .every: status.servedCurrencies.compactMap { status.replies(for: $0)?.firstWatchLine() }.joined()
+        }
+    }
 }

@@ -14,8 +14,9 @@ public final class PacedReads: Sendable {
     /// The longest a message waits unread: the unwatched interval.
     public let longestWait: Duration
     public var unwatchedInterval: TimeAmount { TimeAmount(longestWait) }
-    /// Who watches, as the listeners count them: loaded at each read, with no lock.
-    let audience: WatchAudience
+    /// Who watches, as the listeners count them, one audience per currency served: loaded at
+    /// each read, with no lock.
+    let audiences: [WatchAudience]
     private let pacers = Mutex<[ObjectIdentifier: Registration]>([:])
 
     /// One connection's pacer, to be reached from any thread.
@@ -26,12 +27,16 @@ public final class PacedReads: Sendable {
     }
 
     /// Nil for a zero interval: every message is then read as it comes, with nothing to pace.
-    /// `audience` is the listeners' count of watchers.
-    public init?(interval: Duration, audience: WatchAudience) {
+    /// `audience` is the listeners' count of watchers; `others`, those of the other currencies
+    /// the streams carry.
+    public init?(interval: Duration, audience: WatchAudience, others: [WatchAudience] = []) {
         guard interval > .zero else { return nil }
         longestWait = ReadCadence.unwatched(publishInterval: interval)
-        self.audience = audience
+        audiences = [audience] + others
     }
+
+    /// Whether anyone watches any currency the streams carry.
+    var isWatched: Bool { audiences.contains(where: \.isWatched) }
 
     /// Asks each stream's loop to read what waits, if it may be more than one publish interval
     /// old, and returns at once: the reply serves what the board holds now, and the trade that

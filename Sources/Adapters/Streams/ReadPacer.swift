@@ -115,7 +115,7 @@ public final class ReadPacer: ChannelInboundHandler, RemovableChannelHandler, NI
     /// interval from `now + interval` on, which a catch-up looks at.
     private func scheduleNextRead(_ context: ChannelHandlerContext, watched: Bool? = nil) {
         let loop = context.eventLoop, now = loop.now
-        let watched = watched ?? reads?.audience.isWatched ?? true
+        let watched = watched ?? reads?.isWatched ?? true
         if watched { mark.neverBehind() } else { mark.behind(after: now + interval) }
         nextReadUnwatched = !watched
         let grid = watched ? grid : unwatchedGrid ?? grid

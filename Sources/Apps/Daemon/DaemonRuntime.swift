@@ -85,10 +85,11 @@ public struct DaemonRuntime {
             connectionsPerUser: settings.userConnections, watchersPerUser: settings.userWatchers, watchStall: settings.watchStall)
         if let notice { logger.notice("\(notice)") }
         let (settings, routes, notifier) = (self.settings, resources.routes, SystemdNotifier())
-        // Both listeners count their watchers into it; the stream's reader and the publisher read it.
-        let audience = WatchAudience()
+        // Both listeners count their watchers into them, each currency's in its own; the
+        // stream's reader and each currency's publisher read them.
+        let audience = WatchAudience(), companionAudiences = companions.map { _ in WatchAudience() }
         // One connection per venue carries every currency's pair; each currency's link runs its own.
-        let lineups = SourcePlan.streamLineups([plan] + companions, clock: resources.clock, eventLoop: resources.loop, audience: audience,
+        let lineups = SourcePlan.streamLineups([plan] + companions, clock: resources.clock, eventLoop: resources.loop, audiences: [audience] + companionAudiences,
                                                proxy: { routes.route(of: $0, url: $1, in: settings).proxy })
         let lineup = lineups[0]
         // Several currencies keep one pace per venue between them, as instances on a host do.
@@ -97,18 +98,21 @@ public struct DaemonRuntime {
         let batches = routes.batches(for: [plan] + companions)
         let hostPace: (any HostPace)? = shared.map { batches.isEmpty ? $0 : BatchedHostPace($0, batches: batches) }
         try carryOverSingleCurrencyState()
-        let companionDaemons = try await makeCompanions(resources, lineups: lineups.dropFirst(), hostPace: hostPace, batches: batches, metrics: metrics,
-                                                        notifier: notifier)
+        let companionDaemons = try await makeCompanions(resources, lineups: lineups.dropFirst(), audiences: companionAudiences, hostPace: hostPace,
+                                                        batches: batches, metrics: metrics, notifier: notifier)
         let companionReplies: [(code: String, replies: any StatusProvider)] = companionDaemons.map { ($0.board.currency, $0.daemon.replies) }
         let served: @Sendable (any StatusProvider) -> CurrencyReplies = { CurrencyReplies(primary: $0, companions: companionReplies) }
         let daemon = try await makeDaemon(resources, limits: limits, lineup: lineup, audience: audience, notifier: notifier, metrics: metrics,
-                                          hostPace: hostPace, batches: batches, served: served, companionBoards: companionDaemons.map(\.board))
+                                          hostPace: hostPace, batches: batches, served: served, companions: companionDaemons)
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         application.companions = companionDaemons.map(\.daemon)
         let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
-                                                    replies: replies, limits: limits, audience: audience, logger: logger, group: resources.group) {
+                                                    replies: replies, limits: limits, audience: audience,
+                                                    currencyAudiences: Dictionary(uniqueKeysWithValues: companionDaemons.map { ($0.board.currency, $0.audience) }),
+                                                    logger: logger, group: resources.group) {
             daemon.alsoServe(http.events)
+            for companion in companionDaemons { companion.daemon.alsoServe(http.events.of(companion.board.currency)) }
             application.readers.append(ClosingService { await http.shutdown() })
         }
         if let broker = settings.mqtt.broker {
@@ -142,15 +146,14 @@ public struct DaemonRuntime {
     /// The daemons of the currencies served beside the primary, each on its own files, chain and
     /// `lineups`' streams, with the audience its publisher makes lines for (its MQTT link, when
     /// there is one). A companion never serves a listener of its own (`companion(serving:)`).
-    private func makeCompanions(_ resources: RuntimeResources, lineups: ArraySlice<StreamLineup>, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch],
-                                metrics: PrometheusExporter, notifier: SystemdNotifier) async throws(DaemonStartError) -> [Companion] {
+    private func makeCompanions(_ resources: RuntimeResources, lineups: ArraySlice<StreamLineup>, audiences: [WatchAudience], hostPace: (any HostPace)?,
+                                batches: [SourceName: VenueBatch], metrics: PrometheusExporter, notifier: SystemdNotifier) async throws(DaemonStartError) -> [Companion] {
         var daemons: [Companion] = []
-        for (companion, lineup) in zip(companions, lineups) {
+        for ((companion, lineup), audience) in zip(zip(companions, lineups), audiences) {
             var ports = try makePorts(resources, plan: companion, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier,
                                       serve: { _ in NoWatchers() })
                 .companion(serving: companion.settings.currency.code, streams: lineup.venues)
             ports.streamReadLag = lineup.readLag
-            let audience = WatchAudience()
             ports.audience = audience
             daemons.append(Companion(daemon: await PriceDaemon(ports), audience: audience))
         }
@@ -175,18 +178,23 @@ public struct DaemonRuntime {
     }
 
     /// The primary daemon on its ports: the socket (the one systemd passed, else our own path)
-    /// answering every currency served (`served`) with the stream read first, and the streams.
+    /// answering every currency served (`served`) with the stream read first, its `watch`
+    /// lines each currency's publisher's, and the streams.
     private func makeDaemon(_ resources: RuntimeResources, limits: ServerLimits, lineup: StreamLineup, audience: WatchAudience, notifier: SystemdNotifier,
                             metrics: PrometheusExporter, hostPace: (any HostPace)?, batches: [SourceName: VenueBatch],
                             served: @escaping @Sendable (any StatusProvider) -> CurrencyReplies,
-                            companionBoards: [PriceBoard<DaemonClock>]) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
+                            companions companionDaemons: [Companion]) async throws(DaemonStartError) -> PriceDaemon<DaemonClock, SourcePlan> {
+        let companionBoards = companionDaemons.map(\.board)
+        let currencyAudiences = Dictionary(uniqueKeysWithValues: companionDaemons.map { ($0.board.currency, $0.audience) })
         let (settings, plan, logger, unix, group) = (self.settings, self.plan, self.logger, resources.listeners.unix, resources.group)
         let listener: QuoteServer.Listener = unix.map { .inheritedDescriptor($0) } ?? .path(settings.socketPath)
         let clock = DaemonClock(sleepingOn: resources.clock)
         var ports = try makePorts(resources, plan: plan, hostPace: hostPace, batches: batches, metrics: metrics, notifier: notifier, serve: { replies in
-            QuoteServerWatchers(try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(served(replies), reads: lineup.reads),
-                                                            version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
-                                                            logger: logger, group: group))
+            let server = try await QuoteServer.start(listener: listener, status: CaughtUpReplies.serving(served(replies), reads: lineup.reads),
+                                                     version: ProductVersion.current, limits: limits, clock: clock, audience: audience,
+                                                     currencyAudiences: currencyAudiences, logger: logger, group: group)
+            for companion in companionDaemons { companion.daemon.alsoServe(QuoteServerWatchers(server, currency: companion.board.currency)) }
+            return QuoteServerWatchers(server)
         })
         ports.audience = audience
         (ports.streams, ports.streamReadLag) = (lineup.venues, lineup.readLag)

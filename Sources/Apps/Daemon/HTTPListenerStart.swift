@@ -12,7 +12,8 @@ extension HTTPAPIServer {
     /// BTCPRICED_METRICS_LISTEN) names, else none. Logs where it serves, and warns when that is
     /// not a loopback address.
     public static func start(_ settings: DaemonSettings, inherited: (descriptor: Int32, boundHost: String?)?, replies: any StatusProvider,
-                             limits: ServerLimits, audience: WatchAudience, logger: Logger, group: any EventLoopGroup) async throws -> HTTPAPIServer? {
+                             limits: ServerLimits, audience: WatchAudience, currencyAudiences: [String: WatchAudience] = [:], logger: Logger,
+                             group: any EventLoopGroup) async throws -> HTTPAPIServer? {
         let http = settings.http
         let listener: Listener
         if let inherited {
@@ -28,7 +29,7 @@ extension HTTPAPIServer {
             routes: HTTPRoutes(replies: replies, currency: settings.currency, version: ProductVersion.current,
                                window: ServeStaleWindow(staleAfter: settings.staleAfter, serveStaleFor: settings.serveStaleFor)),
             policy: HostPolicy(listenHost: inherited?.boundHost ?? http.address?.host ?? "127.0.0.1", hosts: http.hosts, origins: http.origins),
-            limits: limits, audience: audience, logger: logger, group: group, now: { origin.duration(to: .now) })
+            limits: limits, audience: audience, currencyAudiences: currencyAudiences, logger: logger, group: group, now: { origin.duration(to: .now) })
         let shown = inherited == nil ? http.address.map { "\($0)" } ?? "?" : "the socket passed by systemd (port \(server.port.map(String.init) ?? "?"))"
         logger.info("serving HTTP on \(shown): the dashboard at /, the API under /api/v1/, metrics at /metrics")
         if let address = http.address, inherited == nil, !address.isLoopback {

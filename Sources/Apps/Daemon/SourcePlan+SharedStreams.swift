@@ -10,13 +10,14 @@ extension SourcePlan {
     /// its own connections (`streamLineup`). Several share one connection per venue, carrying every
     /// pair of the currencies whose chain streams from that venue: each currency's link runs its
     /// own pair of it, so the venue sees one connection and one subscription however many
-    /// currencies are served. Every stream is read on `eventLoop` with the primary's pacing.
-    static func streamLineups(_ plans: [SourcePlan], clock: EventLoopClock, eventLoop: any EventLoop, audience: WatchAudience,
+    /// currencies are served. Every stream is read on `eventLoop`, more often while anyone in
+    /// `audiences` (each currency's watchers, the plans' order) watches.
+    static func streamLineups(_ plans: [SourcePlan], clock: EventLoopClock, eventLoop: any EventLoop, audiences: [WatchAudience],
                               proxy: (SourceName, String) -> ProxyURL?) -> [StreamLineup] {
-        guard let primary = plans.first else { return [] }
+        guard let primary = plans.first, let audience = audiences.first else { return [] }
         guard plans.count > 1 else { return [primary.streamLineup(eventLoop: eventLoop, audience: audience, proxy: proxy)] }
         let settings = primary.settings
-        let reads = PacedReads(interval: settings.publishInterval, audience: audience)
+        let reads = PacedReads(interval: settings.publishInterval, audience: audience, others: Array(audiences.dropFirst()))
         let chains = plans.map { settings.stream.venues(among: $0.active.map(\.name), in: settings.catalog) }
         var shared: [SourceName: SharedVenueStream<EventLoopClock>] = [:]
         for venue in settings.catalog where chains.contains(where: { $0.contains(venue) }) {

@@ -11,16 +11,17 @@ extension Request {
             self.currency = currency
         }
 
+        /// `watch *`'s currency: every currency served.
+        public static let everyCurrency = "*"
+
         /// Parses one request line without its LF; a trailing CR is accepted too. A currency
-        /// is the word after `status`, `price`, `sources` or `history`, an ISO 4217 code in
-        /// either case; `watch` follows the primary currency only.
+        /// is the word after `status`, `price`, `sources`, `history` or `watch`, an ISO 4217
+        /// code in either case; `watch *` follows every currency.
         public static func parse(_ line: some Collection<UInt8>) -> Result<Addressed, ErrorReply> {
             Request.words(line).flatMap { words in
+                if words == ["watch", everyCurrency] { return .success(Addressed(.watch, currency: everyCurrency)) }
                 guard words.count > 1, let currency = Currency(code: words[1]) else {
                     return Request.parse(words: words[...]).map { Addressed($0) }
-                }
-                if words[0] == "watch" {
-                    return .failure(.badRequest("watch streams the primary currency only; for \(currency.code), ask status \(currency.code)"))
                 }
                 guard Request.addressable.contains(words[0]) else { return Request.parse(words: words[...]).map { Addressed($0) } }
                 return Request.parse(words: [words[0]] + words.dropFirst(2)).map { Addressed($0, currency: currency.code) }

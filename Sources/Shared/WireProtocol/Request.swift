@@ -24,7 +24,7 @@ public enum Request: Sendable, Hashable {
     public static let plain: [Request] = [.status, .price, .watch, .ping, .version, .sources, .metrics, .currencies]
     static let words = "status, price, watch, sources, history, currencies, metrics, ping, version"
     /// The requests a currency may follow (`price EUR`): those that show a price or its venues.
-    static let addressable: Set<String> = ["status", "price", "sources", "history"]
+    static let addressable: Set<String> = ["status", "price", "sources", "history", "watch"]
 
     /// `history`'s arguments, as words (the socket's request, or an HTTP query's values):
     /// `RANGE [POINTS]`, `daily [SINCE]`, or `at SECONDS`.
