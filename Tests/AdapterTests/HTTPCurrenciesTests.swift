@@ -1,6 +1,7 @@
 import Foundation
 import HTTPAPI
 import JSONText
+import ListenerKit
 import PriceCore
 import Testing
 import WireProtocol
@@ -47,6 +48,25 @@ struct HTTPCurrenciesTests {
         let other = routes.answer(method: .GET, uri: "/api/v1/status?currency=NOK")
         #expect(other.status == .notFound && other.body.contains("btcpriced serves BTC in USD, EUR, JPY, not \\\"NOK\\\""), "\(other.body)")
         #expect(routes.answer(method: .GET, uri: "/api/v1/price?currency=%3Cb%3E").status == .notFound)
+    }
+
+    /// The dashboard leads with a link to each currency; `/?currency=EUR` is the euro's page,
+    /// whose every link and request names the euro.
+    @Test func theDashboardSwitchesCurrency() throws {
+        let primary = routes.answer(method: .GET, uri: "/").body
+        #expect(primary.contains(#"<nav class="currencies" aria-label="currency"><a href="/" class="on" aria-current="page">USD</a><a href="/?currency=EUR">EUR</a><a href="/?currency=JPY">JPY</a></nav>"#),
+                "\(primary.prefix(3000))")
+        #expect(primary.contains(#"href="/?range=1h""#) && primary.contains(#""query":"""#))
+        let euro = routes.answer(method: .GET, uri: "/?currency=eur&range=7d")
+        #expect(euro.status == .ok && euro.body.contains("98,765.40") && euro.body.contains(#"<a href="/?currency=EUR" class="on" aria-current="page">EUR</a>"#),
+                "\(euro.body.prefix(3000))")
+        #expect(euro.body.contains(#"href="/?currency=EUR&amp;range=1h""#) && euro.body.contains(#""query":"currency=EUR""#) && euro.body.contains(#""symbol":"€""#))
+        #expect(routes.answer(method: .GET, uri: "/?currency=NOK").status == .notFound)
+        let single = HTTPRoutes(replies: Replies(), currency: .usd, version: "0.1.0", window: ServeStaleWindow(staleAfter: .seconds(10), serveStaleFor: .seconds(600)))
+        #expect(!single.answer(method: .GET, uri: "/").body.contains("<nav"), "one currency: no switcher")
+        let events = routes.answer(method: .GET, uri: "/api/v1/events?currency=eur")
+        #expect(events.kind == .events(.currency("EUR")) && routes.answer(method: .GET, uri: "/api/v1/events?currency=*").kind == .events(.every)
+                && routes.answer(method: .GET, uri: "/api/v1/events?currency=USD").kind == .events(.primary))
     }
 
     /// mempool's shape: each currency served among its seven, a stale one -1 (never 0 or a

@@ -184,6 +184,19 @@ try:
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     shot("dark")
 
+    # Several currencies (USD and EUR here): the switcher opens the euro's page, which its own
+    # events keep live, and leads back.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    driver.find_element("css selector", 'nav.currencies a[href="/?currency=EUR"]').click()
+    check("the switcher opens the euro's page", eventually(lambda: text("pair") == "BTC/EUR") is not None, text("pair"))
+    check("  ... marked as the one shown", driver.find_element("css selector", "nav.currencies a.on").text == "EUR")
+    control("binance", "price 117000")
+    check("  ... kept live by the euro's events", eventually(lambda: text("price").endswith("117,000.00")) is not None, text("price"))
+    check("  ... its chart links name the euro", driver.find_element("css selector", 'a[data-range="1h"]').get_attribute("href").endswith("/?currency=EUR&range=1h"))
+    shot("euro")
+    driver.find_element("css selector", 'nav.currencies a[href="/"]').click()
+    check("and the switcher leads back to the primary", eventually(lambda: text("pair") == "BTC/USDT") is not None, text("pair"))
+
     collect_requests()
     foreign = [url for url in requested if not (url.startswith(args.url + "/") or url.startswith("data:"))]
     check(f"the page asked no host but the daemon ({len(requested)} requests)", requested and not foreign, ", ".join(foreign[:5]))

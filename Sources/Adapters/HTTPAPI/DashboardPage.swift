@@ -33,7 +33,13 @@ public struct DashboardPage: Sendable {
     }
 
     /// The page for the replies as they are now, from their values: nothing is parsed back.
-    public func render(status: StatusMessage, sources: SourcesReport?, history: HistoryReply?, nonce: String) -> Rendered {
+    /// `shown` is the currency they are in when it is not the primary; with several `served`,
+    /// the page leads with a link to each.
+    public func render(status: StatusMessage, sources: SourcesReport?, history: HistoryReply?, nonce: String,
+                       shown: Currency? = nil, served: [String] = []) -> Rendered {
+        let currency = shown ?? self.currency
+        // The query that names the currency shown, for every link and request of the page.
+        let query = currency == self.currency ? "" : "currency=" + currency.code
         let state = status.state
         let price = status.price
         let quoteCurrency = status.currency
@@ -46,7 +52,10 @@ public struct DashboardPage: Sendable {
                 JSONMember(key: "symbol", value: .string(currency.symbol)),
                 JSONMember(key: "minor", value: .number(String(currency.minorUnits))),
                 JSONMember(key: "points", value: .number(String(Self.chartPoints))),
+                JSONMember(key: "query", value: .string(query)),
             ]))),
+            "CURRENCIES": Self.switcher(served, shown: currency.code, primary: self.currency.code),
+            "HERE": query.isEmpty ? "" : query + "&amp;",
             "STATUS": Self.scriptJSON(status.json),
             "PAIR": Self.escape("BTC/\(quoteCurrency)"),
             "PRICE": Self.escape(shownPrice),
@@ -73,6 +82,16 @@ public struct DashboardPage: Sendable {
         return Rendered(html: Self.template.render(values), headers: HTTPRoutes.noStore + [
             ("Content-Security-Policy", csp), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
         ])
+    }
+
+    /// A link to each currency served, the one shown marked; nothing with one currency.
+    static func switcher(_ served: [String], shown: String, primary: String) -> String {
+        guard served.count > 1 else { return "" }
+        let links = served.map { code in
+            let target = code == primary ? "/" : "/?currency=" + escape(code)
+            return "<a href=\"\(target)\"" + (code == shown ? " class=\"on\" aria-current=\"page\"" : "") + ">" + escape(code) + "</a>"
+        }
+        return "<nav class=\"currencies\" aria-label=\"currency\">" + links.joined() + "</nav>\n"
     }
 
     /// The chart's low and high marks with their labels, and its time axis.

@@ -37,6 +37,9 @@ h1{margin:0;font-size:clamp(34px,8vw,64px);font-weight:650;letter-spacing:-.02em
 .ranges a{color:var(--fg);text-decoration:none;padding:2px 10px;border:1px solid var(--rule);border-radius:6px}
 .ranges a.on{background:var(--fg);color:var(--bg)}
 .ranges small{margin-left:auto;color:var(--muted)}
+.currencies{display:flex;flex-wrap:wrap;gap:6px;margin-bottom:10px}
+.currencies a{color:var(--fg);text-decoration:none;padding:2px 10px;border:1px solid var(--rule);border-radius:6px}
+.currencies a.on{background:var(--fg);color:var(--bg)}
 .plot{position:relative;margin:20px 0}
 svg{width:100%;height:auto;display:block}
 svg path{fill:none;stroke:var(--line);stroke-width:2.5;vector-effect:non-scaling-stroke;stroke-linejoin:round;stroke-linecap:round}
@@ -65,7 +68,7 @@ footer a{color:inherit}
 </head>
 <body>
 <main>
-<header>
+{{CURRENCIES}}<header>
 <h1 id="price" data-price="{{EXACT}}">{{PRICE}}</h1>
 <span class="pair" id="pair">{{PAIR}}</span>
 </header>
@@ -82,7 +85,7 @@ footer a{color:inherit}
 {{CHANGE_7D}}
 </section>
 <section class="card" aria-label="chart">
-<div class="ranges" id="ranges"><a href="/?range=1h" data-range="1h">1h</a><a href="/?range=24h" data-range="24h">24h</a><a href="/?range=7d" data-range="7d">7d</a><small id="chartnote">{{CHART_NOTE}}</small></div>
+<div class="ranges" id="ranges"><a href="/?{{HERE}}range=1h" data-range="1h">1h</a><a href="/?{{HERE}}range=24h" data-range="24h">24h</a><a href="/?{{HERE}}range=7d" data-range="7d">7d</a><small id="chartnote">{{CHART_NOTE}}</small></div>
 <div class="plot">
 <span class="extreme" id="high" style="{{HIGH_STYLE}}">{{HIGH}}</span>
 <svg viewBox="0 0 1000 300" preserveAspectRatio="none" role="img" aria-label="price history"><path id="chart" data-range="{{CHART_RANGE}}" d="{{CHART}}"/><path class="mark" id="highmark" d="{{HIGH_MARK}}"/><path class="mark" id="lowmark" d="{{LOW_MARK}}"/></svg>
@@ -108,6 +111,8 @@ footer a{color:inherit}
 // The page arrives rendered: the script starts after the first paint, not before it.
 requestAnimationFrame(() => setTimeout(() => {
   const config = JSON.parse(document.getElementById("config").textContent);
+  // The currency shown, when it is not the primary: every request names it.
+  const ask = config.query ? "?" + config.query : "", and = config.query ? "&" + config.query : "";
   const $ = id => document.getElementById(id);
   // Decimal text, never a float: rounding and grouping work on the digits.
   const grouped = text => {
@@ -206,7 +211,7 @@ requestAnimationFrame(() => setTimeout(() => {
     $("chart").setAttribute("d", d);
     for (const a of $("ranges").querySelectorAll("a")) a.className = a.dataset.range === range ? "on" : "";
   };
-  const history = () => fetch("/api/v1/history?range=" + range + "&points=" + config.points)
+  const history = () => fetch("/api/v1/history?range=" + range + "&points=" + config.points + and)
     .then(r => r.ok ? r.json() : null).then(reply => { if (reply) draw(reply); }).catch(() => {});
   for (const a of $("ranges").querySelectorAll("a")) {
     a.addEventListener("click", event => { event.preventDefault(); range = a.dataset.range; history(); });
@@ -222,7 +227,7 @@ requestAnimationFrame(() => setTimeout(() => {
     td.appendChild(span);
     return td;
   };
-  const sources = () => fetch("/api/v1/sources").then(r => r.ok ? r.json() : null).then(report => {
+  const sources = () => fetch("/api/v1/sources" + ask).then(r => r.ok ? r.json() : null).then(report => {
     if (!report) return;
     const rows = report.sources.map(s => {
       const tr = document.createElement("tr");
@@ -238,7 +243,7 @@ requestAnimationFrame(() => setTimeout(() => {
   // Live: a status line per new quote or state change; EventSource reconnects by itself
   // (after the stream's `retry`), so a daemon restart only shows as "reconnecting".
   let lastSources = 0;
-  const events = new EventSource("/api/v1/events");
+  const events = new EventSource("/api/v1/events" + ask);
   events.onopen = () => { stopping = false; $("link").textContent = "live"; };
   let stopping = false;
   events.addEventListener("stopping", () => { stopping = true; $("link").textContent = "daemon stopping"; });

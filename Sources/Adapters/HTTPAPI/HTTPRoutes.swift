@@ -109,11 +109,15 @@ public final class HTTPRoutes: Sendable {
     func answer(_ route: Route, path: String, parameters: [String: String], nonce: () -> String) -> HTTPAnswer {
         switch route {
         case .dashboard:
-            // `/?range=7d` draws another span, for a browser without JavaScript.
+            // `/?range=7d` draws another span, for a browser without JavaScript; `?currency=EUR` another currency.
             let range = parameters["range"].flatMap(HistoryRange.init(rawValue:)) ?? .day
-            let page = dashboard.render(status: replies.status(), sources: replies.sources(),
-                                        history: replies.history(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce())
-            return HTTPAnswer(status: .ok, contentType: "text/html; charset=utf-8", body: page.html, headers: page.headers)
+            return quotes.answer(in: parameters["currency"]) { quote in
+                let replies = quote.replies
+                let page = dashboard.render(status: replies.status(), sources: replies.sources(),
+                                            history: replies.history(HistoryQuery(range: range, points: DashboardPage.chartPoints)), nonce: nonce(),
+                                            shown: quote.currency, served: quotes.codes)
+                return HTTPAnswer(status: .ok, contentType: "text/html; charset=utf-8", body: page.html, headers: page.headers)
+            }
         case .status:
             return quotes.answer(in: parameters["currency"]) { .json($0.replies.statusReply(), headers: Self.noStore) }
         case .price:
