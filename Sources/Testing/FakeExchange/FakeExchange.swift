@@ -351,7 +351,9 @@ final class FakeExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         if target == "stats" {
-            let counts = Market.allCases.map { "\"\($0.rawValue)\":\(exchange.requestCount($0))" }.joined(separator: ",")
+            // Requests by market, and each market's streamed trade messages (one per pair a connection carries).
+            let counts = Market.allCases.map { "\"\($0.rawValue)\":\(exchange.requestCount($0)),\"\($0.rawValue)_stream_trades\":\(exchange.streamTradesSent($0))" }
+                .joined(separator: ",")
             write(CannedResponse(status: 200, body: "{\(counts)}"), context: context)
             return
         }

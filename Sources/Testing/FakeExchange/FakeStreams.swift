@@ -239,13 +239,13 @@ final class FakeStreamHandler: ChannelInboundHandler {
 
     private func pushTrade(_ price: String, context: ChannelHandlerContext) {
         sent += 1
-        exchange.recordStreamTrade(market)
         let perSecond: Int
         switch behavior {
         case .trades(_, let rate), .clockTrades(let rate): perSecond = max(rate, 1)
         default: perSecond = 10
         }
         for pair in pairs {
+            exchange.recordStreamTrade(market)
             send(StreamPayloads.trade(market: market, price: price, sequence: sent, symbol: pair), context: context)
         }
         // Once a second: Binance's mini ticker of each symbol, the others' heartbeat.
