@@ -38,6 +38,26 @@ struct BatchTests {
         #expect(prices(answers) == ["USD": "114460.1", "EUR": "98770.12", "JPY": "17345901", "GBP": "failed"], "\(answers)")
     }
 
+    /// A currency that waits for a request on its way hears why it failed, not that its pair
+    /// was missing from an answer that never came.
+    @Test func aWaiterHearsTheSharedRequestsFailure() async throws {
+        let exchange = try await FakeExchange.start()
+        defer { Task { await exchange.shutdown() } }
+        exchange.set(.kraken, .hang)
+        let kraken = Venue.kraken, options = VenueOptions(currency: "CAD")
+        let batch = VenueBatch(venue: kraken, currencies: ["CAD", "JPY"], options: options, baseURL: exchange.baseURL, client: ExchangeTests.client,
+                               timeouts: RouteTimeouts(connect: nil, answer: .seconds(2)), proxy: nil, userAgent: "test")
+        let members = ["CAD", "JPY"].map { BatchMember(batch, currency: $0, quoteAsset: $0, limits: kraken.limits(options, baseURL: exchange.baseURL)) }
+        let first = Task { () -> String in
+            do { _ = try await members[0].fetchQuote(); return "answered" } catch { return "\(error)" }
+        }
+        await exchange.until { $0.requestCount(.kraken) == 1 }
+        var second = "answered"
+        do { _ = try await members[1].fetchQuote() } catch { second = "\(error)" }
+        let firstFailure = await first.value
+        #expect(second == firstFailure && !second.contains("in the answer"), "the waiter's failure: \(second); the asker's: \(firstFailure)")
+    }
+
     /// Two currencies asking at once and again within the venue's interval: one request.
     @Test func currenciesShareOneRequestWithinTheVenuesInterval() async throws {
         let exchange = try await FakeExchange.start()

@@ -27,6 +27,8 @@ public final class VenueBatch: Sendable {
         /// The request is out; these wait for its answer.
         case asking(waiters: [CheckedContinuation<BatchEndpoint.Answers, any Error>])
         case answered(BatchEndpoint.Answers, at: ContinuousClock.Instant)
+        /// The last request failed: a currency that waited for it hears why; the next asks again.
+        case failed(any Error)
     }
     private let phase = Mutex(Phase.idle)
 
@@ -55,7 +57,7 @@ public final class VenueBatch: Sendable {
     public var answersWithoutAsking: Bool {
         phase.withLock { phase in
             switch phase {
-            case .idle: false
+            case .idle, .failed: false
             case .asking: true
             case .answered(_, let at): at.duration(to: now()) < reuseFor
             }
@@ -88,17 +90,18 @@ public final class VenueBatch: Sendable {
 
     private func waitForTheAnswer() async throws -> BatchEndpoint.Answers {
         try await withCheckedThrowingContinuation { continuation in
-            let answered: BatchEndpoint.Answers? = phase.withLock { phase in
+            let answered: Result<BatchEndpoint.Answers, any Error>? = phase.withLock { phase in
                 switch phase {
                 case .asking(var waiters):
                     waiters.append(continuation)
                     phase = .asking(waiters: waiters)
                     return nil
-                case .answered(let answers, _): return answers
-                case .idle: return [:]
+                case .answered(let answers, _): return .success(answers)
+                case .failed(let error): return .failure(error)
+                case .idle: return .failure(FetchFailure.transport("\(name)'s request for every currency ended without an answer"))
                 }
             }
-            if let answered { continuation.resume(returning: answered) }
+            if let answered { continuation.resume(with: answered) }
         }
     }
 
@@ -114,7 +117,10 @@ public final class VenueBatch: Sendable {
         }
         let waiters: [CheckedContinuation<BatchEndpoint.Answers, any Error>] = phase.withLock { phase in
             guard case .asking(let waiters) = phase else { return [] }
-            if case .success(let answers) = result { phase = .answered(answers, at: now()) } else { phase = .idle }
+            switch result {
+            case .success(let answers): phase = .answered(answers, at: now())
+            case .failure(let error): phase = .failed(error)
+            }
             return waiters
         }
         for waiter in waiters { waiter.resume(with: result) }
