@@ -107,6 +107,27 @@ public struct DaemonRuntime {
         var application = DaemonApplication(daemon: daemon, logger: serviceLogger)
         application.companions = companionDaemons.map(\.daemon)
         let replies = CaughtUpReplies.serving(served(daemon.replies), reads: lineup.reads)
+        try await addReaders(to: &application, replies: replies, limits: limits, audience: audience, companions: companionDaemons,
+                             resources: resources, metrics: metrics)
+        let config = ConfigReload(options: options, environment: environment, started: settings)
+        let (logger, logLevel) = (logger, logLevel)
+        // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
+        application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
+            let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 })
+            if let outcome, let plans = try? SourcePlan.companions(of: outcome.settings) {
+                for (companion, plan) in zip(companionDaemons, plans) { companion.daemon.apply(plan) }
+            }
+            return daemon.reloaded(outcome.map { ($0.plan, $0.summary) })
+        }
+        return application
+    }
+
+    /// The readers beside the socket: the HTTP listener and its event streams, an MQTT link for
+    /// each currency, the metrics textfile; each currency's publisher also writes to them.
+    private func addReaders(to application: inout DaemonApplication<DaemonClock, SourcePlan>, replies: any StatusProvider, limits: ServerLimits,
+                            audience: WatchAudience, companions companionDaemons: [Companion], resources: RuntimeResources,
+                            metrics: PrometheusExporter) async throws {
+        let (settings, daemon) = (self.settings, application.daemon)
         if let http = try await HTTPAPIServer.start(settings, inherited: resources.listeners.http.map { ($0, SocketActivation.boundAddress(of: $0)) },
                                                     replies: replies, limits: limits, audience: audience,
                                                     currencyAudiences: Dictionary(uniqueKeysWithValues: companionDaemons.map { ($0.board.currency, $0.audience) }),
@@ -130,17 +151,6 @@ public struct DaemonRuntime {
                 path: path, interval: settings.metricsTextfileInterval, exposition: { replies.metricsReply() },
                 write: { try AtomicTextFile.replace($0, with: $1) }, clock: resources.clock, logger: logger))
         }
-        let config = ConfigReload(options: options, environment: environment, started: settings)
-        let (logger, logLevel) = (logger, logLevel)
-        // Armed here, before READY=1: a SIGTERM or SIGHUP from now on is handled, not fatal.
-        application.signals = SignalService(signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), notifier: notifier, logger: logger) {
-            let outcome = config.reload(logger: logger, setLogLevel: { logLevel.current = $0 })
-            if let outcome, let plans = try? SourcePlan.companions(of: outcome.settings) {
-                for (companion, plan) in zip(companionDaemons, plans) { companion.daemon.apply(plan) }
-            }
-            return daemon.reloaded(outcome.map { ($0.plan, $0.summary) })
-        }
-        return application
     }
 
     /// The daemons of the currencies served beside the primary, each on its own files, chain and
