@@ -7,7 +7,9 @@ public func fuzzRequest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     switch Request.Addressed.parse(fuzzBytes(start, count)) {
     case .success(let request):
         fuzzCheck(Request.Addressed.parse(Array(request.line.dropLast().utf8)) == .success(request), "\(request) does not parse back")
-        fuzzCheck(request.currency == nil || (request.currency?.utf8.count == 3 && request.currency == request.currency?.uppercased()),
+        // An upper-case code, or `watch *`'s every currency.
+        let everyCurrency = request.currency == Request.Addressed.everyCurrency && request.request == .watch
+        fuzzCheck(request.currency == nil || everyCurrency || (request.currency?.utf8.count == 3 && request.currency == request.currency?.uppercased()),
                   "the currency is not an upper-case code: \(request)")
     case .failure(let reply):
         let line = reply.line
