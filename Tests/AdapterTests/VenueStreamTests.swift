@@ -1,4 +1,5 @@
 import Exchanges
+import Glibc
 import FakeExchange
 import NIOPosix
 import PriceCore
@@ -197,11 +198,21 @@ struct VenueStreamTests {
         await exchange.shutdown()
     }
 
+    /// A port held bound and never listened on: the connection is refused. (A port freed by a
+    /// server that stopped was once taken by another test's fake exchange before the connect.)
     @Test func nothingListeningIsAFailureNotARefusal() async throws {
-        let exchange = try await FakeExchange.start()
-        let port = exchange.port
-        await exchange.shutdown()
-        let stream = VenueStream(venue: .kraken, url: "ws://127.0.0.1:\(port)/v2")!
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound, "cannot bind a loopback port: errno \(errno)")
+        let stream = VenueStream(venue: .kraken, url: "ws://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/v2")!
         let ending: Ending = await stream.run(opened: {}, received: { _ in })
         guard case .failed = ending else { Issue.record("ended as \(ending)"); return }
     }

@@ -115,7 +115,9 @@ struct DaemonEndToEndTests {
         try await first.start()
         try await until("a quote is persisted") { FileManager.default.fileExists(atPath: first.quoteFile) }
         first.stop()
-        await exchange.shutdown()
+        // Every venue failing, at the same URLs (the saved quote is restored only for the venues
+        // it came from). A fake shut down here freed its port, which another test's fake once took.
+        for market in Market.allCases { exchange.set(market, .status(503)) }
 
         let second = try DaemonProcess(exchangeURL: exchange.baseURL, directory: first.directory,
                                        settings: ["BTCPRICED_STALE_AFTER": "1s"])
@@ -135,6 +137,7 @@ struct DaemonEndToEndTests {
         #expect(status.stdout.contains("\"state\":\"stale\""))
         #expect(status.stdout.contains("\"price\":\"70123.45\""))
         #expect(try await second.ctl("status").stdout.contains("STALE"))
+        await exchange.shutdown()
     }
 
     /// A daemon that ignored SIGTERM would hold `waitUntilExit` forever: the limit catches it.

@@ -32,9 +32,6 @@ public final class SharedVenueStream<C: Clock>: Sendable where C.Duration == Dur
         symbols.firstIndex(of: symbol).map { PairStream(shared: self, pair: $0) }
     }
 
-    /// Connections made so far, for tests and `btcctl sources`' count.
-    public var connectionsMade: Int { state.withLock { $0.generation } }
-
     private struct Member {
         let pair: Int
         let opened: @Sendable () -> Void
