@@ -18,11 +18,6 @@ public enum BinanceStream {
 
     public static func path(symbol: String) -> String { path(symbols: [symbol]) }
 
-    /// The configured base URL (`BTCPRICED_BINANCE_STREAM_URL`) with the stream path.
-    public static func url(base: String, symbol: String) -> String {
-        base.trimmingTrailingSlash + path(symbol: symbol)
-    }
-
     /// A symbol the connection carries, with its quote asset worked out once.
     struct Market: Sendable {
         let symbol: String

@@ -6,10 +6,6 @@ import PriceCore
 /// `{"channel":"ticker","events":[{"type":"update","tickers":[{"product_id":"BTC-USD","price":"85866.18",…}]}]}`.
 /// One subscription carries every product asked (`"product_ids":["BTC-USD","BTC-EUR"]`).
 public enum CoinbaseStream {
-    public static func subscriptions(currency: String = "USD") -> [String] {
-        subscriptions(productIDs: [CoinbaseAPI.symbol(currency: currency)])
-    }
-
     public static func subscriptions(productIDs: [String]) -> [String] {
         let products = productIDs.map { "\"\($0)\"" }.joined(separator: ",")
         return [#"{"type":"subscribe","product_ids":[\#(products)],"channel":"ticker"}"#,

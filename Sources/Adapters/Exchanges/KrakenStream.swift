@@ -6,8 +6,6 @@ import PriceCore
 /// Prices are JSON numbers here; their literal text is kept, so no digit is lost to a Double.
 public enum KrakenStream {
     public static func symbol(currency: String) -> String { "BTC/\(currency)" }
-    public static func subscription(currency: String = "USD") -> String { subscription(symbols: [symbol(currency: currency)]) }
-
     /// One subscription for every pair the connection carries.
     public static func subscription(symbols: [String]) -> String {
         let list = symbols.map { "\"\($0)\"" }.joined(separator: ",")
